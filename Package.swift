@@ -1,0 +1,49 @@
+// swift-tools-version:5.9
+// TaskKey: the key-management and crypto toolkit of the Tasker task app.
+// Only the toolchain and Debian's system C libraries are used; nothing is fetched.
+import PackageDescription
+
+let package = Package(
+  name: "TaskKey",
+  products: [
+    .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
+    .executable(name: "taskkey", targets: ["taskkey"]),
+  ],
+  targets: [
+    // System C libraries, found through pkg-config; only TaskCrypto imports them.
+    .systemLibrary(
+      name: "COpenSSL",
+      pkgConfig: "libcrypto",
+      providers: [.apt(["libssl-dev"])]
+    ),
+    .systemLibrary(
+      name: "CSodium",
+      pkgConfig: "libsodium",
+      providers: [.apt(["libsodium-dev"])]
+    ),
+    // Non-variadic wrappers for variadic syscalls (prctl) that Swift cannot import.
+    .target(name: "CTaskKeySupport"),
+
+    .target(
+      name: "TaskCrypto",
+      dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport"]
+    ),
+    .target(
+      name: "TaskKeyCLI",
+      dependencies: ["TaskCrypto"]
+    ),
+    .executableTarget(
+      name: "taskkey",
+      dependencies: ["TaskKeyCLI"]
+    ),
+
+    .testTarget(
+      name: "TaskCryptoTests",
+      dependencies: ["TaskCrypto"]
+    ),
+    .testTarget(
+      name: "TaskKeyCLITests",
+      dependencies: ["TaskKeyCLI", "TaskCrypto"]
+    ),
+  ]
+)

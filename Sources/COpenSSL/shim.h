@@ -1,0 +1,6 @@
+#ifndef TASKKEY_COPENSSL_SHIM_H
+#define TASKKEY_COPENSSL_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/err.h>
+#include <openssl/crypto.h>
+#endif

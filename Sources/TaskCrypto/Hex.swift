@@ -1,0 +1,62 @@
+/// Lowercase hexadecimal, strict: the decoder accepts `0-9a-f` only, so a
+/// value has exactly one spelling.
+enum Hex {
+  private static let digits = Array("0123456789abcdef".utf8)
+
+  /// Encodes bytes as lowercase hex.
+  static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+    var out = [UInt8]()
+    out.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+      out.append(digits[Int(byte >> 4)])
+      out.append(digits[Int(byte & 0x0f)])
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  static func encode(_ bytes: [UInt8]) -> String {
+    bytes.withUnsafeBytes { encode($0) }
+  }
+
+  /// The value of one lowercase hex digit, or nil. Branch-free over the
+  /// digit so that decoding key material does not leak it through timing.
+  @inline(__always)
+  static func value(of ascii: UInt8) -> UInt8? {
+    let c = Int(ascii)
+    // Masks are all-ones when c is in range, else zero.
+    let isDigit = ((0x2f - c) & (c - 0x3a)) >> 8
+    let isLower = ((0x60 - c) & (c - 0x67)) >> 8
+    let digit = (c - 0x30) & isDigit
+    let lower = (c - 0x57) & isLower
+    if (isDigit | isLower) & 1 == 0 { return nil }
+    return UInt8(truncatingIfNeeded: digit | lower)
+  }
+
+  /// Decodes exactly `output.count * 2` lowercase hex digits into `output`.
+  /// Returns false, leaving `output` partly written, on any other input.
+  static func decode(_ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    guard text.count == output.count * 2 else { return false }
+    var ok = true
+    for index in 0..<output.count {
+      let high = value(of: text[2 * index])
+      let low = value(of: text[2 * index + 1])
+      guard let high, let low else {
+        ok = false
+        break
+      }
+      output[index] = high << 4 | low
+    }
+    return ok
+  }
+
+  /// Decodes lowercase hex text into bytes, or nil.
+  static func decode(_ text: String) -> [UInt8]? {
+    let utf8 = Array(text.utf8)
+    guard utf8.count % 2 == 0 else { return nil }
+    var out = [UInt8](repeating: 0, count: utf8.count / 2)
+    let ok = utf8.withUnsafeBytes { source in
+      out.withUnsafeMutableBytes { decode(source, into: $0) }
+    }
+    return ok ? out : nil
+  }
+}

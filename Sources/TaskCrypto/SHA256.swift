@@ -1,0 +1,107 @@
+import COpenSSL
+import Foundation
+
+/// SHA-256 (FIPS 180-4) through OpenSSL, one-shot or incremental.
+///
+/// The incremental hasher is a value type: copying it and updating the copy
+/// leaves the original unchanged.
+public struct SHA256: Sendable {
+  /// Digest size in bytes: 32.
+  public static let byteCount = 32
+
+  private var context: DigestContext
+
+  /// Starts an empty hash.
+  public init() {
+    context = DigestContext()
+  }
+
+  /// Hashes `data` in one call.
+  public static func hash<Bytes: ContiguousBytes>(data: Bytes) -> SHA256Digest {
+    var hasher = SHA256()
+    hasher.update(data: data)
+    return hasher.finalize()
+  }
+
+  /// Adds `data` to the hash.
+  public mutating func update<Bytes: ContiguousBytes>(data: Bytes) {
+    if !isKnownUniquelyReferenced(&context) {
+      context = context.copy()
+    }
+    data.withUnsafeBytes { context.update($0) }
+  }
+
+  /// Returns the digest of everything added so far. The hasher can go on
+  /// being updated afterwards; the result is as if finalised at this point.
+  public func finalize() -> SHA256Digest {
+    context.copy().finalize()
+  }
+}
+
+/// A 32-byte SHA-256 digest; equality is constant time.
+public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible, ContiguousBytes {
+  /// The 32 digest bytes.
+  public let bytes: [UInt8]
+
+  /// Wraps 32 digest bytes, or nil for any other length.
+  public init?(bytes: [UInt8]) {
+    guard bytes.count == SHA256.byteCount else { return nil }
+    self.bytes = bytes
+  }
+
+  /// Lowercase hex, 64 digits.
+  public var hex: String { Hex.encode(bytes) }
+
+  /// The digest as lowercase hex.
+  public var description: String { hex }
+
+  /// Calls `body` with the digest bytes.
+  public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try bytes.withUnsafeBytes(body)
+  }
+
+  /// Constant-time comparison.
+  public static func == (lhs: SHA256Digest, rhs: SHA256Digest) -> Bool {
+    ConstantTime.equals(lhs.bytes, rhs.bytes)
+  }
+
+  /// Hashes the digest bytes (digests are not secret).
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(bytes)
+  }
+}
+
+/// Owns one `EVP_MD_CTX`.
+private final class DigestContext: @unchecked Sendable {
+  let pointer: OpaquePointer
+
+  init() {
+    guard let pointer = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
+    self.pointer = pointer
+    guard EVP_DigestInit_ex(pointer, EVP_sha256(), nil) == 1 else { fatalError("EVP_DigestInit_ex(SHA-256) failed") }
+  }
+
+  private init(copying other: DigestContext) {
+    guard let pointer = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
+    self.pointer = pointer
+    guard EVP_MD_CTX_copy_ex(pointer, other.pointer) == 1 else { fatalError("EVP_MD_CTX_copy_ex failed") }
+  }
+
+  deinit { EVP_MD_CTX_free(pointer) }
+
+  func copy() -> DigestContext { DigestContext(copying: self) }
+
+  func update(_ bytes: UnsafeRawBufferPointer) {
+    guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+    // SHA-256 in OpenSSL cannot fail on valid input; a failure here means
+    // memory corruption, and stopping is the only safe outcome.
+    guard EVP_DigestUpdate(pointer, base, bytes.count) == 1 else { fatalError("EVP_DigestUpdate failed") }
+  }
+
+  func finalize() -> SHA256Digest {
+    var out = [UInt8](repeating: 0, count: SHA256.byteCount)
+    var length: UInt32 = 0
+    guard EVP_DigestFinal_ex(pointer, &out, &length) == 1, length == 32 else { fatalError("EVP_DigestFinal_ex failed") }
+    return SHA256Digest(bytes: out)!
+  }
+}

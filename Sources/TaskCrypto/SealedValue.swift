@@ -1,0 +1,152 @@
+import Foundation
+
+/// A sealed note value, format version 1:
+///
+///     tc1.<kid>:<base64 of nonce(12) || ciphertext || tag(16)>
+///
+/// `kid` is the sealing key's id as 8 lowercase hex digits; base64 is RFC
+/// 4648 standard alphabet with padding, canonical only. The associated data
+/// is the UTF-8 marker `tc1.<kid>:` followed by the caller's context bytes,
+/// so the key id is authenticated and a value copied to another record (a
+/// different context) does not open there.
+///
+/// A text whose start matches `^tc[1-9][0-9]*\.[0-9a-f]{8}:` is sealed;
+/// any other text is plain and `open` returns it unchanged. A sealed text
+/// that fails to parse or authenticate is an error, never plain text.
+public struct SealedValue: Sendable, Equatable {
+  /// The only format version this build writes and reads.
+  public static let version = 1
+  /// The largest plaintext a sealed value may carry: 16 MiB.
+  public static let maximumPlaintextByteCount = 16 << 20
+  /// The largest sealed text accepted by `parse`: the marker plus the base64
+  /// of the largest payload.
+  public static let maximumSealedByteCount = 13 + (maximumPlaintextByteCount + 28 + 2) / 3 * 4
+
+  /// The id of the key that sealed the value.
+  public let keyID: KeyID
+  /// The nonce, ciphertext and tag.
+  public let box: AES.GCM.SealedBox
+
+  /// The marker `tc1.<kid>:` for this value's key.
+  public var marker: String { Self.marker(for: keyID) }
+
+  /// The canonical text form of this value.
+  public var text: String { marker + Base64.encode(box.combined) }
+
+  /// Whether `text` carries a sealed-value marker (of any version). Plain
+  /// values are those for which this is false.
+  public static func isSealed(_ text: String) -> Bool {
+    header(of: text) != nil
+  }
+
+  /// Parses a sealed text without opening it.
+  ///
+  /// - Returns: nil when `text` is plain (no marker).
+  /// - Throws: `TaskCryptoError.unsupportedVersion`, `.tooLarge`,
+  ///   `.invalidBase64` or `.truncated`, checked in that order.
+  public static func parse(_ text: String) throws -> SealedValue? {
+    guard let header = header(of: text) else { return nil }
+    guard header.version == "1" else { throw TaskCryptoError.unsupportedVersion(header.version) }
+    let utf8 = text.utf8
+    guard utf8.count <= maximumSealedByteCount else {
+      throw TaskCryptoError.tooLarge(byteCount: utf8.count, limit: maximumSealedByteCount)
+    }
+    let payload = utf8.dropFirst(header.length)
+    guard let bytes = Base64.decode(Substring(payload)) else { throw TaskCryptoError.invalidBase64 }
+    let box = try AES.GCM.SealedBox(combined: bytes)
+    return SealedValue(keyID: header.keyID, box: box)
+  }
+
+  /// Seals UTF-8 text under the keyring's primary key.
+  ///
+  /// - Parameters:
+  ///   - plaintext: the text; any text, including one that is itself sealed.
+  ///   - keyring: the primary key seals.
+  ///   - context: where the value will live, e.g. `note/<id>/body`; the same
+  ///     context must be given to open it.
+  /// - Returns: the sealed text `tc1.<kid>:<base64>`.
+  /// - Throws: `TaskCryptoError.tooLarge` above 16 MiB, `.backendFailure`.
+  public static func seal(_ plaintext: String, using keyring: Keyring, context: String = "") throws -> String {
+    try seal(bytes: Array(plaintext.utf8), using: keyring.primary, context: context)
+  }
+
+  /// Seals bytes under one key.
+  ///
+  /// - Throws: `TaskCryptoError.tooLarge` above 16 MiB, `.backendFailure`.
+  public static func seal<Bytes: ContiguousBytes>(
+    bytes: Bytes, using key: NoteKey, context: String = ""
+  ) throws -> String {
+    try seal(bytes: bytes, using: key, context: context, nonce: SecureRandom.bytes(count: AES.GCM.nonceByteCount))
+  }
+
+  /// The test seam for vectors: seals under a chosen nonce. Internal.
+  static func seal<Bytes: ContiguousBytes>(
+    bytes: Bytes, using key: NoteKey, context: String, nonce: [UInt8]
+  ) throws -> String {
+    let count = bytes.withUnsafeBytes(\.count)
+    guard count <= maximumPlaintextByteCount else {
+      throw TaskCryptoError.tooLarge(byteCount: count, limit: maximumPlaintextByteCount)
+    }
+    let box = try AES.GCM.seal(
+      bytes, using: key.key, nonce: nonce, authenticating: aad(keyID: key.id, context: context))
+    return SealedValue(keyID: key.id, box: box).text
+  }
+
+  /// Opens a sealed text, or returns a plain text unchanged.
+  ///
+  /// - Returns: the plaintext; for a value without a marker, the value.
+  /// - Throws: from `parse`, then `TaskCryptoError.unknownKeyID` when the
+  ///   keyring lacks the key, `.authenticationFailed` when the tag does not
+  ///   verify (tampering, wrong key or wrong context), `.invalidUTF8` when
+  ///   the plaintext is not text. Never returns a sealed value as plain.
+  public static func open(_ value: String, using keyring: Keyring, context: String = "") throws -> String {
+    guard let sealed = try parse(value) else { return value }
+    let bytes = try sealed.open(using: keyring, context: context)
+    guard let text = String(validating: bytes, as: UTF8.self) else { throw TaskCryptoError.invalidUTF8 }
+    return text
+  }
+
+  /// Opens a sealed text to bytes, or returns a plain text's UTF-8 bytes.
+  ///
+  /// - Throws: as `open(_:using:context:)`, except `.invalidUTF8`.
+  public static func openBytes(_ value: String, using keyring: Keyring, context: String = "") throws -> [UInt8] {
+    guard let sealed = try parse(value) else { return Array(value.utf8) }
+    return try sealed.open(using: keyring, context: context)
+  }
+
+  /// Opens this value.
+  ///
+  /// - Throws: `TaskCryptoError.unknownKeyID`, `.authenticationFailed`.
+  public func open(using keyring: Keyring, context: String = "") throws -> [UInt8] {
+    guard let key = keyring.key(for: keyID) else { throw TaskCryptoError.unknownKeyID(keyID) }
+    return try AES.GCM.open(box, using: key.key, authenticating: Self.aad(keyID: keyID, context: context))
+  }
+
+  static func marker(for keyID: KeyID) -> String { "tc1.\(keyID.hex):" }
+
+  static func aad(keyID: KeyID, context: String) -> [UInt8] {
+    Array(marker(for: keyID).utf8) + Array(context.utf8)
+  }
+
+  /// Matches `^tc[1-9][0-9]*\.[0-9a-f]{8}:` by hand (no regex engine on the
+  /// hot path) and returns the version digits, key id and marker length.
+  static func header(of text: String) -> (version: String, keyID: KeyID, length: Int)? {
+    var iterator = text.utf8.makeIterator()
+    guard iterator.next() == UInt8(ascii: "t"), iterator.next() == UInt8(ascii: "c") else { return nil }
+    var version = [UInt8]()
+    var next = iterator.next()
+    while let byte = next, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+      version.append(byte)
+      next = iterator.next()
+    }
+    guard let first = version.first, first != UInt8(ascii: "0"), next == UInt8(ascii: ".") else { return nil }
+    var kid = [UInt8]()
+    for _ in 0..<8 {
+      guard let byte = iterator.next(), Hex.value(of: byte) != nil else { return nil }
+      kid.append(byte)
+    }
+    guard iterator.next() == UInt8(ascii: ":") else { return nil }
+    guard let keyID = try? KeyID(hex: String(decoding: kid, as: UTF8.self)) else { return nil }
+    return (String(decoding: version, as: UTF8.self), keyID, 2 + version.count + 1 + 8 + 1)
+  }
+}

@@ -1,0 +1,78 @@
+import TaskCrypto
+
+/// Every way a `taskkey` command can fail, each mapped to one exit code.
+///
+/// Messages never include secret bytes; `hint` says what to do next.
+public enum CLIError: Error, Equatable {
+  /// The command line is wrong; `usage` is the command's usage line.
+  case usage(message: String, usage: String)
+  /// A file could not be opened or read.
+  case cannotOpen(path: String, reason: String)
+  /// A file exists where a new one was to be created.
+  case fileExists(path: String)
+  /// A file's mode or owner is unsafe.
+  case unsafePermissions(path: String, mode: UInt32)
+  /// A file is not owned by the user running `taskkey`.
+  case notOwner(path: String)
+  /// A path is not a regular file (a directory, a device, a symlink).
+  case notRegularFile(path: String)
+  /// A write, read or sync failed.
+  case io(path: String, call: String, errno: Int32)
+  /// Standard input was larger than the command accepts.
+  case inputTooLarge(limit: Int)
+  /// A cryptographic operation failed.
+  case crypto(TaskCryptoError)
+
+  /// The exit code for this error.
+  public var exitCode: ExitCode {
+    switch self {
+    case .usage: return .usage
+    case .cannotOpen: return .noInput
+    case .fileExists: return .ioError
+    case .unsafePermissions, .notOwner, .notRegularFile: return .permission
+    case .io: return .ioError
+    case .inputTooLarge: return .dataError
+    case .crypto(let error):
+      switch error {
+      case .authenticationFailed: return .authenticationFailed
+      case .unknownKeyID: return .unknownKey
+      case .unsupportedVersion: return .unsupportedVersion
+      case .invalidBase64, .truncated, .tooLarge, .invalidUTF8, .invalidKeyID, .malformedKeyFile, .invalidKeySize,
+        .duplicateKeyID, .cannotRetirePrimary:
+        return .dataError
+      case .resourceUnavailable: return .osError
+      case .backendFailure: return .software
+      }
+    }
+  }
+
+  /// The one-line message after `taskkey: error: `.
+  public var message: String {
+    switch self {
+    case .usage(let message, _): return message
+    case .cannotOpen(let path, let reason): return "cannot open '\(path)': \(reason)"
+    case .fileExists(let path): return "'\(path)' already exists; refusing to overwrite it"
+    case .unsafePermissions(let path, let mode):
+      return
+        "'\(path)' has mode \(String(mode, radix: 8)); key and passphrase files must not be readable by group or others"
+    case .notOwner(let path): return "'\(path)' is not owned by you; refusing to read secrets from it"
+    case .notRegularFile(let path): return "'\(path)' is not a regular file"
+    case .io(let path, let call, let code): return "\(call) failed on '\(path)': \(errnoDescription(code))"
+    case .inputTooLarge(let limit): return "standard input is larger than \(limit) bytes"
+    case .crypto(let error): return error.description
+    }
+  }
+
+  /// What to do next, when there is something useful to say.
+  public var hint: String? {
+    switch self {
+    case .usage(_, let usage): return usage
+    case .unsafePermissions(let path, _): return "run: chmod 600 '\(path)'"
+    case .fileExists: return "choose another path, or remove the file yourself first"
+    case .crypto(.authenticationFailed):
+      return "check that --context matches the one used to seal, and that the key is right"
+    case .crypto(.unknownKeyID): return "the value was sealed with a key this keyring does not hold"
+    default: return nil
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/// The exit codes of `taskkey`, one table that scripts can rely on.
+///
+/// Codes 64 and up follow BSD `sysexits.h`; codes 10 to 19 name
+/// cryptographic outcomes. README.md and `taskkey --help` print the table.
+public enum ExitCode: Int32, CaseIterable, Sendable {
+  /// The command did what was asked.
+  case success = 0
+  /// A sealed value failed authentication: tampered, wrong key or wrong
+  /// context.
+  case authenticationFailed = 10
+  /// A sealed value names a key id the keyring does not hold.
+  case unknownKey = 11
+  /// A sealed value or file names a format version this build cannot read.
+  case unsupportedVersion = 12
+  /// The command line is wrong: unknown option, missing argument.
+  case usage = 64
+  /// The input data is malformed (bad base64, truncated, bad key file).
+  case dataError = 65
+  /// An input file does not exist or cannot be opened.
+  case noInput = 66
+  /// An internal error: a bug or a failed library call.
+  case software = 70
+  /// The operating system refused a resource (locked memory, randomness).
+  case osError = 71
+  /// Reading or writing failed.
+  case ioError = 74
+  /// A file's permissions or owner are unsafe and it was refused.
+  case permission = 77
+
+  /// One line for the table in help and README.
+  public var summary: String {
+    switch self {
+    case .success: return "success"
+    case .authenticationFailed: return "authentication failed: tampered value, wrong key or wrong context"
+    case .unknownKey: return "unknown key id: the keyring has no such key"
+    case .unsupportedVersion: return "unsupported format version"
+    case .usage: return "usage error: unknown option, missing or extra argument"
+    case .dataError: return "malformed input: bad base64, truncated value, bad key file"
+    case .noInput: return "an input file does not exist or cannot be opened"
+    case .software: return "internal error"
+    case .osError: return "the system refused a resource (locked memory)"
+    case .ioError: return "read or write failed"
+    case .permission: return "unsafe file permissions or owner; the file was refused"
+    }
+  }
+}
