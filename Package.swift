@@ -37,13 +37,18 @@ let package = Package(
       dependencies: ["TaskKeyCLI"]
     ),
 
+    // Helpers shared by the test targets: running the real binary, temp dirs.
+    .target(
+      name: "TaskKeyTestSupport",
+      path: "Tests/TaskKeyTestSupport"
+    ),
     .testTarget(
       name: "TaskCryptoTests",
-      dependencies: ["TaskCrypto"]
+      dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskKeyCLITests",
-      dependencies: ["TaskKeyCLI", "TaskCrypto"]
+      dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskKeyTestSupport", "taskkey"]
     ),
   ]
 )

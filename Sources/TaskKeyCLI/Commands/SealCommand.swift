@@ -12,9 +12,10 @@ struct NoteOptions {
                         the same context (default: empty).
       --key-file F      A key file '<8 hex kid>:<64 hex key>', mode 0600
                         (make one with 'taskkey keygen').
-      --exact           Take standard input byte for byte; by default one
-                        trailing newline is removed from input and one is
-                        added to output.
+      --exact           Plaintext byte for byte: seal takes standard input
+                        as it is, open adds no newline. By default one
+                        trailing newline is removed from the plaintext read
+                        and one is added to the plaintext written.
       -h, --help        Show this help.
     """
 
@@ -85,8 +86,11 @@ struct OpenCommand: Command {
 
   func run(_ streams: StandardStreams) throws {
     let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
+    // A sealed value never ends in white space, so its one trailing newline
+    // goes even with --exact; a plain value is written back as it came.
+    let value = input.last == UInt8(ascii: "\n") ? Array(input.dropLast()) : input
     // The marker is ASCII, so decoding with replacement cannot create or hide one.
-    let text = String(decoding: input, as: UTF8.self)
+    let text = String(decoding: value, as: UTF8.self)
     guard SealedValue.isSealed(text) else {
       try note.writeOutput(streams, input)
       return
