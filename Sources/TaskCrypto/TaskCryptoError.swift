@@ -40,6 +40,29 @@ public enum TaskCryptoError: Error, Equatable, Sendable {
   case backendFailure(function: String)
 }
 
+extension TaskCryptoError {
+  /// A stable snake_case name for the cause, used in `--json` output and in
+  /// the test vectors' `error` fields (SECURITY.md lists them).
+  public var code: String {
+    switch self {
+    case .authenticationFailed: return "authentication_failed"
+    case .invalidKeySize: return "invalid_key_size"
+    case .unsupportedVersion: return "unsupported_version"
+    case .unknownKeyID: return "unknown_key_id"
+    case .invalidBase64: return "invalid_base64"
+    case .truncated: return "truncated"
+    case .tooLarge: return "too_large"
+    case .invalidUTF8: return "invalid_utf8"
+    case .invalidKeyID: return "invalid_key_id"
+    case .malformedKeyFile: return "malformed_key_file"
+    case .duplicateKeyID: return "duplicate_key_id"
+    case .cannotRetirePrimary: return "cannot_retire_primary"
+    case .resourceUnavailable: return "resource_unavailable"
+    case .backendFailure: return "backend_failure"
+    }
+  }
+}
+
 extension TaskCryptoError: CustomStringConvertible {
   /// A one-line message that says what went wrong and what to do next.
   public var description: String {

@@ -22,6 +22,9 @@ public enum CLIError: Error, Equatable {
   case inputTooLarge(limit: Int)
   /// A cryptographic operation failed.
   case crypto(TaskCryptoError)
+  /// `vectors check` found files whose cases did not give their expected
+  /// outcome.
+  case vectorsFailed(count: Int)
 
   /// The exit code for this error.
   public var exitCode: ExitCode {
@@ -32,6 +35,7 @@ public enum CLIError: Error, Equatable {
     case .unsafePermissions, .notOwner, .notRegularFile: return .permission
     case .io: return .ioError
     case .inputTooLarge: return .dataError
+    case .vectorsFailed: return .vectorsFailed
     case .crypto(let error):
       switch error {
       case .authenticationFailed: return .authenticationFailed
@@ -60,6 +64,7 @@ public enum CLIError: Error, Equatable {
     case .io(let path, let call, let code): return "\(call) failed on '\(path)': \(errnoDescription(code))"
     case .inputTooLarge(let limit): return "standard input is larger than \(limit) bytes"
     case .crypto(let error): return error.description
+    case .vectorsFailed(let count): return "\(count) vector file(s) failed"
     }
   }
 

@@ -12,6 +12,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case unknownKey = 11
   /// A sealed value or file names a format version this build cannot read.
   case unsupportedVersion = 12
+  /// `vectors check` found a case that did not give its expected outcome.
+  case vectorsFailed = 30
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
   /// The input data is malformed (bad base64, truncated, bad key file).
@@ -34,6 +36,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .authenticationFailed: return "authentication failed: tampered value, wrong key or wrong context"
     case .unknownKey: return "unknown key id: the keyring has no such key"
     case .unsupportedVersion: return "unsupported format version"
+    case .vectorsFailed: return "vectors check: at least one vector failed"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input: bad base64, truncated value, bad key file"
     case .noInput: return "an input file does not exist or cannot be opened"

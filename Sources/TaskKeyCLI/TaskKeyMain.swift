@@ -4,7 +4,9 @@ public enum TaskKeyMain {
   /// The version printed by `taskkey --version`.
   public static let version = "0.1.0"
 
-  static let commands: [any Command.Type] = [SealCommand.self, OpenCommand.self, KeygenCommand.self]
+  static let commands: [any Command.Type] = [
+    SealCommand.self, OpenCommand.self, KeygenCommand.self, VectorsCommand.self,
+  ]
 
   static let usage = "taskkey <command> [options]"
 

@@ -1,0 +1,75 @@
+import Foundation
+
+/// `taskkey vectors check [PATH...]`: runs vector files against this build.
+struct VectorsCommand: Command {
+  static let name = "vectors"
+  static let abstract = "Check test vector files (default: the Vectors/ directory) against this build."
+  static let usage = "taskkey vectors check [--json] [PATH...]"
+  static let options = """
+    ARGUMENTS:
+      PATH              A vector file, or a directory whose *.json files are
+                        checked (default: ./Vectors).
+
+    OPTIONS:
+      --json            One JSON object: {"files":[{"path","format","cases",
+                        "failures":[…]}],"passed":N,"failed":N}.
+      -h, --help        Show this help.
+    """
+  static let example = """
+      # What an auditor runs from a checkout:
+      taskkey vectors check Vectors/
+    """
+
+  let paths: [String]
+  let json: Bool
+
+  init(parsing arguments: inout Arguments) throws {
+    json = try arguments.flag("--json")
+    var rest = try arguments.positionals()
+    guard rest.first == "check" else {
+      throw arguments.usageError(rest.isEmpty ? "missing subcommand 'check'" : "unknown subcommand '\(rest[0])'")
+    }
+    rest.removeFirst()
+    paths = rest.isEmpty ? ["Vectors"] : rest
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let files = try paths.flatMap(Self.expand)
+    let reports = files.map(VectorChecker.check)
+    let failed = reports.filter { !$0.passed }.count
+    if json {
+      let object: [String: Any] = [
+        "files": reports.map {
+          ["path": $0.path, "format": $0.format ?? NSNull(), "cases": $0.cases, "failures": $0.failures]
+            as [String: Any]
+        },
+        "passed": reports.count - failed,
+        "failed": failed,
+      ]
+      let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+      try streams.writeOutput(Array(data) + [UInt8(ascii: "\n")])
+    } else {
+      for report in reports {
+        let status = report.passed ? "ok  " : "FAIL"
+        try streams.print("\(status) \(report.path) (\(report.format ?? "unknown format"), \(report.cases) cases)")
+        for failure in report.failures { try streams.print("     \(failure)") }
+      }
+      try streams.print("\(reports.count - failed) passed, \(failed) failed")
+    }
+    if failed > 0 { throw CLIError.vectorsFailed(count: failed) }
+  }
+
+  /// A file as itself; a directory as its *.json files, sorted, recursively.
+  static func expand(_ path: String) throws -> [String] {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+      throw CLIError.cannotOpen(path: path, reason: "no such file or directory")
+    }
+    guard isDirectory.boolValue else { return [path] }
+    guard let enumerator = FileManager.default.enumerator(atPath: path) else {
+      throw CLIError.cannotOpen(path: path, reason: "cannot list the directory")
+    }
+    return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".json") }.sorted()
+      .map { (path as NSString).appendingPathComponent($0) }
+  }
+}
