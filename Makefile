@@ -45,3 +45,7 @@ install: release
 
 clean:
 	rm -rf .build
+
+# Performance goals as ratios against raw OpenSSL in the same run (release build).
+bench: deps
+	$(SWIFT) run -c release taskkey-bench

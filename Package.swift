@@ -37,6 +37,16 @@ let package = Package(
       dependencies: ["TaskKeyCLI"]
     ),
 
+    // The benchmark: TaskKey against raw OpenSSL (in C) in the same run.
+    .target(
+      name: "CBenchBaseline",
+      linkerSettings: [.linkedLibrary("crypto")]
+    ),
+    .executableTarget(
+      name: "taskkey-bench",
+      dependencies: ["TaskCrypto", "CBenchBaseline"]
+    ),
+
     // Helpers shared by the test targets: running the real binary, temp dirs.
     .target(
       name: "TaskKeyTestSupport",

@@ -92,39 +92,56 @@ extension AES {
       authenticating aad: AAD
     ) throws -> SealedBox {
       precondition(nonce.count == nonceByteCount)
-      let context = try CipherContext()
-      var ciphertext = [UInt8]()
-      var tag = [UInt8](repeating: 0, count: tagByteCount)
-      try plaintext.withUnsafeBytes { input in
+      return try plaintext.withUnsafeBytes { input in
         guard input.count <= maximumPlaintextByteCount else {
           throw TaskCryptoError.tooLarge(byteCount: input.count, limit: maximumPlaintextByteCount)
         }
-        try key.withUnsafeBytes { keyBytes in
-          try nonce.withUnsafeBytes { nonceBytes in
-            try context.check(
-              EVP_EncryptInit_ex(
-                context.pointer, EVP_aes_256_gcm(), nil,
-                keyBytes.bindMemory(to: UInt8.self).baseAddress,
-                nonceBytes.bindMemory(to: UInt8.self).baseAddress), "EVP_EncryptInit_ex")
+        var ciphertext = [UInt8](repeating: 0, count: input.count)
+        var tag = [UInt8](repeating: 0, count: tagByteCount)
+        try ciphertext.withUnsafeMutableBytes { ciphertextBytes in
+          try tag.withUnsafeMutableBytes { tagBytes in
+            try nonce.withUnsafeBytes { nonceBytes in
+              try aad.withUnsafeBytes { aadBytes in
+                try sealRaw(
+                  input, using: key, nonce: nonceBytes, authenticating: aadBytes, ciphertext: ciphertextBytes,
+                  tag: tagBytes)
+              }
+            }
           }
         }
-        try aad.withUnsafeBytes { aadBytes in
-          try context.update(aadBytes, into: nil, encrypting: true)
+        return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
+      }
+    }
+
+    /// Seals into one buffer laid out as `nonce || ciphertext || tag`, the
+    /// layout of a sealed value's payload, without intermediate copies.
+    static func sealCombined<Plain: ContiguousBytes, AAD: ContiguousBytes>(
+      _ plaintext: Plain,
+      using key: SymmetricKey,
+      nonce: [UInt8],
+      authenticating aad: AAD
+    ) throws -> [UInt8] {
+      precondition(nonce.count == nonceByteCount)
+      return try plaintext.withUnsafeBytes { input in
+        guard input.count <= maximumPlaintextByteCount else {
+          throw TaskCryptoError.tooLarge(byteCount: input.count, limit: maximumPlaintextByteCount)
         }
-        ciphertext = [UInt8](repeating: 0, count: input.count)
-        try ciphertext.withUnsafeMutableBytes { output in
-          try context.update(input, into: output, encrypting: true)
-        }
-        var finalLength: Int32 = 0
-        var scratch = [UInt8](repeating: 0, count: 16)
-        try context.check(EVP_EncryptFinal_ex(context.pointer, &scratch, &finalLength), "EVP_EncryptFinal_ex")
-        try tag.withUnsafeMutableBytes { tagBytes in
-          try context.check(
-            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), tagBytes.baseAddress),
-            "EVP_CIPHER_CTX_ctrl(GET_TAG)")
+        let total = nonceByteCount + input.count + tagByteCount
+        return try [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+          // Every byte is written: the nonce here, the rest by the encryption.
+          let out = UnsafeMutableRawBufferPointer(buffer)
+          initialized = total
+          nonce.withUnsafeBytes { out.copyMemory(from: $0) }
+          try aad.withUnsafeBytes { aadBytes in
+            try nonce.withUnsafeBytes { nonceBytes in
+              try sealRaw(
+                input, using: key, nonce: nonceBytes, authenticating: aadBytes,
+                ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceByteCount..<(total - tagByteCount)]),
+                tag: UnsafeMutableRawBufferPointer(rebasing: out[(total - tagByteCount)...]))
+            }
+          }
         }
       }
-      return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
     }
 
     /// Verifies and decrypts `box`, also verifying `aad`.
@@ -137,17 +154,21 @@ extension AES {
       using key: SymmetricKey,
       authenticating aad: AAD
     ) throws -> [UInt8] {
-      var plaintext = [UInt8](repeating: 0, count: box.ciphertext.count)
-      do {
-        try plaintext.withUnsafeMutableBytes { output in
-          try open(box, using: key, authenticating: aad, into: output)
+      try [UInt8](unsafeUninitializedCapacity: box.ciphertext.count) { buffer, initialized in
+        // Every byte is written by the decryption or wiped on failure.
+        initialized = buffer.count
+        try box.nonce.withUnsafeBytes { nonce in
+          try box.ciphertext.withUnsafeBytes { ciphertext in
+            try box.tag.withUnsafeBytes { tag in
+              try aad.withUnsafeBytes { aadBytes in
+                try openRaw(
+                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key, authenticating: aadBytes,
+                  into: UnsafeMutableRawBufferPointer(buffer))
+              }
+            }
+          }
         }
-      } catch {
-        // Never leave unauthenticated plaintext in memory.
-        plaintext.withUnsafeMutableBytes { wipe($0) }
-        throw error
       }
-      return plaintext
     }
 
     /// Verifies and decrypts `box` with no associated data.
@@ -155,6 +176,33 @@ extension AES {
     /// - Throws: as `open(_:using:authenticating:)`.
     public static func open(_ box: SealedBox, using key: SymmetricKey) throws -> [UInt8] {
       try open(box, using: key, authenticating: [UInt8]())
+    }
+
+    /// Verifies and decrypts `nonce || ciphertext || tag` (at least 28
+    /// bytes) straight from one buffer.
+    static func open<AAD: ContiguousBytes>(
+      combined: [UInt8],
+      using key: SymmetricKey,
+      authenticating aad: AAD
+    ) throws -> [UInt8] {
+      guard combined.count >= nonceByteCount + tagByteCount else {
+        throw TaskCryptoError.truncated(byteCount: combined.count)
+      }
+      let count = combined.count - nonceByteCount - tagByteCount
+      return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        // Every byte is written by the decryption or wiped on failure.
+        let output = UnsafeMutableRawBufferPointer(buffer)
+        initialized = count
+        try combined.withUnsafeBytes { bytes in
+          try aad.withUnsafeBytes { aadBytes in
+            try openRaw(
+              nonce: UnsafeRawBufferPointer(rebasing: bytes[..<nonceByteCount]),
+              ciphertext: UnsafeRawBufferPointer(rebasing: bytes[nonceByteCount..<(bytes.count - tagByteCount)]),
+              tag: UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - tagByteCount)...]),
+              using: key, authenticating: aadBytes, into: output)
+          }
+        }
+      }
     }
 
     /// Verifies and decrypts `box` into locked memory, for plaintexts that
@@ -168,48 +216,87 @@ extension AES {
     ) throws -> SecureBytes {
       let plaintext = try SecureBytes(zeroedCount: box.ciphertext.count)
       try plaintext.withUnsafeMutableBytes { output in
-        do {
-          try open(box, using: key, authenticating: aad, into: output)
-        } catch {
-          wipe(output)
-          throw error
+        try box.nonce.withUnsafeBytes { nonce in
+          try box.ciphertext.withUnsafeBytes { ciphertext in
+            try box.tag.withUnsafeBytes { tag in
+              try aad.withUnsafeBytes { aadBytes in
+                try openRaw(
+                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key, authenticating: aadBytes, into: output)
+              }
+            }
+          }
         }
       }
       return plaintext
     }
 
-    private static func open(
-      _ box: SealedBox,
+    /// The one place that encrypts: EVP AES-256-GCM over raw buffers.
+    private static func sealRaw(
+      _ input: UnsafeRawBufferPointer,
       using key: SymmetricKey,
-      authenticating aad: some ContiguousBytes,
-      into output: UnsafeMutableRawBufferPointer
+      nonce: UnsafeRawBufferPointer,
+      authenticating aad: UnsafeRawBufferPointer,
+      ciphertext: UnsafeMutableRawBufferPointer,
+      tag: UnsafeMutableRawBufferPointer
     ) throws {
-      guard box.nonce.count == nonceByteCount else { throw TaskCryptoError.truncated(byteCount: box.nonce.count) }
-      guard box.tag.count == tagByteCount else { throw TaskCryptoError.authenticationFailed }
+      precondition(ciphertext.count == input.count && tag.count == tagByteCount && nonce.count == nonceByteCount)
       let context = try CipherContext()
       try key.withUnsafeBytes { keyBytes in
-        try box.nonce.withUnsafeBytes { nonceBytes in
-          try context.check(
-            EVP_DecryptInit_ex(
-              context.pointer, EVP_aes_256_gcm(), nil,
-              keyBytes.bindMemory(to: UInt8.self).baseAddress,
-              nonceBytes.bindMemory(to: UInt8.self).baseAddress), "EVP_DecryptInit_ex")
-        }
-      }
-      try aad.withUnsafeBytes { try context.update($0, into: nil, encrypting: false) }
-      try box.ciphertext.withUnsafeBytes { try context.update($0, into: output, encrypting: false) }
-      var tag = box.tag
-      try tag.withUnsafeMutableBytes { tagBytes in
         try context.check(
-          EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), tagBytes.baseAddress),
-          "EVP_CIPHER_CTX_ctrl(SET_TAG)")
+          EVP_EncryptInit_ex(
+            context.pointer, EVP_aes_256_gcm(), nil, keyBytes.bindMemory(to: UInt8.self).baseAddress,
+            nonce.bindMemory(to: UInt8.self).baseAddress), "EVP_EncryptInit_ex")
       }
+      try context.update(aad, into: nil, encrypting: true)
+      try context.update(input, into: ciphertext, encrypting: true)
       var finalLength: Int32 = 0
       var scratch = [UInt8](repeating: 0, count: 16)
-      // EVP_DecryptFinal_ex returns <= 0 exactly when the tag does not verify.
-      guard EVP_DecryptFinal_ex(context.pointer, &scratch, &finalLength) > 0 else {
-        ERR_clear_error()
-        throw TaskCryptoError.authenticationFailed
+      try context.check(EVP_EncryptFinal_ex(context.pointer, &scratch, &finalLength), "EVP_EncryptFinal_ex")
+      try context.check(
+        EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), tag.baseAddress),
+        "EVP_CIPHER_CTX_ctrl(GET_TAG)")
+    }
+
+    /// The one place that decrypts. On any failure the output is wiped, so
+    /// unauthenticated plaintext never survives.
+    private static func openRaw(
+      nonce: UnsafeRawBufferPointer,
+      ciphertext: UnsafeRawBufferPointer,
+      tag: UnsafeRawBufferPointer,
+      using key: SymmetricKey,
+      authenticating aad: UnsafeRawBufferPointer,
+      into output: UnsafeMutableRawBufferPointer
+    ) throws {
+      guard nonce.count == nonceByteCount else { throw TaskCryptoError.truncated(byteCount: nonce.count) }
+      guard tag.count == tagByteCount else { throw TaskCryptoError.authenticationFailed }
+      precondition(output.count == ciphertext.count)
+      do {
+        let context = try CipherContext()
+        try key.withUnsafeBytes { keyBytes in
+          try context.check(
+            EVP_DecryptInit_ex(
+              context.pointer, EVP_aes_256_gcm(), nil, keyBytes.bindMemory(to: UInt8.self).baseAddress,
+              nonce.bindMemory(to: UInt8.self).baseAddress), "EVP_DecryptInit_ex")
+        }
+        try context.update(aad, into: nil, encrypting: false)
+        try context.update(ciphertext, into: output, encrypting: false)
+        // SET_TAG takes a non-const pointer but only reads it; copy to be safe.
+        var expected = Array(tag)
+        try expected.withUnsafeMutableBytes { tagBytes in
+          try context.check(
+            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), tagBytes.baseAddress),
+            "EVP_CIPHER_CTX_ctrl(SET_TAG)")
+        }
+        var finalLength: Int32 = 0
+        var scratch = [UInt8](repeating: 0, count: 16)
+        // EVP_DecryptFinal_ex returns <= 0 exactly when the tag does not verify.
+        guard EVP_DecryptFinal_ex(context.pointer, &scratch, &finalLength) > 0 else {
+          ERR_clear_error()
+          throw TaskCryptoError.authenticationFailed
+        }
+      } catch {
+        wipe(output)
+        throw error
       }
     }
   }

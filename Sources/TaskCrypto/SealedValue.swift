@@ -45,16 +45,27 @@ public struct SealedValue: Sendable, Equatable {
   /// - Throws: `TaskCryptoError.unsupportedVersion`, `.tooLarge`,
   ///   `.invalidBase64` or `.truncated`, checked in that order.
   public static func parse(_ text: String) throws -> SealedValue? {
+    guard let (keyID, payload) = try decodePayload(text) else { return nil }
+    return SealedValue(keyID: keyID, box: try AES.GCM.SealedBox(combined: payload))
+  }
+
+  /// Steps 1-5 of the reader (SECURITY.md §6): nil for plain text, else the
+  /// key id and the decoded `nonce || ciphertext || tag`.
+  static func decodePayload(_ text: String) throws -> (KeyID, [UInt8])? {
     guard let header = header(of: text) else { return nil }
     guard header.version == "1" else { throw TaskCryptoError.unsupportedVersion(header.version) }
-    let utf8 = text.utf8
-    guard utf8.count <= maximumSealedByteCount else {
-      throw TaskCryptoError.tooLarge(byteCount: utf8.count, limit: maximumSealedByteCount)
+    var text = text
+    let payload = try text.withUTF8 { utf8 -> [UInt8]? in
+      guard utf8.count <= maximumSealedByteCount else {
+        throw TaskCryptoError.tooLarge(byteCount: utf8.count, limit: maximumSealedByteCount)
+      }
+      return Base64.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[header.length...])))
     }
-    let payload = utf8.dropFirst(header.length)
-    guard let bytes = Base64.decode(Substring(payload)) else { throw TaskCryptoError.invalidBase64 }
-    let box = try AES.GCM.SealedBox(combined: bytes)
-    return SealedValue(keyID: header.keyID, box: box)
+    guard let payload else { throw TaskCryptoError.invalidBase64 }
+    guard payload.count >= AES.GCM.nonceByteCount + AES.GCM.tagByteCount else {
+      throw TaskCryptoError.truncated(byteCount: payload.count)
+    }
+    return (header.keyID, payload)
   }
 
   /// Seals UTF-8 text under the keyring's primary key.
@@ -87,9 +98,9 @@ public struct SealedValue: Sendable, Equatable {
     guard count <= maximumPlaintextByteCount else {
       throw TaskCryptoError.tooLarge(byteCount: count, limit: maximumPlaintextByteCount)
     }
-    let box = try AES.GCM.seal(
+    let combined = try AES.GCM.sealCombined(
       bytes, using: key.key, nonce: nonce, authenticating: aad(keyID: key.id, context: context))
-    return SealedValue(keyID: key.id, box: box).text
+    return combined.withUnsafeBytes { Base64.encode($0, prefix: Array(marker(for: key.id).utf8)) }
   }
 
   /// Opens a sealed text, or returns a plain text unchanged.
@@ -100,8 +111,8 @@ public struct SealedValue: Sendable, Equatable {
   ///   verify (tampering, wrong key or wrong context), `.invalidUTF8` when
   ///   the plaintext is not text. Never returns a sealed value as plain.
   public static func open(_ value: String, using keyring: Keyring, context: String = "") throws -> String {
-    guard let sealed = try parse(value) else { return value }
-    let bytes = try sealed.open(using: keyring, context: context)
+    guard let (keyID, payload) = try decodePayload(value) else { return value }
+    let bytes = try open(payload: payload, keyID: keyID, using: keyring, context: context)
     guard let text = String(validating: bytes, as: UTF8.self) else { throw TaskCryptoError.invalidUTF8 }
     return text
   }
@@ -110,16 +121,21 @@ public struct SealedValue: Sendable, Equatable {
   ///
   /// - Throws: as `open(_:using:context:)`, except `.invalidUTF8`.
   public static func openBytes(_ value: String, using keyring: Keyring, context: String = "") throws -> [UInt8] {
-    guard let sealed = try parse(value) else { return Array(value.utf8) }
-    return try sealed.open(using: keyring, context: context)
+    guard let (keyID, payload) = try decodePayload(value) else { return Array(value.utf8) }
+    return try open(payload: payload, keyID: keyID, using: keyring, context: context)
   }
 
   /// Opens this value.
   ///
   /// - Throws: `TaskCryptoError.unknownKeyID`, `.authenticationFailed`.
   public func open(using keyring: Keyring, context: String = "") throws -> [UInt8] {
+    try Self.open(payload: box.combined, keyID: keyID, using: keyring, context: context)
+  }
+
+  /// Steps 6-7 of the reader: find the key, then verify and decrypt.
+  static func open(payload: [UInt8], keyID: KeyID, using keyring: Keyring, context: String) throws -> [UInt8] {
     guard let key = keyring.key(for: keyID) else { throw TaskCryptoError.unknownKeyID(keyID) }
-    return try AES.GCM.open(box, using: key.key, authenticating: Self.aad(keyID: keyID, context: context))
+    return try AES.GCM.open(combined: payload, using: key.key, authenticating: aad(keyID: keyID, context: context))
   }
 
   static func marker(for keyID: KeyID) -> String { "tc1.\(keyID.hex):" }
