@@ -44,4 +44,25 @@ struct VectorsCommandTests {
     #expect(result.status == 30)
     #expect(result.stdoutText.contains("unknown format 'mystery'"))
   }
+
+  @Test func wycheproofGroupsRunAndSkippedGroupsAreNamed() throws {
+    let result = try TaskKeyBinary.run(["vectors", "check", Self.vectors + "/wycheproof/aes_gcm_test.json"])
+    #expect(result.status == 0)
+    #expect(result.stdoutText.contains("wycheproof AES-GCM, 66 cases"))
+    #expect(result.stdoutText.contains("group AeadTest keySize=128 ivSize=96 tagSize=128 (67 tests)"))
+    #expect(result.stdoutText.contains("group AeadTest keySize=256 ivSize=0 tagSize=128 (2 tests)"))
+  }
+
+  @Test func aWycheproofInvalidCaseMarkedValidFails() throws {
+    let home = try TemporaryDirectory()
+    let original = try String(contentsOfFile: Self.vectors + "/wycheproof/aes_gcm_test.json", encoding: .utf8)
+    // tcId 1 of the 256-bit group is valid; turning every "invalid" into
+    // "valid" makes the modified-tag cases claim to open.
+    let broken = original.replacingOccurrences(of: "\"result\": \"invalid\"", with: "\"result\": \"valid\"")
+    #expect(broken != original)
+    try broken.write(toFile: home.path("w.json"), atomically: true, encoding: .utf8)
+    let result = try TaskKeyBinary.run(["vectors", "check", home.path("w.json")])
+    #expect(result.status == 30)
+    #expect(result.stdoutText.contains("expected success, got authentication failed"))
+  }
 }

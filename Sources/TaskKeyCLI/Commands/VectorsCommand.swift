@@ -12,7 +12,7 @@ struct VectorsCommand: Command {
 
     OPTIONS:
       --json            One JSON object: {"files":[{"path","format","cases",
-                        "failures":[…]}],"passed":N,"failed":N}.
+                        "failures":[…],"skipped":[…]}],"passed":N,"failed":N}.
       -h, --help        Show this help.
     """
   static let example = """
@@ -53,6 +53,12 @@ struct VectorsCommand: Command {
         let status = report.passed ? "ok  " : "FAIL"
         try streams.print("\(status) \(report.path) (\(report.format ?? "unknown format"), \(report.cases) cases)")
         for failure in report.failures { try streams.print("     \(failure)") }
+        if !report.skipped.isEmpty {
+          try streams.print(
+            "     skipped \(report.skipped.count) groups (TaskKey uses 256-bit keys, 96-bit nonces, 128-bit tags only):"
+          )
+          for skipped in report.skipped { try streams.print("       \(skipped)") }
+        }
       }
       try streams.print("\(reports.count - failed) passed, \(failed) failed")
     }

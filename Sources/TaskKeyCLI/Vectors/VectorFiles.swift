@@ -2,12 +2,48 @@
 /// (a test) and the checker (`taskkey vectors check`). Vectors/README.md
 /// documents each field.
 
-/// The first fields of every vector file: which format it tests.
+/// The first fields of every vector file: which format it tests. TaskKey's
+/// own files carry `format` and `version`; Wycheproof files carry
+/// `algorithm` and `schema` instead.
 struct VectorFileHeader: Codable {
   /// The format name, e.g. `sealed-value` or `aes-256-gcm`.
-  var format: String
+  var format: String?
   /// The format version the file tests.
-  var version: Int
+  var version: Int?
+  /// Wycheproof: the algorithm, e.g. `AES-GCM`.
+  var algorithm: String?
+  /// Wycheproof: the schema file name, e.g. `aead_test_schema_v1.json`.
+  var schema: String?
+}
+
+/// A Wycheproof AEAD test file (`aead_test_schema.json` and its v1).
+struct WycheproofAEADFile: Codable {
+  var algorithm: String
+  var testGroups: [WycheproofAEADGroup]
+}
+
+/// A Wycheproof AEAD test group.
+struct WycheproofAEADGroup: Codable {
+  var ivSize: Int
+  var keySize: Int
+  var tagSize: Int
+  var type: String
+  var tests: [WycheproofAEADTest]
+}
+
+/// A Wycheproof AEAD test; hex fields.
+struct WycheproofAEADTest: Codable {
+  var tcId: Int
+  var comment: String
+  var key: String
+  var iv: String
+  var aad: String
+  var msg: String
+  var ct: String
+  var tag: String
+  /// `valid`, `invalid` or `acceptable`.
+  var result: String
+  var flags: [String]
 }
 
 /// `Vectors/aes-256-gcm.json`: known answers for AES-256-GCM.
