@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libsodium-dev pkg-config
 PREFIX ?= /usr/local
 
-.PHONY: all deps build release test lint format demo vectors bench install clean
+.PHONY: all deps build release test lint format demo vectors bench interop install clean
 
 all: build
 
@@ -49,3 +49,7 @@ clean:
 # Performance goals as ratios against raw OpenSSL in the same run (release build).
 bench: deps
 	$(SWIFT) run -c release taskkey-bench
+
+# Independent Python cross-check of Vectors/ and the binary, from SECURITY.md.
+interop: build
+	python3 scripts/interop.py "$$($(SWIFT) build --show-bin-path)/taskkey"

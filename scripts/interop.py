@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Independent cross-check of TaskKey against SECURITY.md, in Python.
+
+Written from SECURITY.md alone (not from the Swift code): it re-derives every
+vector it knows in Vectors/ with the `cryptography` package, and runs the
+real `taskkey` binary both ways (Python seals, taskkey opens; taskkey seals,
+Python opens). It makes its own virtual environment on first run.
+
+    python3 scripts/interop.py PATH/TO/taskkey        (what `make interop` runs)
+"""
+import base64
+import json
+import os
+import re
+import secrets
+import stat
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV = os.path.join(ROOT, ".build", "interop-venv")
+REQUIREMENTS = ["cryptography", "argon2-cffi"]
+
+
+def ensure_venv():
+    """Re-run this script inside a virtual environment with the packages."""
+    if os.environ.get("TASKKEY_INTEROP_VENV") == "1":
+        return
+    python = os.path.join(VENV, "bin", "python")
+    if not os.path.exists(python):
+        subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+        subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *REQUIREMENTS],
+                       check=True)
+    env = dict(os.environ, TASKKEY_INTEROP_VENV="1")
+    os.execve(python, [python, *sys.argv], env)
+
+
+ensure_venv()
+
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
+from cryptography.exceptions import InvalidTag  # noqa: E402
+
+passed = 0
+failed = 0
+
+
+def report(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {what}")
+
+
+# --- SECURITY.md §6: the sealed-value reader, step by step -----------------
+
+MARKER = re.compile(rb"^tc([1-9][0-9]*)\.([0-9a-f]{8}):")
+B64 = re.compile(rb"^[A-Za-z0-9+/]*={0,2}$")
+MAX_SEALED = 22_369_673
+
+
+class SealedError(Exception):
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def canonical_b64decode(text):
+    if len(text) % 4 != 0 or not B64.match(text):
+        raise SealedError("invalid_base64")
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except Exception:
+        raise SealedError("invalid_base64")
+    if base64.b64encode(raw) != text:  # rejects non-zero trailing bits
+        raise SealedError("invalid_base64")
+    return raw
+
+
+def open_sealed(value, keys, context, as_text):
+    """Returns ('plain', value) or ('valid', plaintext); raises SealedError."""
+    m = MARKER.match(value)
+    if not m:
+        return "plain", value
+    if m.group(1) != b"1":
+        raise SealedError("unsupported_version")
+    if len(value) > MAX_SEALED:
+        raise SealedError("too_large")
+    payload = canonical_b64decode(value[m.end():])
+    if len(payload) < 28:
+        raise SealedError("truncated")
+    kid = m.group(2).decode()
+    if kid not in keys:
+        raise SealedError("unknown_key_id")
+    nonce, body = payload[:12], payload[12:]
+    try:
+        plaintext = AESGCM(keys[kid]).decrypt(nonce, body, m.group(0) + context)
+    except InvalidTag:
+        raise SealedError("authentication_failed")
+    if as_text:
+        try:
+            plaintext.decode("utf-8")
+        except UnicodeDecodeError:
+            raise SealedError("invalid_utf8")
+    return "valid", plaintext
+
+
+def seal(plaintext, kid, key, context, nonce=None):
+    nonce = nonce if nonce is not None else secrets.token_bytes(12)
+    marker = f"tc1.{kid}:".encode()
+    return marker + base64.b64encode(nonce + AESGCM(key).encrypt(nonce, plaintext, marker + context))
+
+
+# --- Vectors/ ---------------------------------------------------------------
+
+def check_aes_gcm(doc, name):
+    for t in doc["tests"]:
+        key, nonce, aad = (bytes.fromhex(t[f]) for f in ("key", "nonce", "aad"))
+        pt, ct, tag = (bytes.fromhex(t[f]) for f in ("plaintext", "ciphertext", "tag"))
+        try:
+            opened = AESGCM(key).decrypt(nonce, ct + tag, aad)
+            outcome = ("valid", opened == pt)
+        except InvalidTag:
+            outcome = ("invalid", t.get("error") == "authentication_failed")
+        report(outcome[0] == t["result"] and outcome[1], f"{name} case {t['id']} ({t['comment']})")
+        if t["result"] == "valid":
+            report(AESGCM(key).encrypt(nonce, pt, aad) == ct + tag, f"{name} case {t['id']} re-encrypts")
+
+
+def check_sealed_value(doc, name):
+    keys = {k["kid"]: bytes.fromhex(k["key"]) for k in doc["keys"]}
+    for t in doc["tests"]:
+        what = f"{name} case {t['id']} ({t['comment']})"
+        value, context = t["value"].encode(), t["context"].encode()
+        try:
+            result, out = open_sealed(value, keys, context, t["open_as"] == "text")
+            if result == "plain":
+                ok = t["result"] == "plain" and out == value
+            else:
+                ok = t["result"] == "valid" and out.hex() == t["plaintext"]
+        except SealedError as e:
+            ok = t["result"] == "invalid" and e.code == t["error"]
+        report(ok, what)
+        if t["result"] == "valid":
+            kid = MARKER.match(value).group(2).decode()
+            again = seal(bytes.fromhex(t["plaintext"]), kid, keys[kid], context, bytes.fromhex(t["nonce"]))
+            report(again == value, f"{what}: sealing with the listed nonce reproduces the value")
+
+
+def check_wycheproof(doc, name):
+    """The groups TaskKey runs (Vectors/README.md): 256-bit keys, 96-bit IVs, 128-bit tags."""
+    for group in doc["testGroups"]:
+        if (group["type"], group["keySize"], group["ivSize"], group["tagSize"]) != ("AeadTest", 256, 96, 128):
+            continue
+        for t in group["tests"]:
+            key, iv, aad, msg, ct, tag = (bytes.fromhex(t[f]) for f in ("key", "iv", "aad", "msg", "ct", "tag"))
+            try:
+                ok = AESGCM(key).decrypt(iv, ct + tag, aad) == msg and t["result"] != "invalid"
+            except InvalidTag:
+                ok = t["result"] != "valid"
+            report(ok, f"{name} tcId {t['tcId']}")
+
+
+CHECKERS = {("aes-256-gcm", 1): check_aes_gcm, ("sealed-value", 1): check_sealed_value}
+
+
+def check_vectors():
+    unchecked = []
+    for directory, _, files in sorted(os.walk(os.path.join(ROOT, "Vectors"))):
+        for file in sorted(f for f in files if f.endswith(".json")):
+            path = os.path.join(directory, file)
+            name = os.path.relpath(path, ROOT)
+            doc = json.load(open(path, encoding="utf-8"))
+            checker = CHECKERS.get((doc.get("format"), doc.get("version")))
+            if doc.get("algorithm") == "AES-GCM" and "testGroups" in doc:
+                checker = check_wycheproof
+            if checker:
+                checker(doc, name)
+            else:
+                unchecked.append(name)
+    return unchecked
+
+
+# --- the real binary, both ways --------------------------------------------
+
+def run(taskkey, args, data):
+    return subprocess.run([taskkey, *args], input=data, capture_output=True)
+
+
+def check_binary(taskkey):
+    with tempfile.TemporaryDirectory() as home:
+        kid, key = secrets.token_hex(4), secrets.token_bytes(32)
+        key_file = os.path.join(home, "python.key")
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
+        os.write(fd, f"{kid}:{key.hex()}\n".encode())  # SECURITY.md §7
+        os.close(fd)
+        keys = {kid: key}
+        for size in (0, 1, 15, 16, 17, 100, 1000, 65536):
+            plaintext = secrets.token_bytes(size)
+            context = f"note/{secrets.randbelow(10**6)}/body".encode()
+            sealed = seal(plaintext, kid, key, context)
+            r = run(taskkey, ["open", "--exact", "--key-file", key_file, "--context", context.decode()], sealed + b"\n")
+            report(r.returncode == 0 and r.stdout == plaintext, f"taskkey opens a Python-sealed value of {size} bytes")
+            r = run(taskkey, ["seal", "--exact", "--key-file", key_file, "--context", context.decode()], plaintext)
+            try:
+                result, out = open_sealed(r.stdout.rstrip(b"\n"), keys, context, False)
+                ok = r.returncode == 0 and result == "valid" and out == plaintext
+            except SealedError:
+                ok = False
+            report(ok, f"Python opens a taskkey-sealed value of {size} bytes")
+            tampered = bytearray(base64.b64decode(sealed[13:]))
+            tampered[-1] ^= 1
+            bad = sealed[:13] + base64.b64encode(bytes(tampered))
+            r = run(taskkey, ["open", "--key-file", key_file, "--context", context.decode()], bad)
+            report(r.returncode == 10 and r.stdout == b"", f"taskkey refuses a tampered value of {size} bytes (exit 10)")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        sys.exit(64)
+    unchecked = check_vectors()
+    check_binary(sys.argv[1])
+    for name in unchecked:
+        print(f"not cross-checked (no independent reader here yet): {name}")
+    print(f"interop: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
