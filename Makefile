@@ -6,7 +6,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libsodium-dev pkg-config
 PREFIX ?= /usr/local
 
-.PHONY: all deps build release test lint format demo vectors bench interop install clean
+.PHONY: all deps build release test lint format demo vectors bench interop fuzz install clean
 
 all: build
 
@@ -53,3 +53,8 @@ bench: deps
 # Independent Python cross-check of Vectors/ and the binary, from SECURITY.md.
 interop: build
 	python3 scripts/interop.py "$$($(SWIFT) build --show-bin-path)/taskkey"
+
+# libFuzzer + AddressSanitizer over the sealed-value reader, base64 and key files.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	bash scripts/fuzz.sh $(FUZZ_SECONDS)
