@@ -5,7 +5,7 @@ public enum TaskKeyMain {
   public static let version = "0.1.0"
 
   static let commands: [any Command.Type] = [
-    SealCommand.self, OpenCommand.self, KeygenCommand.self, VectorsCommand.self,
+    SealCommand.self, OpenCommand.self, KeygenCommand.self, VectorsCommand.self, CompletionCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"
