@@ -138,6 +138,39 @@ public struct SealedValue: Sendable, Equatable {
     return try AES.GCM.open(combined: payload, using: key.key, authenticating: aad(keyID: keyID, context: context))
   }
 
+  /// The key id a sealed text names, without decoding or opening it.
+  ///
+  /// - Returns: nil for plain text.
+  /// - Throws: `TaskCryptoError.unsupportedVersion` for a marker of another
+  ///   version (its key id means nothing to this build).
+  public static func keyID(of text: String) throws -> KeyID? {
+    guard let header = header(of: text) else { return nil }
+    guard header.version == "1" else { throw TaskCryptoError.unsupportedVersion(header.version) }
+    return header.keyID
+  }
+
+  /// Re-seals a value under the keyring's primary key, for rotation.
+  ///
+  /// A value already sealed by the primary key is returned unchanged (it
+  /// needs no new nonce); a plain value is returned unchanged unless
+  /// `sealingPlain` is true, in which case it is sealed.
+  ///
+  /// - Returns: the value to store and whether it differs from the input.
+  /// - Throws: as `open(_:using:context:)` for a value that does not open;
+  ///   then nothing is returned, so a caller never stores a half-rewrapped
+  ///   value.
+  public static func reseal(
+    _ value: String, using keyring: Keyring, context: String = "", sealingPlain: Bool = false
+  ) throws -> (value: String, changed: Bool) {
+    guard let (keyID, payload) = try decodePayload(value) else {
+      guard sealingPlain else { return (value, false) }
+      return (try seal(bytes: Array(value.utf8), using: keyring.primary, context: context), true)
+    }
+    let plaintext = try open(payload: payload, keyID: keyID, using: keyring, context: context)
+    guard keyID != keyring.primaryID else { return (value, false) }
+    return (try seal(bytes: plaintext, using: keyring.primary, context: context), true)
+  }
+
   static func marker(for keyID: KeyID) -> String { "tc1.\(keyID.hex):" }
 
   static func aad(keyID: KeyID, context: String) -> [UInt8] {

@@ -97,3 +97,37 @@ struct KeyringTests {
     }
   }
 }
+
+@Suite("Re-sealing for rotation")
+struct ResealTests {
+  @Test func resealMovesOldValuesToThePrimaryAndKeepsCurrentOnes() throws {
+    var keyring = try Keyring.generate()
+    let old = try SealedValue.seal("old", using: keyring, context: "c")
+    try keyring.rotate()
+    let moved = try SealedValue.reseal(old, using: keyring, context: "c")
+    #expect(moved.changed)
+    #expect(try SealedValue.keyID(of: moved.value) == keyring.primaryID)
+    #expect(try SealedValue.open(moved.value, using: keyring, context: "c") == "old")
+    let again = try SealedValue.reseal(moved.value, using: keyring, context: "c")
+    #expect(!again.changed)
+    #expect(again.value == moved.value)
+  }
+
+  @Test func plainValuesStayPlainUnlessAsked() throws {
+    let keyring = try Keyring.generate()
+    #expect(try SealedValue.reseal("plain", using: keyring) == ("plain", false))
+    let sealed = try SealedValue.reseal("plain", using: keyring, context: "c", sealingPlain: true)
+    #expect(sealed.changed)
+    #expect(try SealedValue.open(sealed.value, using: keyring, context: "c") == "plain")
+  }
+
+  @Test func aValueThatDoesNotOpenIsAnErrorNotPassedThrough() throws {
+    let keyring = try Keyring.generate()
+    let sealed = try SealedValue.seal("x", using: keyring, context: "a")
+    #expect(throws: TaskCryptoError.authenticationFailed) {
+      try SealedValue.reseal(sealed, using: keyring, context: "b")
+    }
+    #expect(throws: TaskCryptoError.unsupportedVersion("2")) { try SealedValue.keyID(of: "tc2.00000000:AAAA") }
+    #expect(try SealedValue.keyID(of: "plain") == nil)
+  }
+}
