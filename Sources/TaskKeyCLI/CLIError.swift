@@ -38,7 +38,7 @@ public enum CLIError: Error, Equatable {
       case .unknownKeyID: return .unknownKey
       case .unsupportedVersion: return .unsupportedVersion
       case .invalidBase64, .truncated, .tooLarge, .invalidUTF8, .invalidKeyID, .malformedKeyFile, .invalidKeySize,
-        .duplicateKeyID, .cannotRetirePrimary:
+        .duplicateKeyID, .cannotRetirePrimary, .invalidKDFParameters:
         return .dataError
       case .resourceUnavailable: return .osError
       case .backendFailure: return .software
