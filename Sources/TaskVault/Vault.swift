@@ -193,9 +193,17 @@ public final class Vault: @unchecked Sendable {
   public func lock() throws {
     let lock = try FileLock(path: lockPath, exclusive: true)
     defer { lock.release() }
-    let file = try readFile()
+    // The vault id comes from the vault file or, should that be damaged,
+    // from the session file, so that locking always works.
+    var ids = [[UInt8]]()
+    if let file = try? readFile() { ids.append(file.vaultID) }
+    if let bytes = try? Files.readPrivate(sessionPath, limit: SessionFile.byteCount),
+      let session = SessionFile.parse(bytes)
+    {
+      ids.append(session.vaultID)
+    }
     if let runtime = try? environment.runtimeDirectory() {
-      try environment.fileSystem.unlink(runtime + "/" + encodeHex(file.vaultID) + ".key")
+      for id in ids { try environment.fileSystem.unlink(runtime + "/" + encodeHex(id) + ".key") }
     }
     try environment.fileSystem.unlink(sessionPath)
     try environment.fileSystem.fsyncDirectory(directory)

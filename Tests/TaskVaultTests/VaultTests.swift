@@ -207,3 +207,18 @@ struct VaultTests {
     #expect(!ProcessHardening.isDumpable)
   }
 }
+
+@Suite("Vault: lock always works")
+struct LockTests {
+  @Test func lockingWorksEvenWhenTheVaultFileIsDamaged() throws {
+    let machine = try TestMachine()
+    let vault = try machine.create()
+    try vault.unlock(passphrase: secret("correct horse"))
+    var bytes = try machine.vaultBytes()
+    bytes[0] ^= 0xff
+    try machine.writeVault(bytes)
+    try vault.lock()
+    #expect(try FileManager.default.contentsOfDirectory(atPath: machine.runtime.url.path).isEmpty)
+    #expect(!FileManager.default.fileExists(atPath: machine.vaultDirectory + "/unlock.session"))
+  }
+}
