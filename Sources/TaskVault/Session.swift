@@ -16,6 +16,16 @@ struct VaultEnvironment: @unchecked Sendable {
   var runtimeDirectory: () throws -> String
   /// Fills a buffer with random bytes; a test seam for vectors only.
   var random: (UnsafeMutableRawBufferPointer) -> Void
+  /// Seals with AES-256-GCM. Production always draws a fresh random nonce
+  /// inside TaskCrypto; only the vector generator (which reaches TaskCrypto's
+  /// internal nonce seam through `@testable`) replaces it.
+  var sealer: @Sendable (UnsafeRawBufferPointer, SymmetricKey, [UInt8]) throws -> AES.GCM.SealedBox = {
+    try AES.GCM.seal($0, using: $1, authenticating: $2)
+  }
+
+  func seal(_ plaintext: UnsafeRawBufferPointer, _ key: SymmetricKey, _ aad: [UInt8]) throws -> AES.GCM.SealedBox {
+    try wrapCrypto { try sealer(plaintext, key, aad) }
+  }
 
   static let production = VaultEnvironment(
     fileSystem: PosixFileSystem(),

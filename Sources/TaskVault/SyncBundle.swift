@@ -141,7 +141,7 @@ extension Vault {
     let plaintext = try stores[0].encode()
     let aad = bundle.header(length: plaintext.count + 28)
     bundle.sealed = try plaintext.withUnsafeBytes { raw in
-      try wrapCrypto { try AES.GCM.seal(raw, using: derived.key, authenticating: aad) }
+      try environment.seal(raw, derived.key, aad)
     }
     return bundle.encode()
   }

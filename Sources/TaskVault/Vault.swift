@@ -120,7 +120,7 @@ public final class Vault: @unchecked Sendable {
       vaultID: environment.randomBytes(16), preset: preset, kdf: parameters,
       salt: environment.randomBytes(PasswordKDF.saltByteCount), created: environment.now(), wrapped: [], generation: 0,
       sealed: [])
-    file.wrapped = try wrap(masterKeys, in: file, passphrase: passphrase)
+    file.wrapped = try wrap(masterKeys, in: file, passphrase: passphrase, environment: environment)
     let contents = [
       StoreContents(keyring: Keyring(primary: noteKey), items: []), StoreContents(keyring: nil, items: []),
     ]
@@ -178,7 +178,7 @@ public final class Vault: @unchecked Sendable {
     }
     let aad = SessionFile.aad(vaultID: file.vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter)
     let sealed = try master.withUnsafeBytes { plain in
-      try wrapCrypto { try AES.GCM.seal(plain, using: sessionKey, authenticating: aad) }
+      try environment.seal(plain, sessionKey, aad)
     }
     let session = SessionFile(
       vaultID: file.vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, sealed: sealed)
@@ -245,7 +245,7 @@ public final class Vault: @unchecked Sendable {
     let keys = try unwrap(file, passphrase: old)
     _ = try openStores(file, keys: keys)
     file.salt = environment.randomBytes(PasswordKDF.saltByteCount)
-    file.wrapped = try Self.wrap(keys, in: file, passphrase: new)
+    file.wrapped = try Self.wrap(keys, in: file, passphrase: new, environment: environment)
     try commit(file, keys: keys)
   }
 
@@ -384,11 +384,13 @@ public final class Vault: @unchecked Sendable {
     }
   }
 
-  static func wrap(_ keys: [SymmetricKey], in file: VaultFile, passphrase: SecureBytes) throws -> [AES.GCM.SealedBox] {
+  static func wrap(
+    _ keys: [SymmetricKey], in file: VaultFile, passphrase: SecureBytes, environment: VaultEnvironment
+  ) throws -> [AES.GCM.SealedBox] {
     let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
     return try StoreID.allCases.map { store in
       try keys[Int(store.rawValue) - 1].withUnsafeBytes { raw in
-        try wrapCrypto { try AES.GCM.seal(raw, using: kek, authenticating: file.wrapAAD(store)) }
+        try environment.seal(raw, kek, file.wrapAAD(store))
       }
     }
   }
@@ -445,7 +447,7 @@ public final class Vault: @unchecked Sendable {
       let plaintext = try stores[Int(store.rawValue) - 1].encode()
       let aad = VaultFile.storeAAD(vaultID: file.vaultID, generation: generation, store: store)
       return try plaintext.withUnsafeBytes { raw in
-        try wrapCrypto { try AES.GCM.seal(raw, using: keys[Int(store.rawValue) - 1], authenticating: aad) }
+        try environment.seal(raw, keys[Int(store.rawValue) - 1], aad)
       }
     }
   }
