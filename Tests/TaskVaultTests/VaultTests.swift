@@ -222,3 +222,53 @@ struct LockTests {
     #expect(!FileManager.default.fileExists(atPath: machine.vaultDirectory + "/unlock.session"))
   }
 }
+
+@Suite("Vault: store limits")
+struct StoreLimitTests {
+  @Test func moreThan1024ItemsIsRefusedOnWrite() throws {
+    let items = try (0...VaultLimits.maximumItemCount).map { index in
+      StoredItem(
+        name: "item-\(index)", label: "", itemClass: .afterFirstUnlockThisDeviceOnly, created: 0, modified: 0,
+        value: try SecureBytes(zeroedCount: 1))
+    }
+    #expect(throws: TaskVaultError.storeFull(reason: "more than 1024 items")) {
+      _ = try StoreContents(keyring: nil, items: items).encode()
+    }
+  }
+
+  @Test func aStoreAbove8MiBIsRefusedOnWrite() throws {
+    let items = try (0..<130).map { index in
+      StoredItem(
+        name: String(format: "item-%03d", index), label: "", itemClass: .afterFirstUnlockThisDeviceOnly, created: 0,
+        modified: 0, value: try SecureBytes(zeroedCount: VaultLimits.maximumValueByteCount))
+    }
+    #expect(throws: TaskVaultError.storeFull(reason: "the store would exceed 8388608 bytes")) {
+      _ = try StoreContents(keyring: nil, items: items).encode()
+    }
+  }
+
+  @Test func aPlaintextWithNonZeroPaddingOrUnsortedNamesIsRefused() throws {
+    let good = try StoreContents(
+      keyring: nil,
+      items: [
+        StoredItem(
+          name: "a", label: "", itemClass: .afterFirstUnlockThisDeviceOnly, created: 0, modified: 0, value: secret("1")),
+        StoredItem(
+          name: "b", label: "", itemClass: .afterFirstUnlockThisDeviceOnly, created: 0, modified: 0, value: secret("2")),
+      ]
+    ).encode()
+    _ = try StoreContents.decode(good, store: .deviceOnly)
+    let padded = try SecureBytes(copying: good.withUnsafeBytes { $0 })
+    padded.withUnsafeMutableBytes { $0[$0.count - 1] = 1 }
+    #expect(throws: ParseFailure.self) { _ = try StoreContents.decode(padded, store: .deviceOnly) }
+    let swapped = try SecureBytes(copying: good.withUnsafeBytes { $0 })
+    // Item records start at offset 12; swap the one-byte names "a" and "b".
+    swapped.withUnsafeMutableBytes { raw in
+      let second = 12 + (1 + 1 + 1 + 2 + 8 + 8 + 4 + 1)
+      raw[14] = UInt8(ascii: "b")
+      raw[second + 2] = UInt8(ascii: "a")
+    }
+    #expect(throws: ParseFailure.self) { _ = try StoreContents.decode(swapped, store: .deviceOnly) }
+    #expect(throws: ParseFailure.self) { _ = try StoreContents.decode(good, store: .synchronisable) }
+  }
+}
