@@ -168,8 +168,8 @@ enum VaultVectors {
   }
 }
 
-@Suite("Vectors/vault-v1")
-struct VaultVectorTests {
+@Suite("Vectors/vault-v1", .serialized)
+struct VaultVectorGenerationTests {
   @Test func vectorsMatchTheDeterministicGenerator() throws {
     let files = try VaultVectors.generate()
     if ProcessInfo.processInfo.environment["TASKKEY_WRITE_VECTORS"] == "1" {
