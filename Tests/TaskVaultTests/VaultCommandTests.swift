@@ -41,7 +41,8 @@ final class CLIVault: @unchecked Sendable {
 }
 
 func writePrivate(_ path: String, _ text: String) throws {
-  FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+  #expect(
+    FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
 }
 
 @Suite("taskkey vault commands, end to end")
@@ -72,6 +73,9 @@ struct VaultCommandTests {
     #expect(wrong.status == 13)
     #expect(wrong.stderr.contains("wrong passphrase"))
     #expect(!wrong.stderr.contains("not it"))
+    let empty = try vault.run(["unlock", "--passphrase-fd", "0"], text: "\n")
+    #expect(empty.status == 65)
+    #expect(empty.stderr.contains("the passphrase is empty"))
     #expect(try vault.run(["unlock", "--passphrase-file", vault.passphraseFile]).status == 0)
     #expect(try vault.run(["item", "list"]).status == 0)
     #expect(try vault.run(["lock"]).status == 0)

@@ -74,6 +74,10 @@ struct SyncCommand: Command {
         try writeNewFile(out, bundle)
         try streams.print("Wrote the sync bundle to \(out).")
       } else {
+        guard isatty(1) == 0 else {
+          throw CLIError.usage(
+            message: "refusing to write a binary sync bundle to a terminal", usage: "use --out F or redirect stdout")
+        }
         try streams.writeOutput(bundle)
       }
     case .import(let path, let adoptPrimary):

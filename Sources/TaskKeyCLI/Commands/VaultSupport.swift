@@ -172,15 +172,38 @@ enum Terminal {
     try writeAll(fd: fd, Array(prompt.utf8), path: "/dev/tty")
     var saved = termios()
     let isTerminal = tcgetattr(fd, &saved) == 0
+    let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    var previous = [sighandler_t?]()
     if isTerminal {
+      // Ctrl-C while echo is off must not leave the terminal silent.
+      savedTerminal = saved
+      savedTerminalFD = fd
+      previous = signals.map { signal($0, restoreTerminalAndDie) }
       var quiet = saved
       quiet.c_lflag &= ~tcflag_t(ECHO)
       quiet.c_lflag |= tcflag_t(ECHONL)
       _ = tcsetattr(fd, TCSAFLUSH, &quiet)
     }
-    defer { if isTerminal { _ = tcsetattr(fd, TCSAFLUSH, &saved) } }
+    defer {
+      if isTerminal {
+        _ = tcsetattr(fd, TCSAFLUSH, &saved)
+        for (number, handler) in zip(signals, previous) { signal(number, handler) }
+        savedTerminalFD = -1
+      }
+    }
     return try readLine(fd: fd, path: "/dev/tty")
   }
+}
+
+/// The terminal state to restore if a signal arrives while echo is off.
+nonisolated(unsafe) private var savedTerminal = termios()
+nonisolated(unsafe) private var savedTerminalFD: Int32 = -1
+
+/// Restores the terminal, then dies of the same signal.
+private func restoreTerminalAndDie(_ number: Int32) {
+  if savedTerminalFD >= 0 { _ = tcsetattr(savedTerminalFD, TCSAFLUSH, &savedTerminal) }
+  signal(number, SIG_DFL)
+  raise(number)
 }
 
 /// Parses a duration such as `90s`, `15m`, `8h` or `7d` (1 second to 365 days).
