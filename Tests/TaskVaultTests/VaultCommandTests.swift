@@ -114,11 +114,12 @@ struct VaultCommandTests {
     let vault = try CLIVault(unlock: false)
     let start = Date()
     #expect(try vault.run(["unlock", "--for", "4s", "--passphrase-file", vault.passphraseFile]).status == 0)
+    let unlocked = Date()
     let during = try vault.run(["item", "list"])
     if Date().timeIntervalSince(start) < 3 {  // a loaded machine may take longer; then only expiry is checked
       #expect(during.status == 0)
     }
-    Thread.sleep(until: start.addingTimeInterval(5.1))
+    Thread.sleep(until: unlocked.addingTimeInterval(5.1))
     let expired = try vault.run(["item", "list"])
     #expect(expired.status == 14)
     #expect(expired.stderr.contains("the timed unlock expired"))
