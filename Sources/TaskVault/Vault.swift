@@ -267,7 +267,8 @@ public final class Vault: @unchecked Sendable {
   /// - Parameters:
   ///   - value: at most 64 KiB, in locked memory.
   ///   - name: 1 to 128 bytes of `A-Z a-z 0-9 . _ - : @ /`.
-  ///   - label: at most 256 bytes of UTF-8; the name when nil.
+  ///   - label: at most 256 bytes of UTF-8; when nil, the existing item's
+  ///     label, or the name for a new item.
   ///   - itemClass: which store; device-only items never leave the device.
   /// - Throws: `TaskVaultError.locked`, `.invalidItemName`, `.invalidLabel`,
   ///   `.itemTooLarge`, `.itemClassConflict`, `.storeFull`, and the errors
@@ -283,14 +284,16 @@ public final class Vault: @unchecked Sendable {
     let now = environment.now()
     try modify { stores in
       let target = itemClass == .afterFirstUnlock ? 0 : 1
+      let other: VaultItemClass = target == 0 ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock
       if stores[1 - target].index(of: name) != nil {
-        throw TaskVaultError.itemClassConflict(name: name, existing: stores[1 - target].items.first!.itemClass)
+        throw TaskVaultError.itemClassConflict(name: name, existing: other)
       }
-      let created = stores[target].index(of: name).map { stores[target].items[$0].created } ?? now
+      let existing = stores[target].index(of: name).map { stores[target].items[$0] }
       let copy = try value.withUnsafeBytes { raw in try wrapCrypto { try SecureBytes(copying: raw) } }
       stores[target].put(
         StoredItem(
-          name: name, label: label ?? name, itemClass: itemClass, created: created, modified: now, value: copy))
+          name: name, label: label ?? existing?.label ?? name, itemClass: itemClass, created: existing?.created ?? now,
+          modified: now, value: copy))
     }
   }
 

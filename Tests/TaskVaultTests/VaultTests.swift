@@ -44,6 +44,9 @@ struct VaultTests {
     #expect(bytes(of: item.value) == Array("two".utf8))
     #expect(item.attributes.created == Date(timeIntervalSince1970: 1_800_000_000))
     #expect(item.attributes.modified == Date(timeIntervalSince1970: 1_800_000_060))
+    try vault.setItem(secret("three"), named: "x", label: "Kept", class: .afterFirstUnlock)
+    try vault.setItem(secret("four"), named: "x", class: .afterFirstUnlock)
+    #expect(try vault.item(named: "x").attributes.label == "Kept", "a nil label keeps the existing one")
   }
 
   @Test func removedItemIsGoneAndMissingItemIsNamed() throws {

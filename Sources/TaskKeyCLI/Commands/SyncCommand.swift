@@ -82,6 +82,10 @@ struct SyncCommand: Command {
       }
     case .import(let path, let adoptPrimary):
       let bundle = try readBundle(path)
+      // Say "locked" before asking for a passphrase that could not be used.
+      if case .locked(let reason) = try vaultCall({ try vault.status() }).lockState {
+        throw CLIError.vault(.locked(reason: reason))
+      }
       let secret = try passphrase.read(prompt: "Bundle passphrase: ")
       let report = try vaultCall { try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: adoptPrimary) }
       let output = Report(
