@@ -77,6 +77,7 @@ public final class Vault: @unchecked Sendable {
   init(at directory: String, environment: VaultEnvironment) throws {
     self.directory = directory
     self.environment = environment
+    self.memoryName = nil
     guard try Files.checkPrivateDirectory(directory) else { throw TaskVaultError.notInitialised(path: directory) }
     guard let file = try Files.openPrivate(vaultPath) else { throw TaskVaultError.notInitialised(path: vaultPath) }
     close(file.fd)
@@ -132,6 +133,7 @@ public final class Vault: @unchecked Sendable {
   private init(unchecked directory: String, environment: VaultEnvironment) {
     self.directory = directory
     self.environment = environment
+    self.memoryName = nil
   }
 
   /// A vault with no directory, for `VaultFileReader`: `vaultPath` is
@@ -142,7 +144,8 @@ public final class Vault: @unchecked Sendable {
     self.memoryName = name
   }
 
-  private var memoryName: String?
+  /// Set only for in-memory reading (`VaultFileReader`).
+  private let memoryName: String?
 
   // MARK: - Unlocking
 
@@ -234,6 +237,8 @@ public final class Vault: @unchecked Sendable {
         until: session.notAfter == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(session.notAfter)))
     } catch TaskVaultError.locked(let reason) {
       state = .locked(reason)
+    } catch TaskVaultError.unlockUnavailable {
+      state = .locked(.notUnlocked)
     }
     return VaultStatus(
       directory: directory, formatVersion: Int(VaultFile.version), vaultID: encodeHex(file.vaultID),
@@ -478,8 +483,8 @@ public final class Vault: @unchecked Sendable {
     if session.notAfter != 0 && environment.now() >= session.notAfter {
       throw TaskVaultError.locked(reason: .expired)
     }
-    let runtime: String
-    do { runtime = try environment.runtimeDirectory() } catch { throw TaskVaultError.locked(reason: .machineRestarted) }
+    // An unsafe runtime directory is reported as such, not as "locked".
+    let runtime = try environment.runtimeDirectory()
     guard
       let sessionKey = try SessionKeyFile.read(path: runtime + "/" + encodeHex(file.vaultID) + ".key", bootID: bootID)
     else { throw TaskVaultError.locked(reason: .machineRestarted) }
