@@ -9,7 +9,7 @@ struct SyncCommand: Command {
   static let name = "sync"
   static let abstract = "Export or import the synchronisable store (note keys) as an encrypted bundle."
   static let usage =
-    "taskkey sync export [--out F] | import F [--adopt-primary] [--json]  [--passphrase-file F | --passphrase-fd N]"
+    "taskkey sync export [--out F] | import F [--adopt-primary] [--json] [--passphrase-file F | --passphrase-fd N]"
   static let options = """
     SUBCOMMANDS:
       export            Write a sync bundle of the note keyring and the
