@@ -7,6 +7,7 @@ let package = Package(
   name: "TaskKey",
   products: [
     .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
+    .library(name: "TaskVault", targets: ["TaskVault"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -29,8 +30,12 @@ let package = Package(
       dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport"]
     ),
     .target(
-      name: "TaskKeyCLI",
+      name: "TaskVault",
       dependencies: ["TaskCrypto"]
+    ),
+    .target(
+      name: "TaskKeyCLI",
+      dependencies: ["TaskCrypto", "TaskVault"]
     ),
     .executableTarget(
       name: "taskkey",
@@ -59,6 +64,10 @@ let package = Package(
     .testTarget(
       name: "TaskKeyCLITests",
       dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskKeyTestSupport", "taskkey"]
+    ),
+    .testTarget(
+      name: "TaskVaultTests",
+      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey"]
     ),
   ]
 )

@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
-# The main job end to end, in a throwaway directory that is removed after.
+# The main job end to end, in a throwaway home that is removed after.
 set -euo pipefail
 taskkey="$1"
 home="$(mktemp -d)"
-trap 'rm -rf "$home"' EXIT
+export TASKKEY_HOME="$home/keys"
+cleanup() { "$taskkey" lock >/dev/null 2>&1 || true; rm -rf "$home"; }
+trap cleanup EXIT
 cd "$home"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-step "Make a note key (a 0600 key file; the key id is printed)"
-"$taskkey" keygen --out note.key
-ls -l note.key
+# A real user types the passphrase at the prompt (echo off); the demo feeds
+# it from a 0600 file so that it runs unattended.
+umask 077
+printf 'correct horse battery staple\n' > passphrase
 
-step "Seal a note body for record 42"
-echo 'Call the bank about the mortgage' |
-  "$taskkey" seal --key-file note.key --context note/42/body | tee sealed.txt
+step "Make a vault (Argon2id calibrated to ~0.5 s on this machine) and unlock it"
+"$taskkey" init --passphrase-file passphrase
+"$taskkey" unlock --passphrase-file passphrase
+"$taskkey" status
 
-step "Open it again"
-"$taskkey" open --key-file note.key --context note/42/body < sealed.txt
+step "Seal a note body for record 42 with the vault's note key"
+echo 'Call the bank about the mortgage' | "$taskkey" seal --context note/42/body | tee sealed.txt
+
+step "Open it again (any process of this user, until reboot or lock)"
+"$taskkey" open --context note/42/body < sealed.txt
 
 step "A legacy plain note passes through unchanged"
-echo 'tc2. call Bob' | "$taskkey" open --key-file note.key --context note/42/body
+echo 'tc2. call Bob' | "$taskkey" open --context note/42/body
 
 step "The same value copied to another record is refused"
-if "$taskkey" open --key-file note.key --context note/43/body < sealed.txt; then
+if "$taskkey" open --context note/43/body < sealed.txt; then
   echo "demo: a value opened under the wrong context" >&2; exit 1
 else
   echo "(exit code $?)"
@@ -38,9 +45,24 @@ raw = bytearray(base64.b64decode(payload))
 raw[14] ^= 0x01  # flip one ciphertext bit
 open(sys.argv[2], "w").write(marker + base64.b64encode(bytes(raw)).decode() + "\n")
 PY
-if "$taskkey" open --key-file note.key --context note/42/body < tampered.txt; then
+if "$taskkey" open --context note/42/body < tampered.txt; then
   echo "demo: a tampered value opened" >&2; exit 1
 else
   echo "(exit code $?)"
 fi
-printf '\nDemo finished; the throwaway directory is removed.\n'
+
+step "Keep an AI-provider key on this device only; it never enters a sync bundle"
+printf 'sk-demo-not-a-real-key' | "$taskkey" item set provider/openai --device-only --label "OpenAI key"
+"$taskkey" item list
+"$taskkey" sync export --out keys.tksync --passphrase-file passphrase
+if grep -q 'sk-demo-not-a-real-key' keys.tksync; then echo "demo: device-only item in bundle" >&2; exit 1; fi
+echo "keys.tksync: $(wc -c < keys.tksync) bytes, no device-only item inside"
+
+step "Lock: from now on every process needs the passphrase again"
+"$taskkey" lock
+if "$taskkey" open --context note/42/body < sealed.txt; then
+  echo "demo: opened while locked" >&2; exit 1
+else
+  echo "(exit code $?)"
+fi
+printf '\nDemo finished; the throwaway home is removed.\n'

@@ -163,7 +163,17 @@ def check_wycheproof(doc, name):
             report(ok, f"{name} tcId {t['tcId']}")
 
 
-CHECKERS = {("aes-256-gcm", 1): check_aes_gcm, ("sealed-value", 1): check_sealed_value}
+def check_vault(doc, name):
+    """The vault reader written from SECURITY.md's vault section, with
+    argon2-cffi for Argon2id (scripts/vault-reader.py)."""
+    reader = os.path.join(ROOT, "scripts", "vault-reader.py")
+    r = subprocess.run([sys.executable, reader, "--check", os.path.join(ROOT, name)], capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        report(line.startswith("ok"), f"{name}: {line}")
+    report(r.returncode == 0 and r.stdout.strip() != "", f"{name}: vault-reader.py --check exit {r.returncode}")
+
+
+CHECKERS = {("aes-256-gcm", 1): check_aes_gcm, ("sealed-value", 1): check_sealed_value, ("vault", 1): check_vault}
 
 
 def check_vectors():

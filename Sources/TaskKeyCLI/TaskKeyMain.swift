@@ -5,7 +5,9 @@ public enum TaskKeyMain {
   public static let version = "0.1.0"
 
   static let commands: [any Command.Type] = [
-    SealCommand.self, OpenCommand.self, KeygenCommand.self, VectorsCommand.self, CompletionCommand.self,
+    SealCommand.self, OpenCommand.self, KeygenCommand.self,
+    InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
+    ItemCommand.self, SyncCommand.self, VectorsCommand.self, CompletionCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"

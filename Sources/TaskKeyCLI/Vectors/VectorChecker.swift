@@ -22,7 +22,7 @@ enum VectorChecker {
   }
 
   /// The formats this build can check.
-  static let formats = ["aes-256-gcm", "sealed-value", "wycheproof AES-GCM"]
+  static let formats = ["aes-256-gcm", "sealed-value", "vault", "wycheproof AES-GCM"]
 
   /// Checks one file.
   static func check(path: String) -> FileReport {
@@ -59,6 +59,8 @@ enum VectorChecker {
         let file = try decoder.decode(AESGCMVectorFile.self, from: data)
         report.cases = file.tests.count
         report.failures = file.tests.compactMap(check)
+      case ("vault", 1):
+        (report.cases, report.failures) = VaultVectorCheck.check(data: data, path: path)
       case ("sealed-value", 1):
         let file = try decoder.decode(SealedValueVectorFile.self, from: data)
         report.cases = file.tests.count
