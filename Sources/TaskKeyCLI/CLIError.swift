@@ -26,6 +26,12 @@ public enum CLIError: Error, Equatable {
   /// `vectors check` found files whose cases did not give their expected
   /// outcome.
   case vectorsFailed(count: Int)
+  /// A line of a batch (rewrap, retire) is not what the options describe.
+  case malformedInput(line: Int, reason: String)
+  /// A value in a batch could not be opened or read; nothing was written.
+  case valueRefused(line: Int, TaskCryptoError)
+  /// `retire` found values that the key still seals.
+  case keyStillInUse(keyID: String, count: Int, firstLine: Int)
   /// A vault operation failed.
   case vault(TaskVaultError)
   /// The passphrase and its confirmation differ.
@@ -41,6 +47,9 @@ public enum CLIError: Error, Equatable {
     case .io: return .ioError
     case .inputTooLarge: return .dataError
     case .vectorsFailed: return .vectorsFailed
+    case .malformedInput: return .dataError
+    case .valueRefused(_, let error): return CLIError.crypto(error).exitCode
+    case .keyStillInUse: return .keyInUse
     case .crypto(let error):
       switch error {
       case .authenticationFailed: return .authenticationFailed
@@ -72,6 +81,10 @@ public enum CLIError: Error, Equatable {
     case .inputTooLarge(let limit): return "standard input is larger than \(limit) bytes"
     case .crypto(let error): return error.description
     case .vectorsFailed(let count): return "\(count) vector file(s) failed"
+    case .malformedInput(let line, let reason): return "line \(line): \(reason)"
+    case .valueRefused(let line, let error): return "line \(line): \(error.description); nothing was written"
+    case .keyStillInUse(let keyID, let count, let firstLine):
+      return "key \(keyID) still seals \(count) value(s) in the input (first on line \(firstLine)); it was not retired"
     case .vault(let error): return error.description
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
     }
@@ -83,6 +96,8 @@ public enum CLIError: Error, Equatable {
     case .usage(_, let usage): return usage
     case .unsafePermissions(let path, _): return "run: chmod 600 '\(path)'"
     case .fileExists: return "choose another path, or remove the file yourself first"
+    case .keyStillInUse: return "run 'taskkey rewrap' over those values first, or retire with --force"
+    case .valueRefused(_, .unknownKeyID): return "the value was sealed with a key this vault does not hold"
     case .crypto(.authenticationFailed):
       return "check that --context matches the one used to seal, and that the key is right"
     case .crypto(.unknownKeyID): return "the value was sealed with a key this keyring does not hold"

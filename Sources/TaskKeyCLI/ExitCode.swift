@@ -20,6 +20,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case tampered = 15
   /// No vault at the location (not initialised).
   case vaultNotFound = 16
+  /// `retire` refused: a given value is still sealed by the key.
+  case keyInUse = 17
   /// `vectors check` found a case that did not give its expected outcome.
   case vectorsFailed = 30
   /// The command line is wrong: unknown option, missing argument.
@@ -48,6 +50,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .vaultLocked: return "the vault is locked; run 'taskkey unlock'"
     case .tampered: return "a vault, registry or bundle file is damaged or was altered"
     case .vaultNotFound: return "no vault here; run 'taskkey init' or set TASKKEY_HOME"
+    case .keyInUse: return "retire refused: a given value still uses the key; rewrap first"
     case .vectorsFailed: return "vectors check: at least one vector failed"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input: bad base64, truncated value, bad key file"

@@ -7,7 +7,8 @@ public enum TaskKeyMain {
   static let commands: [any Command.Type] = [
     SealCommand.self, OpenCommand.self, KeygenCommand.self,
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
-    ItemCommand.self, SyncCommand.self, VectorsCommand.self, CompletionCommand.self,
+    ItemCommand.self, SyncCommand.self, RewrapCommand.self, RetireCommand.self, VectorsCommand.self,
+    CompletionCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"
