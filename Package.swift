@@ -7,6 +7,7 @@ let package = Package(
   name: "TaskKey",
   products: [
     .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
+    .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -29,6 +30,10 @@ let package = Package(
       dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport"]
     ),
     .target(
+      name: "AssistantKeys",
+      dependencies: ["TaskCrypto"]
+    ),
+    .target(
       name: "TaskKeyCLI",
       dependencies: ["TaskCrypto"]
     ),
@@ -45,6 +50,10 @@ let package = Package(
     .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "AssistantKeysTests",
+      dependencies: ["AssistantKeys", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskKeyCLITests",
