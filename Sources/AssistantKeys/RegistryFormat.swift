@@ -171,8 +171,12 @@ enum AuthenticatedFile {
     let firstLineEnd = bytes.firstIndex(of: 0x0a) ?? bytes.count
     let firstLine = String(decoding: bytes[..<firstLineEnd], as: UTF8.self)
     guard firstLine == header else {
-      if firstLine.hasPrefix(headerStem) {
-        throw fail(.unsupportedVersion(String(firstLine.dropFirst(headerStem.count - 1))))
+      // Another version is "v" and a number without leading zeros.
+      let version = firstLine.utf8.dropFirst(headerStem.utf8.count)
+      if firstLine.hasPrefix(headerStem), let lead = version.first, lead != UInt8(ascii: "0"), version.count <= 9,
+        version.allSatisfy({ (0x30...0x39).contains($0) })
+      {
+        throw fail(.unsupportedVersion("v" + String(decoding: version, as: UTF8.self)))
       }
       throw fail(.malformed(line: 1, reason: "unexpected header"))
     }

@@ -125,6 +125,13 @@ import Testing
     expectFailsClosed(scene, .malformed(line: 1, reason: "unexpected header"))
   }
 
+  @Test func registryFileAboveSixteenMebibytesIsRefusedBeforeItIsRead() throws {
+    let scene = try scene()
+    let limit = 16 << 20
+    try scene.fixture.overwriteRegistry([UInt8](repeating: 0x20, count: limit + 1))
+    expectFailsClosed(scene, .tooLarge(byteCount: limit + 1, limit: limit))
+  }
+
   @Test func looseModeSymlinkAndForeignDirectoryAreRefused() throws {
     let scene = try scene()
     let path = scene.fixture.registryPath
