@@ -90,7 +90,7 @@ public struct AssistantKey: Sendable, CustomStringConvertible, CustomDebugString
   /// - Throws: `AssistantKeyError.malformedKey` for a wrong length, prefix,
   ///   character or an out-of-range body; `.badChecksum` when the grammar
   ///   holds but the checksum does not match (a typo or a truncation).
-  public static func check(_ presented: UnsafeRawBufferPointer) throws -> SHA256Digest {
+  public static func check(_ presented: UnsafeRawBufferPointer) throws(AssistantKeyError) -> SHA256Digest {
     guard presented.count == byteCount else {
       throw AssistantKeyError.malformedKey(.wrongLength(presented.count))
     }

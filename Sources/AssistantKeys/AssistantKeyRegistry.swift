@@ -91,29 +91,31 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   ///   `.badChecksum`, `.unknownKey`, `.revoked`, `.expired`,
   ///   `.registryDamaged` (and `.vaultLocked` from `init`). Never anything
   ///   else.
-  public func verify(_ presented: UnsafeRawBufferPointer) throws -> AssistantIdentity {
+  public func verify(_ presented: UnsafeRawBufferPointer) throws(AssistantKeyError) -> AssistantIdentity {
     let digest = try AssistantKey.check(presented)
-    return try locked {
-      do {
+    do {
+      return try locked {
         try refresh()
-      } catch let error as AssistantKeyError {
-        throw error
-      } catch {
-        throw AssistantKeyError.registryDamaged(.malformed(line: 0, reason: "\(type(of: error))"))
-      }
-      guard let index = snapshot.indexByDigest[digest] else { throw AssistantKeyError.unknownKey }
-      let entry = snapshot.contents.entries[index]
-      let now = seconds(clock())
-      if entry.isRevoked(at: now) {
-        if case .until = entry.revocation {
-          // The overlap ended: make it permanent so a clock set back cannot revive it.
-          try? mutateHoldingMutex { _, _ in }
+        guard let index = snapshot.indexByDigest[digest] else { throw AssistantKeyError.unknownKey }
+        let entry = snapshot.contents.entries[index]
+        let now = seconds(clock())
+        if entry.isRevoked(at: now) {
+          if case .until = entry.revocation {
+            // The overlap ended: make it permanent so a clock set back cannot revive it.
+            try? mutateHoldingMutex { _, _ in }
+          }
+          throw AssistantKeyError.revoked(entry.id)
         }
-        throw AssistantKeyError.revoked(entry.id)
+        if let expires = entry.expires, now >= expires { throw AssistantKeyError.expired(entry.id) }
+        recordUse(of: entry.id, at: now)
+        return identity(of: entry)
       }
-      if let expires = entry.expires, now >= expires { throw AssistantKeyError.expired(entry.id) }
-      recordUse(of: entry.id, at: now)
-      return identity(of: entry)
+    } catch let error as AssistantKeyError {
+      throw error
+    } catch {
+      // Unreachable today (every call above throws AssistantKeyError); kept
+      // so that the closed set of outcomes holds by construction.
+      throw AssistantKeyError.registryDamaged(.malformed(line: 0, reason: "unexpected \(type(of: error))"))
     }
   }
 
@@ -121,17 +123,21 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// into locked memory); see `verify(_:)` on a raw buffer.
   ///
   /// - Throws: as `verify(_:)` on a raw buffer.
-  public func verify<Bytes: ContiguousBytes>(_ presented: Bytes) throws -> AssistantIdentity {
-    try presented.withUnsafeBytes { try verify($0) }
+  public func verify<Bytes: ContiguousBytes>(_ presented: Bytes) throws(AssistantKeyError) -> AssistantIdentity {
+    let result = presented.withUnsafeBytes { bytes in Result { () throws(AssistantKeyError) in try verify(bytes) } }
+    return try result.get()
   }
 
   /// Verifies a key given as a `String`, as a server receives it in a
   /// header. The caller's `String` cannot be wiped; see SECURITY.md.
   ///
   /// - Throws: as `verify(_:)` on a raw buffer.
-  public func verify(_ presented: String) throws -> AssistantIdentity {
+  public func verify(_ presented: String) throws(AssistantKeyError) -> AssistantIdentity {
     var copy = presented
-    return try copy.withUTF8 { try verify(UnsafeRawBufferPointer($0)) }
+    let result = copy.withUTF8 { bytes in
+      Result { () throws(AssistantKeyError) in try verify(UnsafeRawBufferPointer(bytes)) }
+    }
+    return try result.get()
   }
 
   // MARK: - Changes
@@ -197,7 +203,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
         } else {
           contents.entries[index].revocation = .revoked(now)
         }
-        return record(of: contents.entries[index], at: now, lastUsed: nil)
+        return record(of: contents.entries[index], at: now, lastUsed: readLastUsed()[id])
       }
     }
   }

@@ -115,7 +115,7 @@ struct RegistryFiles {
   /// - Returns: the new file, still open, so its identity is pinned.
   @discardableResult
   func replace(_ path: String, with bytes: [UInt8]) throws -> OpenedFile {
-    let suffix = SecureRandom.bytes(count: 8).map { String($0, radix: 16) }.joined()
+    let suffix = SecureRandom.bytes(count: 8).map { String($0 >> 4, radix: 16) + String($0 & 0x0f, radix: 16) }.joined()
     let temporary = directory + "/.assistant-keys.\(suffix).tmp"
     func fail(_ step: FileStep, _ code: Int32, _ where: String) -> AssistantKeyError {
       .storageFailure(path: `where`, call: step.rawValue, errno: code)

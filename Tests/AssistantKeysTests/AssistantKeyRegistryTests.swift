@@ -155,6 +155,20 @@ import Testing
     #expect(try registry.verify(good.key.testString).name == "good")
   }
 
+  @Test func verifyThrowsNothingButAssistantKeyErrorByItsType() throws {
+    let fixture = try RegistryFixture()
+    let registry = try fixture.open()
+    do {
+      _ = try registry.verify("tk_")
+      Issue.record("a malformed key verified")
+    } catch {
+      // Typed throws: `error` is statically an AssistantKeyError, so no
+      // other error type can escape verify.
+      let typed: AssistantKeyError = error
+      #expect(typed == .malformedKey(.wrongLength(3)))
+    }
+  }
+
   @Test func missingRegistryMeansEveryKeyIsUnknown() throws {
     let fixture = try RegistryFixture()
     let key = try AssistantKey.generate()

@@ -310,8 +310,10 @@ extension AssistantKeyVectorGenerator {
       try FileManager.default.createDirectory(
         atPath: fixture.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
       try? FileManager.default.removeItem(atPath: fixture.registryPath)
-      FileManager.default.createFile(
-        atPath: fixture.registryPath, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+      guard
+        FileManager.default.createFile(
+          atPath: fixture.registryPath, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+      else { throw CocoaError(.fileWriteUnknown) }
       let registry = try fixture.open(key: key)
       return [4, 5, 6, 7, 0].map { index in
         let vector = keyFile.valid[index]
