@@ -96,19 +96,15 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
     do {
       return try locked {
         try refresh()
-        guard let index = snapshot.indexByDigest[digest] else { throw AssistantKeyError.unknownKey }
-        let entry = snapshot.contents.entries[index]
+        guard let entry = snapshot.index.entry(for: digest) else { throw AssistantKeyError.unknownKey }
         let now = seconds(clock())
-        if entry.isRevoked(at: now) {
-          if case .until = entry.revocation {
-            // The overlap ended: make it permanent so a clock set back cannot revive it.
-            try? mutateHoldingMutex { _, _ in }
-          }
-          throw AssistantKeyError.revoked(entry.id)
+        if case .until(let end) = entry.revocation, now >= end {
+          // The overlap ended: make it permanent so a clock set back cannot revive it.
+          try? mutateHoldingMutex { _, _ in }
         }
-        if let expires = entry.expires, now >= expires { throw AssistantKeyError.expired(entry.id) }
+        let identity = try entry.verdict(at: now)
         recordUse(of: entry.id, at: now)
-        return identity(of: entry)
+        return identity
       }
     } catch let error as AssistantKeyError {
       throw error
@@ -278,19 +274,19 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   // MARK: - Internals
 
   private struct Snapshot {
-    var contents = RegistryFormat.Contents(generation: 0, entries: [])
-    var indexByDigest: [SHA256Digest: Int] = [:]
+    var index = RegistryIndex(RegistryFormat.Contents(generation: 0, entries: []))
     /// The file the contents came from, kept open to pin its identity.
     var file: OpenedFile?
     var loaded = false
 
+    var contents: RegistryFormat.Contents { index.contents }
+
     init() {}
 
     init(contents: RegistryFormat.Contents, file: OpenedFile?) {
-      self.contents = contents
+      self.index = RegistryIndex(contents)
       self.file = file
       self.loaded = true
-      for (index, entry) in contents.entries.enumerated() { indexByDigest[entry.digest] = index }
     }
   }
 
@@ -366,14 +362,6 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
 
   private func seconds(_ date: Date) -> Int64 {
     Int64(date.timeIntervalSince1970.rounded(.down))
-  }
-
-  private func identity(of entry: RegistryEntry) -> AssistantIdentity {
-    var end = entry.expires
-    if case .until(let time) = entry.revocation { end = min(end ?? time, time) }
-    return AssistantIdentity(
-      id: entry.id, name: entry.name, trust: entry.trust, grants: entry.grants,
-      expires: end.map { Date(timeIntervalSince1970: TimeInterval($0)) })
   }
 
   private func record(of entry: RegistryEntry, at now: Int64, lastUsed: Int64?) -> AssistantKeyRecord {

@@ -1,3 +1,4 @@
+import Foundation
 import TaskCrypto
 
 /// One key's line in the registry.
@@ -33,6 +34,37 @@ struct RegistryEntry: Equatable {
   /// Turns an ended overlap into a permanent revocation.
   mutating func settle(at now: Int64) {
     if case .until(let time) = revocation, now >= time { revocation = .revoked(time) }
+  }
+
+  /// The verify decision for this key at `now`: revoked (including an
+  /// ended overlap) before expired, else the identity.
+  func verdict(at now: Int64) throws(AssistantKeyError) -> AssistantIdentity {
+    if isRevoked(at: now) { throw .revoked(id) }
+    if let expires, now >= expires { throw .expired(id) }
+    var end = expires
+    if case .until(let time) = revocation { end = min(end ?? time, time) }
+    return AssistantIdentity(
+      id: id, name: name, trust: trust, grants: grants,
+      expires: end.map { Date(timeIntervalSince1970: TimeInterval($0)) })
+  }
+}
+
+/// A parsed registry with its index by digest: a verify is one dictionary
+/// lookup, whose final equality (`SHA256Digest ==`) is constant time.
+struct RegistryIndex {
+  let contents: RegistryFormat.Contents
+  private let positionByDigest: [SHA256Digest: Int]
+
+  init(_ contents: RegistryFormat.Contents) {
+    self.contents = contents
+    var positions = [SHA256Digest: Int](minimumCapacity: contents.entries.count)
+    for (position, entry) in contents.entries.enumerated() { positions[entry.digest] = position }
+    self.positionByDigest = positions
+  }
+
+  /// The entry whose digest is `digest`, or nil.
+  func entry(for digest: SHA256Digest) -> RegistryEntry? {
+    positionByDigest[digest].map { contents.entries[$0] }
   }
 }
 
@@ -192,8 +224,9 @@ enum AuthenticatedFile {
     guard HMACSHA256.isValidAuthenticationCode(mac, authenticating: authenticated, using: key) else {
       throw fail(.authenticationFailed)
     }
-    let text = String(decoding: authenticated[(firstLineEnd + 1)...], as: UTF8.self)
-    return Array(text.split(separator: "\n", omittingEmptySubsequences: false).dropLast())
+    // Split on the LF byte: String would treat CR LF as one Character.
+    return authenticated[(firstLineEnd + 1)...].split(separator: 0x0a, omittingEmptySubsequences: false).dropLast()
+      .map { Substring(String(decoding: $0, as: UTF8.self)) }
   }
 }
 

@@ -4,63 +4,26 @@ import Testing
 
 @testable import AssistantKeys
 
-/// The schema of Vectors/assistant-key-v1.json (Vectors/README-assistant.md).
-struct AssistantKeyVectorFile: Codable, Equatable {
-  struct Valid: Codable, Equatable {
-    var comment: String
-    /// The 32 "random" bytes, lowercase hex.
-    var random: String
-    var key: String
-    /// CRC-32 of "tk_" || body, 8 lowercase hex digits, big-endian.
-    var crc32: String
-    /// The last 6 characters of `key`.
-    var checksum: String
-    /// SHA-256 of the UTF-8 bytes of `key`, lowercase hex.
-    var sha256: String
-    var id: String
-  }
-
-  struct Invalid: Codable, Equatable {
-    var comment: String
-    /// The presented string; its UTF-8 bytes are what is checked.
-    var key: String
-    /// `malformed` or `bad_checksum`.
-    var outcome: String
-    /// For `malformed`: `wrong_length`, `missing_prefix`,
-    /// `invalid_character` or `body_out_of_range`.
-    var reason: String?
-    /// For `wrong_length`: the length in bytes; for `invalid_character`:
-    /// the offset of the first bad byte.
-    var detail: Int?
-  }
-
-  var format: String
-  var scannerRegex: String
-  var valid: [Valid]
-  var invalid: [Invalid]
-
-  enum CodingKeys: String, CodingKey {
-    case format
-    case scannerRegex = "scanner_regex"
-    case valid
-    case invalid
-  }
-}
-
-/// The deterministic generator: fixed inputs, the real code through the
-/// `@testable` seam `AssistantKey(randomBytes:)`.
+/// The deterministic generator of Vectors/assistant-key-v1.json and
+/// Vectors/assistant-registry-v1.json: fixed inputs through the real code
+/// (the `@testable` seam `AssistantKey(randomBytes:)` for key strings).
 enum AssistantKeyVectorGenerator {
+  typealias KeyFile = AssistantKeyVectors.KeyFile
+  typealias RegistryFile = AssistantKeyVectors.RegistryFile
+
   static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
   static func key(_ random: [UInt8]) throws -> AssistantKey {
     try random.withUnsafeBytes { try AssistantKey(randomBytes: $0) }
   }
 
-  static func checksum(forPrefixAndBody text: String) -> String {
-    let crc = Array(text.utf8).withUnsafeBytes { CRC32.checksum($0) }
+  /// `tk_` + body with its correct checksum appended, even for a body no
+  /// key could have.
+  static func withChecksum(_ prefixAndBody: String) -> String {
+    let crc = Array(prefixAndBody.utf8).withUnsafeBytes { CRC32.checksum($0) }
     var digits = [UInt8](repeating: 0, count: 6)
     digits.withUnsafeMutableBytes { Base62.encode(crc, into: $0) }
-    return String(decoding: digits, as: UTF8.self)
+    return prefixAndBody + String(decoding: digits, as: UTF8.self)
   }
 
   /// A base62 digit string plus one, carrying; the same length.
@@ -78,23 +41,7 @@ enum AssistantKeyVectorGenerator {
     return String(decoding: utf8, as: UTF8.self)
   }
 
-  static func outcome(of error: AssistantKeyError?) -> (String, String?, Int?) {
-    switch error {
-    case nil: return ("success", nil, nil)
-    case .badChecksum?: return ("bad_checksum", nil, nil)
-    case .malformedKey(.wrongLength(let length))?: return ("malformed", "wrong_length", length)
-    case .malformedKey(.missingPrefix)?: return ("malformed", "missing_prefix", nil)
-    case .malformedKey(.invalidCharacter(let offset))?: return ("malformed", "invalid_character", offset)
-    case .malformedKey(.bodyOutOfRange)?: return ("malformed", "body_out_of_range", nil)
-    case let other?: return ("unexpected: \(other)", nil, nil)
-    }
-  }
-
-  static func check(_ text: String) -> AssistantKeyError? {
-    assistantError { _ = try Array(text.utf8).withUnsafeBytes { try AssistantKey.check($0) } }
-  }
-
-  static func make() throws -> AssistantKeyVectorFile {
+  static func validKeys() throws -> [(comment: String, random: [UInt8], key: AssistantKey)] {
     var inputs: [(String, [UInt8])] = [
       ("all zero bytes: the body is 43 zeros", [UInt8](repeating: 0, count: 32)),
       ("all 0xff bytes: the largest body, 2^256 - 1", [UInt8](repeating: 0xff, count: 32)),
@@ -105,18 +52,23 @@ enum AssistantKeyVectorGenerator {
       let bytes = SHA256.hash(data: Array("TaskKey assistant-key vector \(index)".utf8)).bytes
       inputs.append(("SHA-256(\"TaskKey assistant-key vector \(index)\")", bytes))
     }
-    var valid = [AssistantKeyVectorFile.Valid]()
-    for (comment, random) in inputs {
-      let key = try key(random)
+    return try inputs.map { ($0.0, $0.1, try key($0.1)) }
+  }
+
+  static func makeKeyFile() throws -> KeyFile {
+    var tests = [KeyFile.Test]()
+    let valid = try validKeys()
+    for (comment, random, key) in valid {
       let text = key.testString
       let crc = Array(text.utf8.prefix(46)).withUnsafeBytes { CRC32.checksum($0) }
-      valid.append(
-        .init(
-          comment: comment, random: hex(random), key: text, crc32: String(format: "%08x", crc),
-          checksum: String(text.suffix(6)), sha256: key.digest.hex, id: key.id.text))
+      tests.append(
+        KeyFile.Test(
+          id: tests.count + 1, comment: comment, key: text, result: "valid", random: hex(random),
+          crc32: String(format: "%08x", crc), checksum: String(text.suffix(6)), sha256: key.digest.hex,
+          publicID: key.id.text))
     }
 
-    let good = valid[4].key
+    let good = valid[4].key.testString
     let goodUTF8 = Array(good.utf8)
     func replacing(_ offset: Int, with char: Character) -> String {
       var utf8 = goodUTF8
@@ -128,11 +80,6 @@ enum AssistantKeyVectorGenerator {
       return replacing(offset, with: Character(Unicode.Scalar(goodUTF8[offset] - 32)))
     }()
     let maximum = String(decoding: Base62.maximumBody, as: UTF8.self)
-    let twoTo256 = "tk_" + incremented(maximum)
-    let zBody = "tk_" + String(repeating: "z", count: 43)
-    let bodyChanged = replacing(20, with: goodUTF8[20] == UInt8(ascii: "A") ? "B" : "A")
-    let checksumChanged = replacing(50, with: goodUTF8[50] == UInt8(ascii: "0") ? "1" : "0")
-
     let cases: [(String, String)] = [
       ("empty string", ""),
       ("the prefix alone", "tk_"),
@@ -145,261 +92,254 @@ enum AssistantKeyVectorGenerator {
       ("'-' inside the body", replacing(10, with: "-")),
       ("'_' inside the checksum", replacing(48, with: "_")),
       ("a two-byte UTF-8 character in place of two digits", good.prefix(30) + "é" + good.dropFirst(32)),
-      ("body of 43 'z': above 2^256 - 1, with a correct checksum", zBody + checksum(forPrefixAndBody: zBody)),
-      ("body equal to 2^256, with a correct checksum", twoTo256 + checksum(forPrefixAndBody: twoTo256)),
-      ("one body character changed", bodyChanged),
-      ("one checksum character changed", checksumChanged),
+      (
+        "body of 43 'z': above 2^256 - 1, with a correct checksum",
+        withChecksum("tk_" + String(repeating: "z", count: 43))
+      ),
+      ("body equal to 2^256, with a correct checksum", withChecksum("tk_" + incremented(maximum))),
+      ("one body character changed", replacing(20, with: goodUTF8[20] == UInt8(ascii: "A") ? "B" : "A")),
+      ("one checksum character changed", replacing(50, with: goodUTF8[50] == UInt8(ascii: "0") ? "1" : "0")),
       ("one body letter's case flipped", flippedCase),
       ("checksum 'zzzzzz' is above 2^32 - 1", String(good.dropLast(6)) + "zzzzzz"),
-      ("two valid keys' bodies and checksums swapped", String(valid[5].key.prefix(46)) + good.suffix(6)),
+      (
+        "another valid key's body with this key's checksum", String(valid[5].key.testString.prefix(46)) + good.suffix(6)
+      ),
     ]
-    let invalid = cases.map { comment, text in
-      let (outcome, reason, detail) = outcome(of: check(text))
-      return AssistantKeyVectorFile.Invalid(
-        comment: comment, key: text, outcome: outcome, reason: reason, detail: detail)
+    for (comment, text) in cases {
+      let (result, error, reason, detail) = AssistantKeyVectors.keyOutcome(text)
+      tests.append(
+        KeyFile.Test(
+          id: tests.count + 1, comment: comment, key: text, result: result, error: error, reason: reason, detail: detail
+        ))
     }
-    return AssistantKeyVectorFile(
-      format: "taskkey assistant-key v1", scannerRegex: AssistantKey.scannerPattern, valid: valid, invalid: invalid)
-  }
-}
-
-@Suite struct AssistantKeyVectorGenerationTests {
-  static let url = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Vectors/assistant-key-v1.json")
-
-  /// `make vectors` (TASKKEY_WRITE_VECTORS=1) rewrites the file; otherwise
-  /// the checked-in file must equal what the generator makes now.
-  @Test func checkedInVectorsMatchTheGenerator() throws {
-    let generated = try AssistantKeyVectorGenerator.make()
-    if ProcessInfo.processInfo.environment["TASKKEY_WRITE_VECTORS"] == "1" {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      try (encoder.encode(generated) + Data("\n".utf8)).write(to: Self.url)
-    }
-    let stored = try JSONDecoder().decode(AssistantKeyVectorFile.self, from: Data(contentsOf: Self.url))
-    #expect(
-      stored == generated, "Vectors/assistant-key-v1.json drifted from the generator; run 'make vectors' and review")
+    return KeyFile(
+      format: KeyFile.format, version: 1,
+      description:
+        "Assistant key strings, version 1 (SECURITY.md, 'Assistant key string'). Check each 'key' (its UTF-8 bytes, nothing trimmed) against the grammar and checksum.",
+      scannerRegex: AssistantKey.scannerPattern, tests: tests)
   }
 
-  /// Each stored vector, checked against the code independently of the generator.
-  @Test func everyStoredVectorGivesItsStatedOutcome() throws {
-    let stored = try JSONDecoder().decode(AssistantKeyVectorFile.self, from: Data(contentsOf: Self.url))
-    #expect(stored.valid.count >= 8)
-    #expect(stored.invalid.count >= 18)
-    for vector in stored.valid {
-      let random = try #require(SHA256Digest(hex: vector.random)).bytes
-      let key = try AssistantKeyVectorGenerator.key(random)
-      #expect(key.testString == vector.key, "\(vector.comment)")
-      #expect(SHA256.hash(data: Array(vector.key.utf8)).hex == vector.sha256)
-      #expect(AssistantKeyID(digest: SHA256Digest(hex: vector.sha256)!).text == vector.id)
-      #expect(vector.key.hasSuffix(vector.checksum))
-      #expect(AssistantKeyVectorGenerator.check(vector.key) == nil)
-    }
-    for vector in stored.invalid {
-      let (outcome, reason, detail) = AssistantKeyVectorGenerator.outcome(
-        of: AssistantKeyVectorGenerator.check(vector.key))
-      #expect(outcome == vector.outcome, "\(vector.comment)")
-      #expect(reason == vector.reason, "\(vector.comment)")
-      #expect(detail == vector.detail, "\(vector.comment)")
-      #expect(["malformed", "bad_checksum"].contains(vector.outcome), "\(vector.comment)")
-    }
-  }
-}
-
-/// The schema of Vectors/assistant-registry-v1.json (Vectors/README-assistant.md).
-struct AssistantRegistryVectorFile: Codable, Equatable {
-  struct Presented: Codable, Equatable {
-    var key: String
-    /// `success`, `revoked`, `expired` or `unknown`.
-    var outcome: String
-    var id: String
-    var name: String?
-    var trust: String?
-    var grants: [String]?
-  }
-
-  struct Invalid: Codable, Equatable {
-    var comment: String
-    var registry: String
-    /// `authentication_failed`, `malformed` or `unsupported_version`.
-    var outcome: String
-  }
-
-  var format: String
-  /// The 32-byte integrity key, lowercase hex.
-  var integrityKey: String
-  /// The time of every verify, Unix seconds.
-  var now: Int64
-  var registry: String
-  var presented: [Presented]
-  var invalid: [Invalid]
-
-  enum CodingKeys: String, CodingKey {
-    case format
-    case integrityKey = "integrity_key"
-    case now
-    case registry
-    case presented
-    case invalid
-  }
-}
-
-extension AssistantKeyVectorGenerator {
   static let registryNow: Int64 = 1_800_000_200
 
-  static func integrityKey() throws -> SymmetricKey {
-    try [UInt8](0..<32).withUnsafeBytes { try SymmetricKey(copying: $0) }
-  }
-
-  /// Re-authenticates edited registry text under the vector key, so that
-  /// only the parsing rules can reject it.
+  /// Re-authenticates edited registry text under `key`, so that only the
+  /// parsing rules can reject it.
   static func resealed(_ text: String, key: SymmetricKey) -> String {
     let body = String(text[..<text.range(of: "mac ")!.lowerBound])
-    let lines = body.split(separator: "\n").map(String.init)
+    // Split on the LF byte: String would treat CR LF as one Character.
+    let lines = Array(body.utf8).split(separator: 0x0a, omittingEmptySubsequences: false).dropLast()
+      .map { String(decoding: $0, as: UTF8.self) }
     let bytes = AuthenticatedFile.seal(header: lines[0], lines: Array(lines.dropFirst()), key: key)
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  static func registryOutcome(_ error: AssistantKeyError?) -> String {
-    switch error {
-    case nil: return "success"
-    case .registryDamaged(.authenticationFailed)?: return "authentication_failed"
-    case .registryDamaged(.malformed)?: return "malformed"
-    case .registryDamaged(.unsupportedVersion)?: return "unsupported_version"
-    case .revoked?: return "revoked"
-    case .expired?: return "expired"
-    case .unknownKey?: return "unknown"
-    case let other?: return "unexpected: \(other)"
-    }
+  static func editingKeyLines(_ text: String, _ edit: (inout [String]) -> Void) -> String {
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    edit(&lines)
+    return lines.joined(separator: "\n")
   }
 
-  static func makeRegistry() throws -> AssistantRegistryVectorFile {
-    let keyFile = try make()
-    let key = try integrityKey()
-    func entry(_ index: Int) -> (AssistantKeyID, SHA256Digest) {
-      let digest = SHA256Digest(hex: keyFile.valid[index].sha256)!
-      return (AssistantKeyID(digest: digest), digest)
-    }
+  static func makeRegistryFile() throws -> RegistryFile {
+    let valid = try validKeys()
+    let integrityKey = try [UInt8](0..<32).withUnsafeBytes { try SymmetricKey(copying: $0) }
+    let otherKey = try (0..<32).map { UInt8(0xff - $0) }.withUnsafeBytes { try SymmetricKey(copying: $0) }
     let start: Int64 = 1_800_000_000
-    let (id4, d4) = entry(4)
-    let (id5, d5) = entry(5)
-    let (id6, d6) = entry(6)
-    let (id7, d7) = entry(7)
+    func entry(
+      _ index: Int, created: Int64, expires: Int64?, revocation: RegistryEntry.Revocation, trust: TrustLevel,
+      name: String, grants: [String]
+    ) -> RegistryEntry {
+      let key = valid[index].key
+      return RegistryEntry(
+        id: key.id, digest: key.digest, created: created, expires: expires, revocation: revocation, trust: trust,
+        name: name, grants: grants)
+    }
     let contents = RegistryFormat.Contents(
       generation: 7,
       entries: [
-        RegistryEntry(
-          id: id4, digest: d4, created: start + 100, expires: nil, revocation: .none, trust: .standard, name: "alpha",
+        entry(
+          4, created: start + 100, expires: start + 86_500, revocation: .none, trust: .standard, name: "alpha",
           grants: ["notes:read", "notes:write"]),
-        RegistryEntry(
-          id: id5, digest: d5, created: start, expires: nil, revocation: .revoked(start + 100), trust: .restricted,
-          name: "beta", grants: []),
-        RegistryEntry(
-          id: id6, digest: d6, created: start, expires: nil, revocation: .until(start + 3_700), trust: .standard,
-          name: "alpha", grants: ["notes:read", "notes:write"]),
-        RegistryEntry(
-          id: id7, digest: d7, created: start, expires: start + 150, revocation: .none, trust: .elevated, name: "gamma",
+        entry(
+          5, created: start, expires: nil, revocation: .revoked(start + 100), trust: .restricted, name: "beta",
+          grants: []),
+        entry(
+          6, created: start, expires: nil, revocation: .until(start + 3_700), trust: .standard, name: "alpha",
+          grants: ["notes:read", "notes:write"]),
+        entry(
+          7, created: start, expires: start + 150, revocation: .none, trust: .elevated, name: "gamma",
           grants: ["vault:read"]),
       ])
-    let registry = String(decoding: RegistryFormat.encode(contents, key: key), as: UTF8.self)
+    let registry = String(decoding: RegistryFormat.encode(contents, key: integrityKey), as: UTF8.self)
 
-    let fixture = try RegistryFixture()
-    fixture.clock.now = Date(timeIntervalSince1970: TimeInterval(registryNow))
-    func verifyAll(_ text: String) throws -> [AssistantRegistryVectorFile.Presented] {
-      try FileManager.default.createDirectory(
-        atPath: fixture.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-      try? FileManager.default.removeItem(atPath: fixture.registryPath)
-      guard
-        FileManager.default.createFile(
-          atPath: fixture.registryPath, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-      else { throw CocoaError(.fileWriteUnknown) }
-      let registry = try fixture.open(key: key)
-      return [4, 5, 6, 7, 0].map { index in
-        let vector = keyFile.valid[index]
-        var identity: AssistantIdentity?
-        let error = assistantError { identity = try registry.verify(vector.key) }
-        return .init(
-          key: vector.key, outcome: registryOutcome(error), id: vector.id, name: identity?.name,
-          trust: identity?.trust.rawValue, grants: identity?.grants)
-      }
+    var tests = [RegistryFile.Test]()
+    func add(_ comment: String, key: Int, registry edited: String? = nil) {
+      let text = valid[key].key.testString
+      let (result, error, damage, identity) = AssistantKeyVectors.registryOutcome(
+        key: text, registry: edited ?? registry, integrityKey: integrityKey, now: registryNow)
+      tests.append(
+        RegistryFile.Test(
+          id: tests.count + 1, comment: comment, key: text, registry: edited, result: result,
+          publicID: identity?.id.text, name: identity?.name, trust: identity?.trust.rawValue, grants: identity?.grants,
+          expires: identity?.expires.map { Int64($0.timeIntervalSince1970) }, error: error, damage: damage))
     }
-    let presented = try verifyAll(registry)
+    add("an active key with an expiry", key: 4)
+    add("a revoked key", key: 5)
+    add("the old key of a rotation, inside its overlap window (ends at 1800003700)", key: 6)
+    add("an expired key", key: 7)
+    add("a well-formed key that is not registered", key: 0)
+
     let mac = String(registry[registry.range(of: "mac ")!.lowerBound...])
-    let edits: [(String, String)] = [
+    let damaged: [(String, String)] = [
       (
         "trust level raised, MAC unchanged", registry.replacingOccurrences(of: "restricted beta", with: "elevated beta")
       ),
       ("revocation removed, MAC unchanged", registry.replacingOccurrences(of: "revoked:1800000100", with: "-")),
-      ("MAC of a correct body under another key", resealed(registry, key: try SymmetricKey.generateForVectors())),
+      (
+        "a digest line added, MAC unchanged",
+        registry.replacingOccurrences(of: "\nmac ", with: "\n" + extraLine(valid) + "mac ")
+      ),
+      ("the right body with a MAC under another key", resealed(registry, key: otherKey)),
       ("unknown version 2", registry.replacingOccurrences(of: "registry v1\n", with: "registry v2\n")),
       ("MAC line missing", String(registry.dropLast(mac.count))),
-      ("trailing empty line after the MAC line", registry + "\n"),
-      ("key lines out of order, re-authenticated", resealed(swapFirstTwoKeyLines(registry), key: key)),
+      ("an empty line after the MAC line", registry + "\n"),
       (
-        "leading zero in a time, re-authenticated",
-        resealed(registry.replacingOccurrences(of: " 1800000100 ", with: " 01800000100 "), key: key)
+        "key lines out of order, re-authenticated",
+        resealed(editingKeyLines(registry) { $0.swapAt(2, 3) }, key: integrityKey)
       ),
-      ("id that does not match its digest, re-authenticated", resealed(swapIDs(registry), key: key)),
+      (
+        "a leading zero in a time, re-authenticated",
+        resealed(registry.replacingOccurrences(of: " 1800000100 ", with: " 01800000100 "), key: integrityKey)
+      ),
+      (
+        "an id that is not derived from its digest, re-authenticated",
+        resealed(
+          editingKeyLines(registry) { lines in
+            var first = lines[2].split(separator: " ").map(String.init)
+            var second = lines[3].split(separator: " ").map(String.init)
+            (first[1], second[1]) = (second[1], first[1])
+            lines[2] = first.joined(separator: " ")
+            lines[3] = second.joined(separator: " ")
+          }, key: integrityKey)
+      ),
       (
         "generation 0, re-authenticated",
-        resealed(registry.replacingOccurrences(of: "generation 7", with: "generation 0"), key: key)
+        resealed(registry.replacingOccurrences(of: "generation 7", with: "generation 0"), key: integrityKey)
       ),
       (
-        "unknown trust level, re-authenticated",
-        resealed(registry.replacingOccurrences(of: "elevated gamma", with: "root gamma"), key: key)
+        "an unknown trust level, re-authenticated",
+        resealed(registry.replacingOccurrences(of: "elevated gamma", with: "root gamma"), key: integrityKey)
       ),
-      ("CR LF line ends, re-authenticated", resealed(registry.replacingOccurrences(of: "\n", with: "\r\n"), key: key)),
+      (
+        "CR LF line ends, re-authenticated",
+        resealed(registry.replacingOccurrences(of: "\n", with: "\r\n"), key: integrityKey)
+      ),
     ]
-    var invalid = [AssistantRegistryVectorFile.Invalid]()
-    for (comment, text) in edits {
-      let error = assistantError { _ = try verifyAll(text) }
-      invalid.append(.init(comment: comment, registry: text, outcome: registryOutcome(error)))
-    }
-    return AssistantRegistryVectorFile(
-      format: RegistryFormat.header, integrityKey: hex([UInt8](0..<32)), now: registryNow, registry: registry,
-      presented: presented, invalid: invalid)
+    for (comment, text) in damaged { add(comment, key: 4, registry: text) }
+
+    return RegistryFile(
+      format: RegistryFile.format, version: 1,
+      description:
+        "Assistant key registry, version 1 (SECURITY.md, 'Registry file'). Present each case's 'key' at time 'now' to the case's 'registry' (else the file's), authenticated with 'integrity_key'.",
+      integrityKey: hex([UInt8](0..<32)), now: registryNow, registry: registry, tests: tests)
   }
 
-  static func swapFirstTwoKeyLines(_ text: String) -> String {
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    lines.swapAt(2, 3)
-    return lines.joined(separator: "\n")
-  }
-
-  static func swapIDs(_ text: String) -> String {
-    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-    var first = lines[2].split(separator: " ").map(String.init)
-    var second = lines[3].split(separator: " ").map(String.init)
-    (first[1], second[1]) = (second[1], first[1])
-    lines[2] = first.joined(separator: " ")
-    lines[3] = second.joined(separator: " ")
-    return lines.joined(separator: "\n")
+  /// A line for a key the attacker made, in the right format.
+  static func extraLine(_ valid: [(comment: String, random: [UInt8], key: AssistantKey)]) -> String {
+    let key = valid[3].key
+    return "key \(key.id) \(key.digest.hex) 1800000000 - - elevated intruder -\n"
   }
 }
 
-extension SymmetricKey {
-  /// A fixed "other" key for vectors: bytes 0xff down to 0xe0.
-  static func generateForVectors() throws -> SymmetricKey {
-    try (0..<32).map { UInt8(0xff - $0) }.withUnsafeBytes { try SymmetricKey(copying: $0) }
+@Suite(.serialized) struct AssistantKeyVectorGenerationTests {
+  static let vectors = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Vectors")
+  static let keyURL = vectors.appendingPathComponent("assistant-key-v1.json")
+  static let registryURL = vectors.appendingPathComponent("assistant-registry-v1.json")
+
+  static func write<Value: Encodable>(_ value: Value, to url: URL) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    try (encoder.encode(value) + Data("\n".utf8)).write(to: url)
   }
-}
 
-@Suite struct AssistantRegistryVectorGenerationTests {
-  static let url = AssistantKeyVectorGenerationTests.url.deletingLastPathComponent()
-    .appendingPathComponent("assistant-registry-v1.json")
-
-  @Test func checkedInRegistryVectorsMatchTheGenerator() throws {
-    let generated = try AssistantKeyVectorGenerator.makeRegistry()
+  /// `make vectors` (TASKKEY_WRITE_VECTORS=1) rewrites the files; otherwise
+  /// the checked-in files must equal what the generator makes now.
+  @Test func checkedInVectorsMatchTheGenerator() throws {
+    let keyFile = try AssistantKeyVectorGenerator.makeKeyFile()
+    let registryFile = try AssistantKeyVectorGenerator.makeRegistryFile()
     if ProcessInfo.processInfo.environment["TASKKEY_WRITE_VECTORS"] == "1" {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      try (encoder.encode(generated) + Data("\n".utf8)).write(to: Self.url)
+      try Self.write(keyFile, to: Self.keyURL)
+      try Self.write(registryFile, to: Self.registryURL)
     }
-    let stored = try JSONDecoder().decode(AssistantRegistryVectorFile.self, from: Data(contentsOf: Self.url))
-    #expect(stored == generated, "Vectors/assistant-registry-v1.json drifted from the generator")
-    #expect(stored.presented.map(\.outcome) == ["success", "revoked", "success", "expired", "unknown"])
+    let storedKeys = try JSONDecoder().decode(AssistantKeyVectors.KeyFile.self, from: Data(contentsOf: Self.keyURL))
+    #expect(storedKeys == keyFile, "Vectors/assistant-key-v1.json drifted from the generator; run 'make vectors'")
+    let storedRegistry = try JSONDecoder().decode(
+      AssistantKeyVectors.RegistryFile.self, from: Data(contentsOf: Self.registryURL))
+    #expect(storedRegistry == registryFile, "Vectors/assistant-registry-v1.json drifted from the generator")
+  }
+
+  /// The public checker passes every stored case; the counts and outcome
+  /// sets are what README-assistant.md promises.
+  @Test func everyStoredVectorGivesItsStatedOutcome() throws {
+    let keyReport = try #require(AssistantKeyVectors.check(Data(contentsOf: Self.keyURL)))
+    #expect(keyReport == .init(format: "assistant-key", cases: 26, failures: []))
+    let registryReport = try #require(AssistantKeyVectors.check(Data(contentsOf: Self.registryURL)))
+    #expect(registryReport == .init(format: "assistant-registry", cases: 18, failures: []))
+    let keys = try JSONDecoder().decode(AssistantKeyVectors.KeyFile.self, from: Data(contentsOf: Self.keyURL))
+    #expect(Set(keys.tests.compactMap(\.error)) == ["malformed_key", "bad_checksum"])
     #expect(
-      stored.invalid.allSatisfy { ["authentication_failed", "malformed", "unsupported_version"].contains($0.outcome) })
+      Set(keys.tests.compactMap(\.reason)) == [
+        "wrong_length", "missing_prefix", "invalid_character", "body_out_of_range",
+      ])
+    let registry = try JSONDecoder().decode(
+      AssistantKeyVectors.RegistryFile.self, from: Data(contentsOf: Self.registryURL))
+    #expect(
+      registry.tests.prefix(5).map { $0.error ?? $0.result } == ["valid", "revoked", "valid", "expired", "unknown_key"])
+    #expect(
+      Set(registry.tests.dropFirst(5).compactMap(\.damage)) == [
+        "authentication_failed", "malformed", "unsupported_version",
+      ])
+  }
+
+  /// The checker is not a rubber stamp: a changed expectation fails.
+  @Test func checkerReportsAVectorWhoseStatedOutcomeIsWrong() throws {
+    var keys = try JSONDecoder().decode(AssistantKeyVectors.KeyFile.self, from: Data(contentsOf: Self.keyURL))
+    keys.tests[0].sha256 = String(repeating: "0", count: 64)
+    keys.tests[10].error = "bad_checksum"
+    let keyReport = try #require(AssistantKeyVectors.check(JSONEncoder().encode(keys)))
+    #expect(keyReport.failures.count == 2)
+    var registry = try JSONDecoder().decode(
+      AssistantKeyVectors.RegistryFile.self, from: Data(contentsOf: Self.registryURL))
+    registry.tests[1].result = "valid"
+    registry.tests[0].trust = "elevated"
+    let registryReport = try #require(AssistantKeyVectors.check(JSONEncoder().encode(registry)))
+    #expect(registryReport.failures.count == 2)
+    #expect(AssistantKeyVectors.check(Data(#"{"format":"sealed-value","version":1}"#.utf8)) == nil)
+    #expect(AssistantKeyVectors.check(Data(#"{"format":"assistant-key","version":2}"#.utf8))?.failures.count == 1)
+  }
+
+  /// The registry vectors, run through the real file-backed registry too.
+  @Test func registryVectorsGiveTheSameOutcomesThroughTheRegistryFiles() throws {
+    let file = try JSONDecoder().decode(AssistantKeyVectors.RegistryFile.self, from: Data(contentsOf: Self.registryURL))
+    let key = try SHA256Digest(hex: file.integrityKey)!.bytes.withUnsafeBytes { try SymmetricKey(copying: $0) }
+    for test in file.tests {
+      let fixture = try RegistryFixture()
+      fixture.clock.now = Date(timeIntervalSince1970: TimeInterval(file.now))
+      try FileManager.default.createDirectory(
+        atPath: fixture.directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+      guard
+        FileManager.default.createFile(
+          atPath: fixture.registryPath, contents: Data((test.registry ?? file.registry).utf8),
+          attributes: [.posixPermissions: 0o600])
+      else { throw CocoaError(.fileWriteUnknown) }
+      var identity: AssistantIdentity?
+      let error = assistantError { identity = try fixture.open(key: key).verify(test.key) }
+      switch (test.error, error) {
+      case (nil, nil): #expect(identity?.id.text == test.publicID, "case \(test.id)")
+      case ("unknown_key"?, .unknownKey?), ("revoked"?, .revoked?), ("expired"?, .expired?): break
+      case ("registry_damaged"?, .registryDamaged?): break
+      default: Issue.record("case \(test.id) (\(test.comment)): \(String(describing: error))")
+      }
+    }
   }
 }
