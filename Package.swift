@@ -7,6 +7,7 @@ let package = Package(
   name: "TaskKey",
   products: [
     .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
+    .library(name: "TaskVault", targets: ["TaskVault"]),
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
@@ -30,12 +31,16 @@ let package = Package(
       dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport"]
     ),
     .target(
+      name: "TaskVault",
+      dependencies: ["TaskCrypto"]
+    ),
+    .target(
       name: "AssistantKeys",
       dependencies: ["TaskCrypto"]
     ),
     .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto"]
+      dependencies: ["TaskCrypto", "TaskVault"]
     ),
     .executableTarget(
       name: "taskkey",
@@ -58,6 +63,10 @@ let package = Package(
     .testTarget(
       name: "TaskKeyCLITests",
       dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskKeyTestSupport", "taskkey"]
+    ),
+    .testTarget(
+      name: "TaskVaultTests",
+      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyTestSupport", "taskkey"]
     ),
   ]
 )

@@ -33,6 +33,9 @@ public enum TaskCryptoError: Error, Equatable, Sendable {
   /// The key is the keyring's primary and cannot be retired; promote
   /// another key first.
   case cannotRetirePrimary(KeyID)
+  /// Passphrase-KDF costs, salt, passphrase or output length are outside
+  /// the documented limits; the reason names the limit.
+  case invalidKDFParameters(reason: String)
   /// The operating system refused to provide random bytes or locked memory.
   case resourceUnavailable(String)
   /// A cryptographic library call failed for a reason other than
@@ -68,6 +71,8 @@ extension TaskCryptoError: CustomStringConvertible {
       return "the keyring already holds a key with id \(kid)"
     case .cannotRetirePrimary(let kid):
       return "key \(kid) is the primary key and cannot be retired; rotate or promote another key first"
+    case .invalidKDFParameters(let reason):
+      return "passphrase KDF parameters out of range: \(reason)"
     case .resourceUnavailable(let what):
       return "system resource unavailable: \(what)"
     case .backendFailure(let function):

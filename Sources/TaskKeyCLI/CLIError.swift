@@ -1,4 +1,5 @@
 import TaskCrypto
+import TaskVault
 
 /// Every way a `taskkey` command can fail, each mapped to one exit code.
 ///
@@ -22,6 +23,10 @@ public enum CLIError: Error, Equatable {
   case inputTooLarge(limit: Int)
   /// A cryptographic operation failed.
   case crypto(TaskCryptoError)
+  /// A vault operation failed.
+  case vault(TaskVaultError)
+  /// The passphrase and its confirmation differ.
+  case passphraseMismatch
 
   /// The exit code for this error.
   public var exitCode: ExitCode {
@@ -38,11 +43,13 @@ public enum CLIError: Error, Equatable {
       case .unknownKeyID: return .unknownKey
       case .unsupportedVersion: return .unsupportedVersion
       case .invalidBase64, .truncated, .tooLarge, .invalidUTF8, .invalidKeyID, .malformedKeyFile, .invalidKeySize,
-        .duplicateKeyID, .cannotRetirePrimary:
+        .duplicateKeyID, .cannotRetirePrimary, .invalidKDFParameters:
         return .dataError
       case .resourceUnavailable: return .osError
       case .backendFailure: return .software
       }
+    case .vault(let error): return Self.exitCode(for: error)
+    case .passphraseMismatch: return .dataError
     }
   }
 
@@ -60,6 +67,8 @@ public enum CLIError: Error, Equatable {
     case .io(let path, let call, let code): return "\(call) failed on '\(path)': \(errnoDescription(code))"
     case .inputTooLarge(let limit): return "standard input is larger than \(limit) bytes"
     case .crypto(let error): return error.description
+    case .vault(let error): return error.description
+    case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
     }
   }
 
@@ -72,6 +81,7 @@ public enum CLIError: Error, Equatable {
     case .crypto(.authenticationFailed):
       return "check that --context matches the one used to seal, and that the key is right"
     case .crypto(.unknownKeyID): return "the value was sealed with a key this keyring does not hold"
+    case .vault(let error): return error.hint
     default: return nil
     }
   }

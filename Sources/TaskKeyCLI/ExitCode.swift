@@ -1,7 +1,7 @@
 /// The exit codes of `taskkey`, one table that scripts can rely on.
 ///
 /// Codes 64 and up follow BSD `sysexits.h`; codes 10 to 19 name
-/// cryptographic outcomes. README.md and `taskkey --help` print the table.
+/// cryptographic and vault outcomes. README.md and `taskkey --help` print the table.
 public enum ExitCode: Int32, CaseIterable, Sendable {
   /// The command did what was asked.
   case success = 0
@@ -12,6 +12,14 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case unknownKey = 11
   /// A sealed value or file names a format version this build cannot read.
   case unsupportedVersion = 12
+  /// The passphrase does not open the vault or sync bundle.
+  case wrongPassphrase = 13
+  /// The vault is locked: never unlocked, locked, restarted or expired.
+  case vaultLocked = 14
+  /// A vault, registry or bundle file is damaged or was altered.
+  case tampered = 15
+  /// No vault at the location (not initialised).
+  case vaultNotFound = 16
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
   /// The input data is malformed (bad base64, truncated, bad key file).
@@ -34,6 +42,10 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .authenticationFailed: return "authentication failed: tampered value, wrong key or wrong context"
     case .unknownKey: return "unknown key id: the keyring has no such key"
     case .unsupportedVersion: return "unsupported format version"
+    case .wrongPassphrase: return "wrong passphrase"
+    case .vaultLocked: return "the vault is locked; run 'taskkey unlock'"
+    case .tampered: return "a vault, registry or bundle file is damaged or was altered"
+    case .vaultNotFound: return "no vault here; run 'taskkey init' or set TASKKEY_HOME"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input: bad base64, truncated value, bad key file"
     case .noInput: return "an input file does not exist or cannot be opened"

@@ -4,7 +4,11 @@ public enum TaskKeyMain {
   /// The version printed by `taskkey --version`.
   public static let version = "0.1.0"
 
-  static let commands: [any Command.Type] = [SealCommand.self, OpenCommand.self, KeygenCommand.self]
+  static let commands: [any Command.Type] = [
+    SealCommand.self, OpenCommand.self, KeygenCommand.self,
+    InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
+    ItemCommand.self, SyncCommand.self,
+  ]
 
   static let usage = "taskkey <command> [options]"
 

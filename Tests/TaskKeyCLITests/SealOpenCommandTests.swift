@@ -127,7 +127,9 @@ struct SealOpenCommandTests {
   }
 
   @Test func usageErrorsExit64WithTheUsageLine() throws {
-    for arguments in [["seal"], ["seal", "--key-file", keyPath, "--bogus"], ["frobnicate"], ["open", "--context"]] {
+    for arguments in [
+      ["seal", "unexpected"], ["seal", "--key-file", keyPath, "--bogus"], ["frobnicate"], ["open", "--context"],
+    ] {
       let result = try TaskKeyBinary.run(arguments, input: "")
       #expect(result.status == 64, "\(arguments)")
       #expect(result.stderr.hasPrefix("taskkey: error: "), "\(arguments)")

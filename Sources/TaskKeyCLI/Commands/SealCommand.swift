@@ -3,7 +3,7 @@ import TaskCrypto
 /// The options that seal and open share.
 struct NoteOptions {
   var context: String
-  var keyFile: String
+  var keyFile: String?
   var exact: Bool
 
   static let help = """
@@ -11,7 +11,8 @@ struct NoteOptions {
       --context C       Where the value lives, e.g. note/<id>/body; opening needs
                         the same context (default: empty).
       --key-file F      A key file '<8 hex kid>:<64 hex key>', mode 0600
-                        (make one with 'taskkey keygen').
+                        (make one with 'taskkey keygen'). Without it the
+                        unlocked vault's note keyring is used.
       --exact           Plaintext byte for byte: seal takes standard input
                         as it is, open adds no newline. By default one
                         trailing newline is removed from the plaintext read
@@ -22,10 +23,7 @@ struct NoteOptions {
   init(parsing arguments: inout Arguments) throws {
     context = try arguments.option("--context") ?? ""
     exact = try arguments.flag("--exact")
-    guard let keyFile = try arguments.option("--key-file") else {
-      throw arguments.usageError("missing --key-file F")
-    }
-    self.keyFile = keyFile
+    keyFile = try arguments.option("--key-file")
     try arguments.finish()
   }
 
@@ -46,7 +44,7 @@ struct NoteOptions {
 struct SealCommand: Command {
   static let name = "seal"
   static let abstract = "Seal text from standard input into a tc1 value with AES-256-GCM."
-  static let usage = "taskkey seal --key-file F [--context C] [--exact]"
+  static let usage = "taskkey seal [--key-file F] [--context C] [--exact]"
   static let options = NoteOptions.help
   static let example = """
       # Seal a note body for record 42:
@@ -60,7 +58,7 @@ struct SealCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
-    let key = try KeyFile.read(path: note.keyFile)
+    let key = try note.keyring(streams).primary
     let plaintext = try note.readInput(streams, limit: SealedValue.maximumPlaintextByteCount)
     let sealed = try cryptoCall { try SealedValue.seal(bytes: plaintext, using: key, context: note.context) }
     try streams.print(sealed)
@@ -71,7 +69,7 @@ struct SealCommand: Command {
 struct OpenCommand: Command {
   static let name = "open"
   static let abstract = "Open a sealed value from standard input; plain values pass through unchanged."
-  static let usage = "taskkey open --key-file F [--context C] [--exact]"
+  static let usage = "taskkey open [--key-file F] [--context C] [--exact]"
   static let options = NoteOptions.help
   static let example = """
       # Open what 'seal' made; a tampered value exits 10 and prints nothing:
@@ -95,9 +93,9 @@ struct OpenCommand: Command {
       try note.writeOutput(streams, input)
       return
     }
-    let key = try KeyFile.read(path: note.keyFile)
+    let keyring = try note.keyring(streams)
     let plaintext = try cryptoCall {
-      try SealedValue.openBytes(text, using: Keyring(primary: key), context: note.context)
+      try SealedValue.openBytes(text, using: keyring, context: note.context)
     }
     try note.writeOutput(streams, plaintext)
   }

@@ -1,0 +1,238 @@
+import Foundation
+import Glibc
+import TaskCrypto
+import TaskVault
+
+extension CLIError {
+  /// The exit code of each vault error (README's table; 13 to 16 are the
+  /// vault's own codes).
+  static func exitCode(for error: TaskVaultError) -> ExitCode {
+    switch error {
+    case .wrongPassphrase: return .wrongPassphrase
+    case .locked: return .vaultLocked
+    case .damaged, .tampered: return .tampered
+    case .notInitialised: return .vaultNotFound
+    case .unsupportedVersion: return .unsupportedVersion
+    case .loosePermissions, .notOwner, .untrustedSymlink, .wrongFileType: return .permission
+    case .io, .alreadyInitialised: return .ioError
+    case .itemNotFound: return .noInput
+    case .emptyPassphrase, .passphraseTooLong, .invalidItemName, .invalidLabel, .itemTooLarge, .storeFull,
+      .itemClassConflict, .keyConflict:
+      return .dataError
+    case .unlockUnavailable: return .osError
+    case .crypto(let crypto): return CLIError.crypto(crypto).exitCode
+    }
+  }
+}
+
+/// Runs a vault call, mapping its errors into the CLI's.
+func vaultCall<T>(_ body: () throws -> T) throws -> T {
+  do {
+    return try body()
+  } catch let error as TaskVaultError {
+    throw CLIError.vault(error)
+  } catch let error as TaskCryptoError {
+    throw CLIError.crypto(error)
+  }
+}
+
+/// Finds the vault directory: `TASKKEY_HOME`, else `$XDG_DATA_HOME/tasker/keys`,
+/// else `~/.local/share/tasker/keys`.
+func vaultDirectory(_ streams: StandardStreams) throws -> String {
+  guard let directory = Vault.defaultDirectory(environment: streams.environment) else {
+    throw CLIError.usage(
+      message: "cannot find the vault: neither TASKKEY_HOME nor HOME is set",
+      usage: "set TASKKEY_HOME to the vault directory")
+  }
+  return directory
+}
+
+/// Opens the vault at the default location.
+func openVault(_ streams: StandardStreams) throws -> Vault {
+  let directory = try vaultDirectory(streams)
+  return try vaultCall { try Vault(at: directory) }
+}
+
+extension NoteOptions {
+  /// The keyring that seals and opens: the key file's one key when
+  /// `--key-file` is given, else the unlocked vault's note keyring.
+  func keyring(_ streams: StandardStreams) throws -> Keyring {
+    if let keyFile { return Keyring(primary: try KeyFile.read(path: keyFile)) }
+    let vault = try openVault(streams)
+    return try vaultCall { try vault.noteKeyring() }
+  }
+}
+
+/// Where a passphrase comes from: the terminal (echo off), a 0600 file, or
+/// an open file descriptor. Never argv, never the environment.
+struct PassphraseSource {
+  var file: String?
+  var fd: Int32?
+
+  static let help = """
+      --passphrase-file F
+                        Read the passphrase from F (first line), which must be
+                        a regular file of mode 0600 owned by you.
+      --passphrase-fd N Read the passphrase from file descriptor N, up to a
+                        newline. Without either, the terminal is asked with
+                        echo off.
+    """
+
+  static let newHelp = """
+      --new-passphrase-file F, --new-passphrase-fd N
+                        Where the new passphrase comes from, as above.
+    """
+
+  init(parsing arguments: inout Arguments, prefix: String = "") throws {
+    file = try arguments.option("--\(prefix)passphrase-file")
+    if let text = try arguments.option("--\(prefix)passphrase-fd") {
+      guard let number = Int32(text), number >= 0 else {
+        throw arguments.usageError("--\(prefix)passphrase-fd takes a file descriptor number")
+      }
+      fd = number
+    }
+    if file != nil && fd != nil {
+      throw arguments.usageError("give --\(prefix)passphrase-file or --\(prefix)passphrase-fd, not both")
+    }
+  }
+
+  /// Reads the passphrase; on a terminal asks twice when `confirm`.
+  func read(prompt: String, confirm: Bool = false) throws -> SecureBytes {
+    if let file { return try readPassphraseFile(file) }
+    if let fd { return try readLine(fd: fd, path: "<fd \(fd)>") }
+    return try Terminal.ask(prompt: prompt, confirm: confirm)
+  }
+}
+
+/// The longest passphrase read, in bytes.
+let passphraseLimit = VaultLimits.maximumPassphraseByteCount
+
+/// Reads up to a newline (not included) or end of file from `fd` into
+/// locked memory, one byte at a time so nothing after the line is taken.
+func readLine(fd: Int32, path: String) throws -> SecureBytes {
+  let buffer = try cryptoCall { try SecureBytes(zeroedCount: passphraseLimit + 1) }
+  var length = 0
+  try buffer.withUnsafeMutableBytes { out in
+    while true {
+      var byte: UInt8 = 0
+      let count = Glibc.read(fd, &byte, 1)
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw CLIError.io(path: path, call: "read", errno: errno)
+      }
+      if count == 0 || byte == UInt8(ascii: "\n") { break }
+      guard length < passphraseLimit else { throw CLIError.vault(.passphraseTooLong(limit: passphraseLimit)) }
+      out[length] = byte
+      length += 1
+      byte = 0
+    }
+  }
+  return try buffer.withUnsafeBytes { raw in
+    try cryptoCall { try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
+  }
+}
+
+/// Reads the first line of a passphrase file, refusing it unless it is a
+/// regular file owned by the user with mode 0600 (no group or other bits).
+func readPassphraseFile(_ path: String) throws -> SecureBytes {
+  let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+  guard fd >= 0 else {
+    let code = errno
+    if code == ELOOP { throw CLIError.notRegularFile(path: path) }
+    throw CLIError.cannotOpen(path: path, reason: errnoDescription(code))
+  }
+  defer { close(fd) }
+  var info = stat()
+  guard fstat(fd, &info) == 0 else { throw CLIError.io(path: path, call: "fstat", errno: errno) }
+  guard info.st_mode & S_IFMT == S_IFREG else { throw CLIError.notRegularFile(path: path) }
+  guard info.st_uid == getuid() else { throw CLIError.notOwner(path: path) }
+  guard info.st_mode & 0o077 == 0 else { throw CLIError.unsafePermissions(path: path, mode: info.st_mode & 0o7777) }
+  return try readLine(fd: fd, path: path)
+}
+
+/// The controlling terminal, for prompts with echo off. Prompts go to
+/// `/dev/tty`, never to standard output.
+enum Terminal {
+  static func ask(prompt: String, confirm: Bool) throws -> SecureBytes {
+    let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard fd >= 0 else {
+      throw CLIError.usage(
+        message: "no terminal to ask for the passphrase",
+        usage: "use --passphrase-file F (mode 0600) or --passphrase-fd N")
+    }
+    defer { close(fd) }
+    let first = try askOnce(fd: fd, prompt: prompt)
+    guard confirm else { return first }
+    let second = try askOnce(fd: fd, prompt: "Repeat the passphrase: ")
+    guard first == second else { throw CLIError.passphraseMismatch }
+    return first
+  }
+
+  private static func askOnce(fd: Int32, prompt: String) throws -> SecureBytes {
+    try writeAll(fd: fd, Array(prompt.utf8), path: "/dev/tty")
+    var saved = termios()
+    let isTerminal = tcgetattr(fd, &saved) == 0
+    let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+    var previous = [sighandler_t?]()
+    if isTerminal {
+      // Ctrl-C while echo is off must not leave the terminal silent.
+      savedTerminal = saved
+      savedTerminalFD = fd
+      previous = signals.map { signal($0, restoreTerminalAndDie) }
+      var quiet = saved
+      quiet.c_lflag &= ~tcflag_t(ECHO)
+      quiet.c_lflag |= tcflag_t(ECHONL)
+      _ = tcsetattr(fd, TCSAFLUSH, &quiet)
+    }
+    defer {
+      if isTerminal {
+        _ = tcsetattr(fd, TCSAFLUSH, &saved)
+        for (number, handler) in zip(signals, previous) { signal(number, handler) }
+        savedTerminalFD = -1
+      }
+    }
+    return try readLine(fd: fd, path: "/dev/tty")
+  }
+}
+
+/// The terminal state to restore if a signal arrives while echo is off.
+nonisolated(unsafe) private var savedTerminal = termios()
+nonisolated(unsafe) private var savedTerminalFD: Int32 = -1
+
+/// Restores the terminal, then dies of the same signal.
+private func restoreTerminalAndDie(_ number: Int32) {
+  if savedTerminalFD >= 0 { _ = tcsetattr(savedTerminalFD, TCSAFLUSH, &savedTerminal) }
+  signal(number, SIG_DFL)
+  raise(number)
+}
+
+/// Parses a duration such as `90s`, `15m`, `8h` or `7d` (1 second to 365 days).
+func parseDuration(_ text: String) -> Duration? {
+  guard let unit = text.last, let number = Int64(text.dropLast()), number > 0,
+    text.dropLast().allSatisfy({ $0.isASCII && $0.isNumber }), text.first != "0"
+  else { return nil }
+  let scale: Int64
+  switch unit {
+  case "s": scale = 1
+  case "m": scale = 60
+  case "h": scale = 3600
+  case "d": scale = 86400
+  default: return nil
+  }
+  guard number <= 365 * 86400 / scale else { return nil }
+  return .seconds(number * scale)
+}
+
+/// ISO 8601 in UTC, whole seconds.
+func isoDate(_ date: Date) -> String {
+  let formatter = ISO8601DateFormatter()
+  formatter.timeZone = TimeZone(identifier: "UTC")
+  return formatter.string(from: date)
+}
+
+/// Encodes a value as JSON with sorted keys.
+func jsonText<T: Encodable>(_ value: T) throws -> String {
+  let encoder = JSONEncoder()
+  encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+  return String(decoding: try encoder.encode(value), as: UTF8.self)
+}

@@ -1,0 +1,228 @@
+import Foundation
+import TaskCrypto
+
+/// What `importSyncBundle` changed.
+public struct SyncImportReport: Sendable, Equatable {
+  /// Note keys the bundle brought that this vault lacked, in bundle order.
+  public var addedKeyIDs: [KeyID] = []
+  /// Note keys both held with the same bytes.
+  public var unchangedKeyIDs: [KeyID] = []
+  /// The primary before the import.
+  public var previousPrimaryID: KeyID
+  /// The primary after the import; differs only when asked to adopt the
+  /// bundle's primary.
+  public var primaryID: KeyID
+  /// Items the bundle brought that this vault lacked.
+  public var addedItems: [String] = []
+  /// Items replaced because the bundle's copy was modified later.
+  public var updatedItems: [String] = []
+  /// Items kept as they were (same or newer here).
+  public var keptItems: [String] = []
+  /// Bundle items not imported because a device-only item here has the name.
+  public var skippedItems: [String] = []
+}
+
+/// The sync bundle, format version 1 (SECURITY.md, "Sync bundle").
+struct SyncBundle {
+  static let magic: [UInt8] = Array("TKSYNC".utf8) + [0, 0]
+  static let version: UInt16 = 1
+  static let headerByteCount = 96
+  static let minimumByteCount = headerByteCount + VaultFile.minimumStoreSealedByteCount + 32
+  static let maximumByteCount = headerByteCount + VaultFile.maximumStoreSealedByteCount + 32
+
+  var vaultID: [UInt8]
+  var preset: KDFPreset
+  var kdf: PasswordKDF.Parameters
+  var salt: [UInt8]
+  var created: Int64
+  var check: [UInt8]
+  var sealed: AES.GCM.SealedBox
+
+  func header(length: Int) -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(Self.magic)
+    writer.u16(Self.version)
+    writer.append(vaultID)
+    writer.u8(1)
+    writer.u8(preset.rawValue)
+    writer.u32(kdf.opsLimit)
+    writer.u32(kdf.memoryKiB)
+    writer.append(salt)
+    writer.u64(UInt64(bitPattern: created))
+    writer.append(check)
+    writer.u32(UInt32(length))
+    return writer.bytes
+  }
+
+  func encode() -> [UInt8] {
+    let combined = sealed.combined
+    let body = header(length: combined.count) + combined
+    return body + SHA256.hash(data: body).bytes
+  }
+
+  static func parse(_ bytes: [UInt8], path: String) throws -> SyncBundle {
+    guard bytes.count >= 10, Array(bytes[0..<8]) == magic else {
+      throw TaskVaultError.damaged(path: path, reason: "not a TaskKey sync bundle (bad magic)")
+    }
+    let version = Int(bytes[8]) << 8 | Int(bytes[9])
+    guard version == Int(Self.version) else { throw TaskVaultError.unsupportedVersion(path: path, version: version) }
+    guard bytes.count >= minimumByteCount, bytes.count <= maximumByteCount else {
+      throw TaskVaultError.damaged(
+        path: path, reason: "length \(bytes.count) outside \(minimumByteCount)...\(maximumByteCount)")
+    }
+    let body = Array(bytes[..<(bytes.count - 32)])
+    guard ConstantTime.equals(SHA256.hash(data: body).bytes, Array(bytes[(bytes.count - 32)...])) else {
+      throw TaskVaultError.damaged(path: path, reason: "checksum mismatch (corrupted or altered)")
+    }
+    do {
+      return try body.withUnsafeBytes { buffer in
+        var reader = ByteReader(buffer)
+        _ = try reader.take(10, "magic and version")
+        let vaultID = try reader.bytes(16, "vault id")
+        guard try reader.u8("KDF algorithm") == 1 else { throw ParseFailure("unknown KDF algorithm") }
+        guard let preset = KDFPreset(rawValue: try reader.u8("KDF preset")) else {
+          throw ParseFailure("unknown KDF preset")
+        }
+        let kdf = PasswordKDF.Parameters(
+          opsLimit: try reader.u32("KDF passes"), memoryKiB: try reader.u32("KDF memory"))
+        if let problem = VaultKDF.check(kdf, preset: preset) { throw ParseFailure(problem) }
+        let salt = try reader.bytes(16, "salt")
+        let created = Int64(bitPattern: try reader.u64("created"))
+        let check = try reader.bytes(32, "passphrase check")
+        let length = Int(try reader.u32("length"))
+        try VaultFile.checkSealedLength(length, what: "bundle payload")
+        guard length == reader.remaining else { throw ParseFailure("payload length does not match the file") }
+        let sealed = try AES.GCM.SealedBox(combined: try reader.bytes(length, "payload"))
+        return SyncBundle(
+          vaultID: vaultID, preset: preset, kdf: kdf, salt: salt, created: created, check: check, sealed: sealed)
+      }
+    } catch let failure as ParseFailure {
+      throw TaskVaultError.damaged(path: path, reason: failure.reason)
+    }
+  }
+
+  /// Argon2id output of 64 bytes: the first 32 are the payload key, the
+  /// SHA-256 of the last 32 is the stored passphrase check.
+  static func keys(passphrase: SecureBytes, salt: [UInt8], kdf: PasswordKDF.Parameters) throws
+    -> (key: SymmetricKey, check: [UInt8])
+  {
+    let output = try wrapCrypto {
+      try PasswordKDF.deriveBytes(from: passphrase, salt: salt, parameters: kdf, byteCount: 64)
+    }
+    return try output.withUnsafeBytes { raw in
+      let key = try wrapCrypto { try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[0..<32])) }
+      return (key, SHA256.hash(data: UnsafeRawBufferPointer(rebasing: raw[32..<64])).bytes)
+    }
+  }
+}
+
+extension Vault {
+  /// Exports the synchronisable store (the note keyring and items of class
+  /// `.afterFirstUnlock`) as a sync bundle sealed under a key derived from
+  /// the vault's passphrase with a fresh salt. The device-only store is not
+  /// read into the bundle at all.
+  ///
+  /// - Parameter passphrase: the vault's passphrase, checked against the
+  ///   vault before the bundle is made.
+  /// - Returns: the bundle bytes, safe to hand to any file-sync tool.
+  /// - Throws: `TaskVaultError.wrongPassphrase` and the errors of reading.
+  public func exportSyncBundle(passphrase: SecureBytes) throws -> [UInt8] {
+    try Self.checkPassphrase(passphrase)
+    let lock = try FileLock(path: lockPath, exclusive: false)
+    defer { lock.release() }
+    let file = try readFile()
+    let keys = try unwrap(file, passphrase: passphrase)
+    let stores = try openStores(file, keys: keys)
+    let salt = environment.randomBytes(PasswordKDF.saltByteCount)
+    let derived = try SyncBundle.keys(passphrase: passphrase, salt: salt, kdf: file.kdf)
+    var bundle = SyncBundle(
+      vaultID: file.vaultID, preset: file.preset, kdf: file.kdf, salt: salt, created: environment.now(),
+      check: derived.check, sealed: try AES.GCM.SealedBox(combined: [UInt8](repeating: 0, count: 28)))
+    let plaintext = try stores[0].encode()
+    let aad = bundle.header(length: plaintext.count + 28)
+    bundle.sealed = try plaintext.withUnsafeBytes { raw in
+      try environment.seal(raw, derived.key, aad)
+    }
+    return bundle.encode()
+  }
+
+  /// Merges a sync bundle into the synchronisable store.
+  ///
+  /// Keys merge by key id: a key the vault lacks is added, a key it holds
+  /// with the same bytes is unchanged, and no key is ever removed. The
+  /// primary stays unless `adoptPrimary` is true. Items merge by name: the
+  /// later `modified` wins; a name held by a device-only item is skipped.
+  ///
+  /// - Parameters:
+  ///   - bundle: the bundle bytes.
+  ///   - passphrase: the passphrase the bundle was exported under.
+  ///   - adoptPrimary: make the bundle's primary key the primary here.
+  /// - Returns: what changed.
+  /// - Throws: `TaskVaultError.wrongPassphrase`, `.damaged`, `.tampered`,
+  ///   `.unsupportedVersion` for the bundle; `.keyConflict` when a key id
+  ///   is held with other bytes (nothing is written); `.locked`.
+  public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, adoptPrimary: Bool = false) throws
+    -> SyncImportReport
+  {
+    try Self.checkPassphrase(passphrase)
+    let name = "sync bundle"
+    let parsed = try SyncBundle.parse(bundle, path: name)
+    try hardenProcess()
+    let derived = try SyncBundle.keys(passphrase: passphrase, salt: parsed.salt, kdf: parsed.kdf)
+    guard ConstantTime.equals(derived.check, parsed.check) else { throw TaskVaultError.wrongPassphrase }
+    let plaintext: SecureBytes
+    do {
+      plaintext = try AES.GCM.openSecret(
+        parsed.sealed, using: derived.key, authenticating: parsed.header(length: parsed.sealed.combined.count))
+    } catch {
+      throw TaskVaultError.tampered(path: name, part: "payload")
+    }
+    let incoming: StoreContents
+    do {
+      incoming = try StoreContents.decode(plaintext, store: .synchronisable)
+    } catch let failure as ParseFailure {
+      throw TaskVaultError.damaged(path: name, reason: failure.reason)
+    }
+    guard let incomingKeyring = incoming.keyring else {
+      throw TaskVaultError.damaged(path: name, reason: "no keyring")
+    }
+    var report: SyncImportReport?
+    try modify { stores in
+      guard var keyring = stores[0].keyring else {
+        throw TaskVaultError.damaged(path: vaultPath, reason: "the synchronisable store has no keyring")
+      }
+      var result = SyncImportReport(previousPrimaryID: keyring.primaryID, primaryID: keyring.primaryID)
+      for key in incomingKeyring.keys {
+        if let local = keyring.key(for: key.id) {
+          guard local.key == key.key else { throw TaskVaultError.keyConflict(key.id) }
+          result.unchangedKeyIDs.append(key.id)
+        } else {
+          try wrapCrypto { try keyring.add(key) }
+          result.addedKeyIDs.append(key.id)
+        }
+      }
+      if adoptPrimary {
+        try wrapCrypto { try keyring.promote(incomingKeyring.primaryID) }
+        result.primaryID = incomingKeyring.primaryID
+      }
+      stores[0].keyring = keyring
+      for item in incoming.items {
+        if stores[1].index(of: item.name) != nil {
+          result.skippedItems.append(item.name)
+        } else if let index = stores[0].index(of: item.name) {
+          if item.modified > stores[0].items[index].modified {
+            stores[0].items[index] = item
+            result.updatedItems.append(item.name)
+          } else {
+            result.keptItems.append(item.name)
+          }
+        } else {
+          stores[0].put(item)
+          result.addedItems.append(item.name)
+        }
+      }
+      report = result
+    }
+    return report!
+  }
+}

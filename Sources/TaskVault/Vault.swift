@@ -1,0 +1,572 @@
+import Foundation
+import Glibc
+import TaskCrypto
+
+/// What `Vault.status()` reports; none of it is secret.
+public struct VaultStatus: Sendable, Equatable {
+  /// Whether the vault can be read without a passphrase right now.
+  public enum LockState: Sendable, Equatable {
+    /// Locked, and why.
+    case locked(LockReason)
+    /// Unlocked until the machine restarts, `lock()` runs, or `until`.
+    case unlocked(until: Date?)
+  }
+
+  /// The vault directory.
+  public let directory: String
+  /// The vault file's format version.
+  public let formatVersion: Int
+  /// The vault's random id, 32 lowercase hex digits.
+  public let vaultID: String
+  /// How the KDF costs were chosen.
+  public let kdfPreset: KDFPreset
+  /// The Argon2id costs recorded (and authenticated) in the header.
+  public let kdfParameters: PasswordKDF.Parameters
+  /// When the vault was made.
+  public let created: Date
+  /// How many times the stores have been written.
+  public let generation: UInt64
+  /// Locked or unlocked.
+  public let lockState: LockState
+}
+
+/// A passphrase-guarded key vault: a directory holding one vault file with
+/// a synchronisable store (the note keyring and items that may travel to
+/// the user's other devices) and a device-only store.
+///
+/// The passphrase derives a key-encryption key with Argon2id; it wraps a
+/// random master key per store, and each store is sealed with AES-256-GCM
+/// under its master key. `unlock(passphrase:for:)` makes the vault
+/// readable by every process of the same user until the machine restarts,
+/// `lock()` runs or the optional time limit passes. Every write holds an
+/// exclusive `flock`, goes to a temporary file that is synced, checked and
+/// renamed over the old one, and keeps the old one as `vault.tkv.prev`
+/// until the new one is confirmed readable.
+public final class Vault: @unchecked Sendable {
+  /// The vault directory.
+  public let directory: String
+  let environment: VaultEnvironment
+
+  var vaultPath: String { directory + "/vault.tkv" }
+  var previousPath: String { directory + "/vault.tkv.prev" }
+  var temporaryPath: String { directory + "/vault.tkv.tmp" }
+  var lockPath: String { directory + "/vault.lock" }
+  var sessionPath: String { directory + "/unlock.session" }
+
+  /// The vault directory for an environment: `TASKKEY_HOME`, else
+  /// `$XDG_DATA_HOME/tasker/keys` (when absolute), else
+  /// `$HOME/.local/share/tasker/keys`.
+  ///
+  /// - Returns: the path, or nil when not even `HOME` is set.
+  public static func defaultDirectory(environment: [String: String]) -> String? {
+    if let home = environment["TASKKEY_HOME"], !home.isEmpty { return home }
+    if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/tasker/keys" }
+    if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/tasker/keys" }
+    return nil
+  }
+
+  /// Opens an existing vault without unlocking it, after checking that the
+  /// directory and file are private to the user.
+  ///
+  /// - Throws: `TaskVaultError.notInitialised`, `.loosePermissions`,
+  ///   `.notOwner`, `.untrustedSymlink`, `.wrongFileType`, `.io`.
+  public convenience init(at directory: String) throws {
+    try self.init(at: directory, environment: .production)
+  }
+
+  init(at directory: String, environment: VaultEnvironment) throws {
+    self.directory = directory
+    self.environment = environment
+    guard try Files.checkPrivateDirectory(directory) else { throw TaskVaultError.notInitialised(path: directory) }
+    guard let file = try Files.openPrivate(vaultPath) else { throw TaskVaultError.notInitialised(path: vaultPath) }
+    close(file.fd)
+  }
+
+  /// Makes a new vault: a 0700 directory, a fresh note keyring with one
+  /// key, empty stores, and Argon2id costs calibrated to about half a
+  /// second (or the fast test preset). Nothing is unlocked.
+  ///
+  /// - Parameters:
+  ///   - directory: the vault directory; missing parents are made 0700.
+  ///   - passphrase: 1 to 1024 bytes.
+  ///   - preset: `.calibrated` for real use; `.fastTestOnly` for tests.
+  /// - Returns: the vault.
+  /// - Throws: `TaskVaultError.alreadyInitialised`, `.emptyPassphrase`,
+  ///   `.passphraseTooLong`, permission and I/O errors.
+  public static func create(at directory: String, passphrase: SecureBytes, preset: KDFPreset = .calibrated) throws
+    -> Vault
+  {
+    try create(at: directory, passphrase: passphrase, preset: preset, environment: .production)
+  }
+
+  static func create(
+    at directory: String, passphrase: SecureBytes, preset: KDFPreset, environment: VaultEnvironment
+  ) throws -> Vault {
+    try checkPassphrase(passphrase)
+    let parameters = preset == .fastTestOnly ? VaultKDF.fastTestParameters : try VaultKDF.calibrate()
+    try Files.makePrivateDirectory(directory)
+    let vault = Vault(unchecked: directory, environment: environment)
+    let lock = try FileLock(path: vault.lockPath, exclusive: true)
+    defer { lock.release() }
+    guard try Files.openPrivate(vault.vaultPath).map({ close($0.fd) }) == nil else {
+      throw TaskVaultError.alreadyInitialised(path: vault.vaultPath)
+    }
+    try hardenProcess()
+    let masterKeys = [try environment.randomKey(), try environment.randomKey()]
+    let noteKey = NoteKey(
+      id: KeyID(rawValue: environment.randomBytes(4).reduce(0) { $0 << 8 | UInt32($1) }),
+      key: try environment.randomKey())
+    var file = VaultFile(
+      vaultID: environment.randomBytes(16), preset: preset, kdf: parameters,
+      salt: environment.randomBytes(PasswordKDF.saltByteCount), created: environment.now(), wrapped: [], generation: 0,
+      sealed: [])
+    file.wrapped = try wrap(masterKeys, in: file, passphrase: passphrase, environment: environment)
+    let contents = [
+      StoreContents(keyring: Keyring(primary: noteKey), items: []), StoreContents(keyring: nil, items: []),
+    ]
+    try vault.seal(contents, into: &file, keys: masterKeys, generation: 1)
+    try vault.commit(file, keys: masterKeys)
+    return vault
+  }
+
+  private init(unchecked directory: String, environment: VaultEnvironment) {
+    self.directory = directory
+    self.environment = environment
+  }
+
+  // MARK: - Unlocking
+
+  /// Unlocks the vault for every process of this user until the machine
+  /// restarts, `lock()` runs, or `duration` passes.
+  ///
+  /// The passphrase unwraps both master keys and both stores are checked;
+  /// then a fresh session key is written to the tmpfs runtime directory
+  /// and the master keys, sealed under it, to `unlock.session`. The
+  /// passphrase itself is never stored.
+  ///
+  /// - Parameters:
+  ///   - passphrase: the vault's passphrase.
+  ///   - duration: an optional time limit.
+  /// - Throws: `TaskVaultError.wrongPassphrase`, `.emptyPassphrase`,
+  ///   `.damaged`, `.tampered`, `.unsupportedVersion`,
+  ///   `.unlockUnavailable`, permission and I/O errors.
+  public func unlock(passphrase: SecureBytes, for duration: Duration? = nil) throws {
+    try Self.checkPassphrase(passphrase)
+    let lock = try FileLock(path: lockPath, exclusive: true)
+    defer { lock.release() }
+    let file = try readFile()
+    let keys = try unwrap(file, passphrase: passphrase)
+    _ = try openStores(file, keys: keys)
+    let bootID = try environment.bootID()
+    let now = environment.now()
+    var notAfter: Int64 = 0
+    if let duration {
+      notAfter = now + max(1, duration.components.seconds)
+    }
+    let sessionKey = try environment.randomKey()
+    let runtime = try environment.runtimeDirectory()
+    let keyPath = runtime + "/" + encodeHex(file.vaultID) + ".key"
+    let keyBytes = try SessionKeyFile.encode(bootID: bootID, key: sessionKey)
+    try keyBytes.withUnsafeBytes { try atomicWrite($0, to: keyPath, in: runtime) }
+    let master = try wrapCrypto { try SecureBytes(zeroedCount: 64) }
+    master.withUnsafeMutableBytes { out in
+      for (index, key) in keys.enumerated() {
+        key.withUnsafeBytes {
+          out.baseAddress!.advanced(by: 32 * index).copyMemory(from: $0.baseAddress!, byteCount: 32)
+        }
+      }
+    }
+    let aad = SessionFile.aad(vaultID: file.vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter)
+    let sealed = try master.withUnsafeBytes { plain in
+      try environment.seal(plain, sessionKey, aad)
+    }
+    let session = SessionFile(
+      vaultID: file.vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, sealed: sealed)
+    try session.encode().withUnsafeBytes { try atomicWrite($0, to: sessionPath, in: directory) }
+  }
+
+  /// Locks the vault: removes the session key from the runtime directory,
+  /// then the sealed master keys from the vault directory. Locking a
+  /// locked vault is not an error.
+  ///
+  /// - Throws: I/O errors.
+  public func lock() throws {
+    let lock = try FileLock(path: lockPath, exclusive: true)
+    defer { lock.release() }
+    // The vault id comes from the vault file or, should that be damaged,
+    // from the session file, so that locking always works.
+    var ids = [[UInt8]]()
+    if let file = try? readFile() { ids.append(file.vaultID) }
+    if let bytes = try? Files.readPrivate(sessionPath, limit: SessionFile.byteCount),
+      let session = SessionFile.parse(bytes)
+    {
+      ids.append(session.vaultID)
+    }
+    if let runtime = try? environment.runtimeDirectory() {
+      for id in ids { try environment.fileSystem.unlink(runtime + "/" + encodeHex(id) + ".key") }
+    }
+    try environment.fileSystem.unlink(sessionPath)
+    try environment.fileSystem.fsyncDirectory(directory)
+  }
+
+  /// Reports the vault's header facts and lock state; needs no passphrase.
+  ///
+  /// - Throws: `TaskVaultError.damaged`, `.unsupportedVersion`, permission
+  ///   and I/O errors.
+  public func status() throws -> VaultStatus {
+    let lock = try FileLock(path: lockPath, exclusive: false)
+    defer { lock.release() }
+    let file = try readFile()
+    let state: VaultStatus.LockState
+    do {
+      let session = try sessionKeys(file)
+      state = .unlocked(
+        until: session.notAfter == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(session.notAfter)))
+    } catch TaskVaultError.locked(let reason) {
+      state = .locked(reason)
+    }
+    return VaultStatus(
+      directory: directory, formatVersion: Int(VaultFile.version), vaultID: encodeHex(file.vaultID),
+      kdfPreset: file.preset, kdfParameters: file.kdf, created: Date(timeIntervalSince1970: TimeInterval(file.created)),
+      generation: file.generation, lockState: state)
+  }
+
+  /// Changes the passphrase: a new salt and key-encryption key rewrap the
+  /// two master keys; no item is re-encrypted and the unlock state is kept.
+  ///
+  /// - Throws: `TaskVaultError.wrongPassphrase` for `old`,
+  ///   `.emptyPassphrase` for `new`, and the errors of `unlock`.
+  public func changePassphrase(from old: SecureBytes, to new: SecureBytes) throws {
+    try Self.checkPassphrase(old)
+    try Self.checkPassphrase(new)
+    let lock = try FileLock(path: lockPath, exclusive: true)
+    defer { lock.release() }
+    var file = try readFile()
+    let keys = try unwrap(file, passphrase: old)
+    _ = try openStores(file, keys: keys)
+    file.salt = environment.randomBytes(PasswordKDF.saltByteCount)
+    file.wrapped = try Self.wrap(keys, in: file, passphrase: new, environment: environment)
+    try commit(file, keys: keys)
+  }
+
+  // MARK: - Items
+
+  /// Stores `value` under `name` in the store of `itemClass`, replacing an
+  /// item of the same name and class (its created time is kept).
+  ///
+  /// - Parameters:
+  ///   - value: at most 64 KiB, in locked memory.
+  ///   - name: 1 to 128 bytes of `A-Z a-z 0-9 . _ - : @ /`.
+  ///   - label: at most 256 bytes of UTF-8; the name when nil.
+  ///   - itemClass: which store; device-only items never leave the device.
+  /// - Throws: `TaskVaultError.locked`, `.invalidItemName`, `.invalidLabel`,
+  ///   `.itemTooLarge`, `.itemClassConflict`, `.storeFull`, and the errors
+  ///   of reading and writing the file.
+  public func setItem(_ value: SecureBytes, named name: String, label: String? = nil, class itemClass: VaultItemClass)
+    throws
+  {
+    try validateItemName(name)
+    try validateLabel(label ?? name)
+    guard value.count <= VaultLimits.maximumValueByteCount else {
+      throw TaskVaultError.itemTooLarge(byteCount: value.count, limit: VaultLimits.maximumValueByteCount)
+    }
+    let now = environment.now()
+    try modify { stores in
+      let target = itemClass == .afterFirstUnlock ? 0 : 1
+      if stores[1 - target].index(of: name) != nil {
+        throw TaskVaultError.itemClassConflict(name: name, existing: stores[1 - target].items.first!.itemClass)
+      }
+      let created = stores[target].index(of: name).map { stores[target].items[$0].created } ?? now
+      let copy = try value.withUnsafeBytes { raw in try wrapCrypto { try SecureBytes(copying: raw) } }
+      stores[target].put(
+        StoredItem(
+          name: name, label: label ?? name, itemClass: itemClass, created: created, modified: now, value: copy))
+    }
+  }
+
+  /// Returns the item named `name` with its value.
+  ///
+  /// - Throws: `TaskVaultError.itemNotFound`, `.locked`, and the errors of
+  ///   reading the file.
+  public func item(named name: String) throws -> VaultItem {
+    let stores = try read()
+    for store in stores {
+      if let index = store.index(of: name) {
+        let item = store.items[index]
+        return VaultItem(attributes: item.attributes, value: item.value)
+      }
+    }
+    throw TaskVaultError.itemNotFound(name: name)
+  }
+
+  /// Lists every item's attributes, sorted by name; values stay sealed.
+  ///
+  /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
+  public func items() throws -> [VaultItemAttributes] {
+    try read().flatMap { $0.items.map(\.attributes) }.sorted {
+      Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
+    }
+  }
+
+  /// Removes the item named `name` from whichever store holds it.
+  ///
+  /// - Throws: `TaskVaultError.itemNotFound`, `.locked`, and the errors of
+  ///   reading and writing the file.
+  public func removeItem(named name: String) throws {
+    try modify { stores in
+      for index in stores.indices {
+        if let position = stores[index].index(of: name) {
+          stores[index].items.remove(at: position)
+          return
+        }
+      }
+      throw TaskVaultError.itemNotFound(name: name)
+    }
+  }
+
+  /// The note keyring from the synchronisable store (made at `init`).
+  ///
+  /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
+  public func noteKeyring() throws -> Keyring {
+    guard let keyring = try read()[0].keyring else {
+      throw TaskVaultError.damaged(path: vaultPath, reason: "the synchronisable store has no keyring")
+    }
+    return keyring
+  }
+
+  /// Replaces the note keyring through `body` (rotation, promotion,
+  /// retirement), under the write lock.
+  ///
+  /// - Throws: `TaskVaultError.locked`, what `body` throws, and the errors
+  ///   of reading and writing the file.
+  public func updateNoteKeyring(_ body: (inout Keyring) throws -> Void) throws {
+    try modify { stores in
+      guard var keyring = stores[0].keyring else {
+        throw TaskVaultError.damaged(path: vaultPath, reason: "the synchronisable store has no keyring")
+      }
+      try body(&keyring)
+      stores[0].keyring = keyring
+    }
+  }
+
+  // MARK: - Reading and writing
+
+  func read() throws -> [StoreContents] {
+    let lock = try FileLock(path: lockPath, exclusive: false)
+    defer { lock.release() }
+    let file = try readFile()
+    let keys = try sessionKeys(file).keys
+    return try openStores(file, keys: keys)
+  }
+
+  func modify(_ body: (inout [StoreContents]) throws -> Void) throws {
+    let lock = try FileLock(path: lockPath, exclusive: true)
+    defer { lock.release() }
+    var file = try readFile()
+    let keys = try sessionKeys(file).keys
+    var stores = try openStores(file, keys: keys)
+    try body(&stores)
+    try seal(stores, into: &file, keys: keys, generation: file.generation + 1)
+    try commit(file, keys: keys)
+  }
+
+  func readFile() throws -> VaultFile {
+    guard let bytes = try Files.readPrivate(vaultPath, limit: VaultFile.maximumByteCount) else {
+      throw TaskVaultError.notInitialised(path: vaultPath)
+    }
+    return try VaultFile.parse(bytes, path: vaultPath)
+  }
+
+  static func checkPassphrase(_ passphrase: SecureBytes) throws {
+    guard passphrase.count > 0 else { throw TaskVaultError.emptyPassphrase }
+    guard passphrase.count <= VaultLimits.maximumPassphraseByteCount else {
+      throw TaskVaultError.passphraseTooLong(limit: VaultLimits.maximumPassphraseByteCount)
+    }
+  }
+
+  static func wrap(
+    _ keys: [SymmetricKey], in file: VaultFile, passphrase: SecureBytes, environment: VaultEnvironment
+  ) throws -> [AES.GCM.SealedBox] {
+    let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
+    return try StoreID.allCases.map { store in
+      try keys[Int(store.rawValue) - 1].withUnsafeBytes { raw in
+        try environment.seal(raw, kek, file.wrapAAD(store))
+      }
+    }
+  }
+
+  /// Derives the KEK and unwraps both master keys. Both failing is a
+  /// wrong passphrase; exactly one failing is tampering.
+  func unwrap(_ file: VaultFile, passphrase: SecureBytes) throws -> [SymmetricKey] {
+    try Self.checkPassphrase(passphrase)
+    try hardenProcess()
+    let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
+    var keys = [SymmetricKey?]()
+    for store in StoreID.allCases {
+      do {
+        let raw = try AES.GCM.openSecret(
+          file.wrapped[Int(store.rawValue) - 1], using: kek, authenticating: file.wrapAAD(store))
+        keys.append(try wrapCrypto { try SymmetricKey(bytes: raw) })
+      } catch TaskCryptoError.authenticationFailed {
+        keys.append(nil)
+      } catch let error as TaskCryptoError {
+        throw TaskVaultError.crypto(error)
+      }
+    }
+    switch (keys[0], keys[1]) {
+    case (let sync?, let device?): return [sync, device]
+    case (nil, nil): throw TaskVaultError.wrongPassphrase
+    case (nil, _): throw TaskVaultError.tampered(path: vaultPath, part: "wrapped key of the synchronisable store")
+    case (_, nil): throw TaskVaultError.tampered(path: vaultPath, part: "wrapped key of the device-only store")
+    }
+  }
+
+  func openStores(_ file: VaultFile, keys: [SymmetricKey]) throws -> [StoreContents] {
+    try StoreID.allCases.map { store in
+      let aad = VaultFile.storeAAD(vaultID: file.vaultID, generation: file.generation, store: store)
+      let plaintext: SecureBytes
+      do {
+        plaintext = try AES.GCM.openSecret(
+          file.sealed[Int(store.rawValue) - 1], using: keys[Int(store.rawValue) - 1], authenticating: aad)
+      } catch TaskCryptoError.authenticationFailed {
+        throw TaskVaultError.tampered(path: vaultPath, part: store.name)
+      } catch let error as TaskCryptoError {
+        throw TaskVaultError.crypto(error)
+      }
+      do {
+        return try StoreContents.decode(plaintext, store: store)
+      } catch let failure as ParseFailure {
+        throw TaskVaultError.damaged(path: vaultPath, reason: "\(store.name): \(failure.reason)")
+      }
+    }
+  }
+
+  func seal(_ stores: [StoreContents], into file: inout VaultFile, keys: [SymmetricKey], generation: UInt64) throws {
+    file.generation = generation
+    file.sealed = try StoreID.allCases.map { store in
+      let plaintext = try stores[Int(store.rawValue) - 1].encode()
+      let aad = VaultFile.storeAAD(vaultID: file.vaultID, generation: generation, store: store)
+      return try plaintext.withUnsafeBytes { raw in
+        try environment.seal(raw, keys[Int(store.rawValue) - 1], aad)
+      }
+    }
+  }
+
+  /// The master keys from the unlock session, or `.locked` with the reason.
+  func sessionKeys(_ file: VaultFile) throws -> (keys: [SymmetricKey], notAfter: Int64) {
+    guard let bytes = try Files.readPrivate(sessionPath, limit: SessionFile.byteCount) else {
+      throw TaskVaultError.locked(reason: .notUnlocked)
+    }
+    guard let session = SessionFile.parse(bytes), session.vaultID == file.vaultID else {
+      throw TaskVaultError.locked(reason: .notUnlocked)
+    }
+    let bootID = try environment.bootID()
+    guard session.bootID == bootID else { throw TaskVaultError.locked(reason: .machineRestarted) }
+    if session.notAfter != 0 && environment.now() >= session.notAfter {
+      throw TaskVaultError.locked(reason: .expired)
+    }
+    let runtime: String
+    do { runtime = try environment.runtimeDirectory() } catch { throw TaskVaultError.locked(reason: .machineRestarted) }
+    guard
+      let sessionKey = try SessionKeyFile.read(path: runtime + "/" + encodeHex(file.vaultID) + ".key", bootID: bootID)
+    else { throw TaskVaultError.locked(reason: .machineRestarted) }
+    try hardenProcess()
+    guard let master = try? AES.GCM.openSecret(session.sealed, using: sessionKey, authenticating: session.aad) else {
+      // A session key from a later or interrupted unlock: not usable, so locked.
+      throw TaskVaultError.locked(reason: .notUnlocked)
+    }
+    let keys = try master.withUnsafeBytes { raw in
+      try wrapCrypto {
+        [
+          try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[0..<32])),
+          try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[32..<64])),
+        ]
+      }
+    }
+    return (keys, session.notAfter)
+  }
+
+  /// Writes a new generation durably: temporary file (O_EXCL, 0600),
+  /// fsync, confirm readable, keep the old file as `vault.tkv.prev`,
+  /// rename over, fsync the directory, confirm again, drop the backup.
+  func commit(_ file: VaultFile, keys: [SymmetricKey]) throws {
+    let fs = environment.fileSystem
+    let bytes = file.encode()
+    try fs.unlink(temporaryPath)
+    let fd = try fs.createExclusive(temporaryPath)
+    do {
+      try bytes.withUnsafeBytes { try fs.write(fd, $0, path: temporaryPath) }
+      try fs.fsync(fd, path: temporaryPath)
+    } catch {
+      try? fs.close(fd, path: temporaryPath)
+      try? fs.unlink(temporaryPath)
+      throw error
+    }
+    do {
+      try fs.close(fd, path: temporaryPath)
+      try confirm(temporaryPath, keys: keys)
+    } catch {
+      try? fs.unlink(temporaryPath)
+      throw error
+    }
+    let hadPrevious = access(vaultPath, F_OK) == 0
+    do {
+      if hadPrevious {
+        try fs.unlink(previousPath)
+        try fs.link(vaultPath, previousPath)
+      }
+      try fs.rename(temporaryPath, vaultPath)
+    } catch {
+      try? fs.unlink(temporaryPath)
+      if hadPrevious { try? fs.unlink(previousPath) }
+      throw error
+    }
+    try fs.fsyncDirectory(directory)
+    do {
+      try confirm(vaultPath, keys: keys)
+    } catch {
+      if hadPrevious { try? fs.rename(previousPath, vaultPath) }
+      throw error
+    }
+    if hadPrevious {
+      try fs.unlink(previousPath)
+      try fs.fsyncDirectory(directory)
+    }
+  }
+
+  func confirm(_ path: String, keys: [SymmetricKey]) throws {
+    guard let bytes = try Files.readPrivate(path, limit: VaultFile.maximumByteCount) else {
+      throw TaskVaultError.notInitialised(path: path)
+    }
+    _ = try openStores(try VaultFile.parse(bytes, path: path), keys: keys)
+  }
+
+  /// Writes a small file by temporary file, fsync and rename.
+  func atomicWrite(_ bytes: UnsafeRawBufferPointer, to path: String, in directory: String) throws {
+    let fs = environment.fileSystem
+    let temporary = path + ".tmp"
+    try fs.unlink(temporary)
+    let fd = try fs.createExclusive(temporary)
+    do {
+      try fs.write(fd, bytes, path: temporary)
+      try fs.fsync(fd, path: temporary)
+    } catch {
+      try? fs.close(fd, path: temporary)
+      try? fs.unlink(temporary)
+      throw error
+    }
+    do {
+      try fs.close(fd, path: temporary)
+      try fs.rename(temporary, path)
+    } catch {
+      try? fs.unlink(temporary)
+      throw error
+    }
+    try fs.fsyncDirectory(directory)
+  }
+}
+
+/// Disables core dumps and ptrace attach for this process, once keys are in it.
+func hardenProcess() throws {
+  try wrapCrypto { try ProcessHardening.disableCoreDumps() }
+}

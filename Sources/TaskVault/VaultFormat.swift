@@ -1,0 +1,356 @@
+import Foundation
+import TaskCrypto
+
+/// A structural defect found while parsing; mapped to `.damaged`.
+struct ParseFailure: Error {
+  let reason: String
+  init(_ reason: String) { self.reason = reason }
+}
+
+/// Appends big-endian integers and bytes.
+struct ByteWriter {
+  var bytes = [UInt8]()
+
+  mutating func u8(_ value: UInt8) { bytes.append(value) }
+  mutating func u16(_ value: UInt16) { append(bigEndian: UInt64(value), count: 2) }
+  mutating func u32(_ value: UInt32) { append(bigEndian: UInt64(value), count: 4) }
+  mutating func u64(_ value: UInt64) { append(bigEndian: value, count: 8) }
+  mutating func append(_ other: [UInt8]) { bytes += other }
+
+  private mutating func append(bigEndian value: UInt64, count: Int) {
+    for shift in stride(from: (count - 1) * 8, through: 0, by: -8) {
+      bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+    }
+  }
+}
+
+/// Reads big-endian integers and byte runs, failing on any overrun.
+struct ByteReader {
+  let buffer: UnsafeRawBufferPointer
+  private(set) var offset = 0
+
+  init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
+
+  var remaining: Int { buffer.count - offset }
+
+  mutating func take(_ count: Int, _ what: String) throws -> UnsafeRawBufferPointer {
+    guard count >= 0, count <= remaining else { throw ParseFailure("truncated in \(what)") }
+    defer { offset += count }
+    return UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + count)])
+  }
+
+  mutating func bytes(_ count: Int, _ what: String) throws -> [UInt8] { Array(try take(count, what)) }
+
+  mutating func integer(_ count: Int, _ what: String) throws -> UInt64 {
+    try take(count, what).reduce(0) { $0 << 8 | UInt64($1) }
+  }
+
+  mutating func u8(_ what: String) throws -> UInt8 { UInt8(try integer(1, what)) }
+  mutating func u16(_ what: String) throws -> UInt16 { UInt16(try integer(2, what)) }
+  mutating func u32(_ what: String) throws -> UInt32 { UInt32(try integer(4, what)) }
+  mutating func u64(_ what: String) throws -> UInt64 { try integer(8, what) }
+}
+
+/// The two stores of a vault, by their id byte in the file.
+enum StoreID: UInt8, CaseIterable {
+  case synchronisable = 1
+  case deviceOnly = 2
+
+  var itemClass: VaultItemClass {
+    self == .synchronisable ? .afterFirstUnlock : .afterFirstUnlockThisDeviceOnly
+  }
+
+  var name: String { self == .synchronisable ? "synchronisable store" : "device-only store" }
+}
+
+let wrappedKeyByteCount = AES.GCM.nonceByteCount + SymmetricKey.byteCount + AES.GCM.tagByteCount
+
+/// The vault file `vault.tkv`, format version 1 (SECURITY.md, "Vault file").
+struct VaultFile {
+  static let magic: [UInt8] = Array("TKVAULT".utf8) + [0]
+  static let version: UInt16 = 1
+  /// Bytes covered by the wrap AAD: magic through created.
+  static let wrapAADByteCount = 60
+  /// Offset of the generation counter.
+  static let generationOffset = 182
+  static let minimumStoreSealedByteCount = 28 + VaultLimits.paddingBlock
+  static let maximumStoreSealedByteCount = 28 + VaultLimits.maximumStoreByteCount
+  static let minimumByteCount = generationOffset + 8 + 2 * (5 + minimumStoreSealedByteCount) + 32
+  static let maximumByteCount = generationOffset + 8 + 2 * (5 + maximumStoreSealedByteCount) + 32
+
+  var vaultID: [UInt8]
+  var preset: KDFPreset
+  var kdf: PasswordKDF.Parameters
+  var salt: [UInt8]
+  var created: Int64
+  var wrapped: [AES.GCM.SealedBox]  // index 0 sync, 1 device
+  var generation: UInt64
+  var sealed: [AES.GCM.SealedBox]  // index 0 sync, 1 device
+
+  func prefix() -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(Self.magic)
+    writer.u16(Self.version)
+    writer.append(vaultID)
+    writer.u8(1)  // Argon2id v1.3
+    writer.u8(preset.rawValue)
+    writer.u32(kdf.opsLimit)
+    writer.u32(kdf.memoryKiB)
+    writer.append(salt)
+    writer.u64(UInt64(bitPattern: created))
+    return writer.bytes
+  }
+
+  /// Associated data of the wrapped master key of `store`.
+  func wrapAAD(_ store: StoreID) -> [UInt8] { prefix() + [store.rawValue] }
+
+  /// Associated data of the sealed plaintext of `store`.
+  static func storeAAD(vaultID: [UInt8], generation: UInt64, store: StoreID) -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(magic)
+    writer.u16(version)
+    writer.append(vaultID)
+    writer.u64(generation)
+    writer.u8(store.rawValue)
+    return writer.bytes
+  }
+
+  func encode() -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(prefix())
+    for store in StoreID.allCases {
+      writer.u8(store.rawValue)
+      writer.append(wrapped[Int(store.rawValue) - 1].combined)
+    }
+    writer.u64(generation)
+    for store in StoreID.allCases {
+      let combined = sealed[Int(store.rawValue) - 1].combined
+      writer.u8(store.rawValue)
+      writer.u32(UInt32(combined.count))
+      writer.append(combined)
+    }
+    writer.append(SHA256.hash(data: writer.bytes).bytes)
+    return writer.bytes
+  }
+
+  /// Parses and checks everything that needs no key: magic, version,
+  /// checksum, structure and the caps on every cost and length.
+  static func parse(_ bytes: [UInt8], path: String) throws -> VaultFile {
+    guard bytes.count >= 10, Array(bytes[0..<8]) == magic else {
+      throw TaskVaultError.damaged(path: path, reason: "not a TaskKey vault file (bad magic)")
+    }
+    let version = Int(bytes[8]) << 8 | Int(bytes[9])
+    guard version == Int(Self.version) else { throw TaskVaultError.unsupportedVersion(path: path, version: version) }
+    guard bytes.count >= minimumByteCount else {
+      throw TaskVaultError.damaged(path: path, reason: "truncated: \(bytes.count) bytes, at least \(minimumByteCount)")
+    }
+    guard bytes.count <= maximumByteCount else {
+      throw TaskVaultError.damaged(path: path, reason: "\(bytes.count) bytes exceeds the limit \(maximumByteCount)")
+    }
+    let body = Array(bytes[..<(bytes.count - 32)])
+    guard ConstantTime.equals(SHA256.hash(data: body).bytes, Array(bytes[(bytes.count - 32)...])) else {
+      throw TaskVaultError.damaged(path: path, reason: "checksum mismatch (corrupted or altered)")
+    }
+    do {
+      return try body.withUnsafeBytes { buffer in
+        var reader = ByteReader(buffer)
+        _ = try reader.take(10, "magic and version")
+        let vaultID = try reader.bytes(16, "vault id")
+        guard try reader.u8("KDF algorithm") == 1 else { throw ParseFailure("unknown KDF algorithm") }
+        guard let preset = KDFPreset(rawValue: try reader.u8("KDF preset")) else {
+          throw ParseFailure("unknown KDF preset")
+        }
+        let kdf = PasswordKDF.Parameters(
+          opsLimit: try reader.u32("KDF passes"), memoryKiB: try reader.u32("KDF memory"))
+        if let problem = VaultKDF.check(kdf, preset: preset) { throw ParseFailure(problem) }
+        let salt = try reader.bytes(16, "salt")
+        let created = Int64(bitPattern: try reader.u64("created"))
+        var wrapped = [AES.GCM.SealedBox]()
+        for store in StoreID.allCases {
+          guard try reader.u8("store id") == store.rawValue else { throw ParseFailure("wrapped keys out of order") }
+          wrapped.append(try AES.GCM.SealedBox(combined: try reader.bytes(wrappedKeyByteCount, "wrapped key")))
+        }
+        let generation = try reader.u64("generation")
+        var sealed = [AES.GCM.SealedBox]()
+        for store in StoreID.allCases {
+          guard try reader.u8("store id") == store.rawValue else { throw ParseFailure("\(store.name) missing") }
+          let length = Int(try reader.u32("store length"))
+          try checkSealedLength(length, what: store.name)
+          sealed.append(try AES.GCM.SealedBox(combined: try reader.bytes(length, store.name)))
+        }
+        guard reader.remaining == 0 else { throw ParseFailure("\(reader.remaining) trailing bytes") }
+        return VaultFile(
+          vaultID: vaultID, preset: preset, kdf: kdf, salt: salt, created: created, wrapped: wrapped,
+          generation: generation, sealed: sealed)
+      }
+    } catch let failure as ParseFailure {
+      throw TaskVaultError.damaged(path: path, reason: failure.reason)
+    }
+  }
+
+  static func checkSealedLength(_ length: Int, what: String) throws {
+    guard length >= minimumStoreSealedByteCount, length <= maximumStoreSealedByteCount,
+      (length - 28) % VaultLimits.paddingBlock == 0
+    else { throw ParseFailure("\(what) length \(length) is not 28 + a multiple of 512 within the limits") }
+  }
+}
+
+/// One item as held in a decrypted store.
+struct StoredItem {
+  var name: String
+  var label: String
+  var itemClass: VaultItemClass
+  var created: Int64
+  var modified: Int64
+  var value: SecureBytes
+
+  var attributes: VaultItemAttributes {
+    VaultItemAttributes(
+      name: name, label: label, itemClass: itemClass,
+      created: Date(timeIntervalSince1970: TimeInterval(created)),
+      modified: Date(timeIntervalSince1970: TimeInterval(modified)))
+  }
+}
+
+/// The plaintext of a store (SECURITY.md, "Store plaintext").
+struct StoreContents {
+  var keyring: Keyring?
+  var items: [StoredItem]  // sorted by name bytes, unique
+
+  func index(of name: String) -> Int? { items.firstIndex { $0.name == name } }
+
+  mutating func put(_ item: StoredItem) {
+    if let index = index(of: item.name) {
+      items[index] = item
+    } else {
+      items.append(item)
+      items.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+    }
+  }
+
+  /// Encodes into locked memory, zero-padded to a multiple of 512 bytes.
+  func encode() throws -> SecureBytes {
+    let keys = keyring?.keys ?? []
+    guard keys.count <= VaultLimits.maximumKeyCount else {
+      throw TaskVaultError.storeFull(reason: "more than \(VaultLimits.maximumKeyCount) note keys")
+    }
+    guard items.count <= VaultLimits.maximumItemCount else {
+      throw TaskVaultError.storeFull(reason: "more than \(VaultLimits.maximumItemCount) items")
+    }
+    var size = 8 + keys.count * 36 + 4
+    for item in items {
+      size += 1 + 1 + item.name.utf8.count + 2 + item.label.utf8.count + 8 + 8 + 4 + item.value.count
+    }
+    let block = VaultLimits.paddingBlock
+    let total = max((size + block - 1) / block * block, block)
+    guard total <= VaultLimits.maximumStoreByteCount else {
+      throw TaskVaultError.storeFull(reason: "the store would exceed \(VaultLimits.maximumStoreByteCount) bytes")
+    }
+    let output = try wrapCrypto { try SecureBytes(zeroedCount: total) }
+    output.withUnsafeMutableBytes { out in
+      var offset = 0
+      func put(_ value: UInt64, _ count: Int) {
+        for index in 0..<count {
+          out[offset + index] = UInt8(truncatingIfNeeded: value >> UInt64(8 * (count - 1 - index)))
+        }
+        offset += count
+      }
+      func put(_ raw: UnsafeRawBufferPointer) {
+        if raw.count > 0 {
+          out.baseAddress!.advanced(by: offset).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
+        }
+        offset += raw.count
+      }
+      put(UInt64(keys.count), 4)
+      put(UInt64(keyring?.primaryID.rawValue ?? 0), 4)
+      for key in keys {
+        put(UInt64(key.id.rawValue), 4)
+        key.key.withUnsafeBytes { put($0) }
+      }
+      put(UInt64(items.count), 4)
+      for item in items {
+        put(UInt64(item.itemClass.rawValue), 1)
+        put(UInt64(item.name.utf8.count), 1)
+        Array(item.name.utf8).withUnsafeBytes { put($0) }
+        put(UInt64(item.label.utf8.count), 2)
+        Array(item.label.utf8).withUnsafeBytes { put($0) }
+        put(UInt64(bitPattern: item.created), 8)
+        put(UInt64(bitPattern: item.modified), 8)
+        put(UInt64(item.value.count), 4)
+        item.value.withUnsafeBytes { put($0) }
+      }
+    }
+    return output
+  }
+
+  /// Decodes a store plaintext strictly: every count and length within its
+  /// limit, names valid and strictly ascending, classes matching the store,
+  /// padding all zero.
+  static func decode(_ plaintext: SecureBytes, store: StoreID) throws -> StoreContents {
+    try plaintext.withUnsafeBytes { buffer in
+      guard buffer.count % VaultLimits.paddingBlock == 0, buffer.count >= VaultLimits.paddingBlock else {
+        throw ParseFailure("plaintext length \(buffer.count) is not a multiple of 512")
+      }
+      var reader = ByteReader(buffer)
+      let keyCount = Int(try reader.u32("key count"))
+      let primaryRaw = try reader.u32("primary key id")
+      var keyring: Keyring?
+      switch store {
+      case .deviceOnly:
+        guard keyCount == 0, primaryRaw == 0 else { throw ParseFailure("the device-only store holds note keys") }
+      case .synchronisable:
+        guard keyCount >= 1, keyCount <= VaultLimits.maximumKeyCount else {
+          throw ParseFailure("key count \(keyCount) outside 1...\(VaultLimits.maximumKeyCount)")
+        }
+        var keys = [NoteKey]()
+        for _ in 0..<keyCount {
+          let id = KeyID(rawValue: try reader.u32("key id"))
+          let key = try wrapCrypto { try SymmetricKey(copying: try reader.take(32, "key")) }
+          keys.append(NoteKey(id: id, key: key))
+        }
+        do {
+          keyring = try Keyring(keys: keys, primaryID: KeyID(rawValue: primaryRaw))
+        } catch {
+          throw ParseFailure("the keyring is inconsistent (duplicate id or unknown primary)")
+        }
+      }
+      let itemCount = Int(try reader.u32("item count"))
+      guard itemCount <= VaultLimits.maximumItemCount else {
+        throw ParseFailure("item count \(itemCount) exceeds \(VaultLimits.maximumItemCount)")
+      }
+      var items = [StoredItem]()
+      var previous: [UInt8]?
+      for _ in 0..<itemCount {
+        guard try reader.u8("item class") == store.itemClass.rawValue else {
+          throw ParseFailure("an item's class does not match the \(store.name)")
+        }
+        let nameBytes = try reader.bytes(Int(try reader.u8("name length")), "name")
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        do { try validateItemName(name) } catch { throw ParseFailure("an invalid item name") }
+        if let previous, !previous.lexicographicallyPrecedes(nameBytes) {
+          throw ParseFailure("item names not strictly ascending")
+        }
+        previous = nameBytes
+        let labelLength = Int(try reader.u16("label length"))
+        guard labelLength <= VaultLimits.maximumLabelByteCount else { throw ParseFailure("a label is too long") }
+        guard let label = String(validating: try reader.bytes(labelLength, "label"), as: UTF8.self) else {
+          throw ParseFailure("a label is not UTF-8")
+        }
+        do { try validateLabel(label) } catch { throw ParseFailure("an invalid label") }
+        let created = Int64(bitPattern: try reader.u64("created"))
+        let modified = Int64(bitPattern: try reader.u64("modified"))
+        let valueLength = Int(try reader.u32("value length"))
+        guard valueLength <= VaultLimits.maximumValueByteCount else { throw ParseFailure("a value is too long") }
+        let value = try wrapCrypto { try SecureBytes(copying: try reader.take(valueLength, "value")) }
+        items.append(
+          StoredItem(
+            name: name, label: label, itemClass: store.itemClass, created: created, modified: modified, value: value))
+      }
+      let padding = try reader.take(reader.remaining, "padding")
+      guard padding.count < VaultLimits.paddingBlock, padding.allSatisfy({ $0 == 0 }) else {
+        throw ParseFailure("padding is not zero or longer than one block")
+      }
+      return StoreContents(keyring: keyring, items: items)
+    }
+  }
+}
