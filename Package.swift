@@ -36,11 +36,11 @@ let package = Package(
     ),
     .target(
       name: "AssistantKeys",
-      dependencies: ["TaskCrypto"]
+      dependencies: ["TaskCrypto", "TaskVault"]
     ),
     .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto", "TaskVault"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys"]
     ),
     .executableTarget(
       name: "taskkey",
@@ -58,7 +58,7 @@ let package = Package(
     ),
     .testTarget(
       name: "AssistantKeysTests",
-      dependencies: ["AssistantKeys", "TaskCrypto", "TaskKeyTestSupport"]
+      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskKeyCLITests",

@@ -89,6 +89,9 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
     case unsafeFile(path: String, reason: String)
     /// A read-side file-system call failed.
     case unreadable(path: String, call: String, errno: Int32)
+    /// The vault's integrity-key item is missing while a registry exists,
+    /// or is not device-only, or is not 32 bytes.
+    case integrityKeyUnavailable(reason: String)
   }
 }
 
@@ -161,6 +164,7 @@ extension AssistantKeyError.RegistryDamage: CustomStringConvertible {
     case .tooLarge(let count, let limit): return "file of \(count) bytes exceeds the limit of \(limit) bytes"
     case .unsafeFile(let path, let reason): return "'\(path)' \(reason)"
     case .unreadable(let path, let call, let code): return "\(call) failed on '\(path)' (errno \(code))"
+    case .integrityKeyUnavailable(let reason): return "no usable integrity key: \(reason)"
     }
   }
 }

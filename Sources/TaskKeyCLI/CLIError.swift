@@ -1,3 +1,4 @@
+import AssistantKeys
 import TaskCrypto
 import TaskVault
 
@@ -27,6 +28,8 @@ public enum CLIError: Error, Equatable {
   case vault(TaskVaultError)
   /// The passphrase and its confirmation differ.
   case passphraseMismatch
+  /// An assistant-key operation failed.
+  case assistant(AssistantKeyError)
 
   /// The exit code for this error.
   public var exitCode: ExitCode {
@@ -50,6 +53,7 @@ public enum CLIError: Error, Equatable {
       }
     case .vault(let error): return Self.exitCode(for: error)
     case .passphraseMismatch: return .dataError
+    case .assistant(let error): return Self.exitCode(for: error)
     }
   }
 
@@ -69,6 +73,7 @@ public enum CLIError: Error, Equatable {
     case .crypto(let error): return error.description
     case .vault(let error): return error.description
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
+    case .assistant(let error): return error.description
     }
   }
 

@@ -1,7 +1,7 @@
 /// The exit codes of `taskkey`, one table that scripts can rely on.
 ///
 /// Codes 64 and up follow BSD `sysexits.h`; codes 10 to 19 name
-/// cryptographic and vault outcomes. README.md and `taskkey --help` print the table.
+/// cryptographic and vault outcomes; 20 to 24 name assistant-key outcomes. README.md and `taskkey --help` print the table.
 public enum ExitCode: Int32, CaseIterable, Sendable {
   /// The command did what was asked.
   case success = 0
@@ -20,6 +20,16 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case tampered = 15
   /// No vault at the location (not initialised).
   case vaultNotFound = 16
+  /// An assistant key is not a key string: wrong length, prefix or character.
+  case malformedAssistantKey = 20
+  /// An assistant key's checksum does not match: mistyped or cut short.
+  case assistantKeyChecksum = 21
+  /// An assistant key (or key id) is not in this device's registry.
+  case unknownAssistantKey = 22
+  /// An assistant key was revoked.
+  case revokedAssistantKey = 23
+  /// An assistant key has expired.
+  case expiredAssistantKey = 24
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
   /// The input data is malformed (bad base64, truncated, bad key file).
@@ -46,6 +56,11 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .vaultLocked: return "the vault is locked; run 'taskkey unlock'"
     case .tampered: return "a vault, registry or bundle file is damaged or was altered"
     case .vaultNotFound: return "no vault here; run 'taskkey init' or set TASKKEY_HOME"
+    case .malformedAssistantKey: return "assistant key malformed: not 'tk_' and 49 letters and digits"
+    case .assistantKeyChecksum: return "assistant key checksum mismatch: mistyped or cut short"
+    case .unknownAssistantKey: return "unknown assistant key or key id"
+    case .revokedAssistantKey: return "assistant key revoked"
+    case .expiredAssistantKey: return "assistant key expired"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input: bad base64, truncated value, bad key file"
     case .noInput: return "an input file does not exist or cannot be opened"

@@ -8,6 +8,7 @@ public enum TaskKeyMain {
     SealCommand.self, OpenCommand.self, KeygenCommand.self,
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
     ItemCommand.self, SyncCommand.self,
+    MintCommand.self, VerifyCommand.self, RevokeCommand.self, AssistantRotateCommand.self, ListCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"
