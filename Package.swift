@@ -66,7 +66,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskVaultTests",
-      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyTestSupport", "taskkey"]
+      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey"]
     ),
   ]
 )

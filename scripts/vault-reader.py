@@ -8,6 +8,10 @@ vectors. Needs python3-cryptography and libsodium (through ctypes).
 
 Prints the keys and items as JSON, or one outcome word and exits 1:
 damaged, unsupported_version, wrong_passphrase, tampered.
+
+    scripts/vault-reader.py --check Vectors/vault-v1.json
+
+runs every case of the vector file and reports each outcome.
 """
 import ctypes, ctypes.util, hashlib, hmac, json, struct, sys
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -184,7 +188,38 @@ def read_bundle(data, passphrase):
     return {"sourceVaultID": body[10:26].hex(), "store1": parse_store(plain, 1)}
 
 
+def check(path):
+    import os
+    spec = json.load(open(path))
+    base = os.path.join(os.path.dirname(path), spec["files"])
+    bad = 0
+    for case in spec["tests"]:
+        data = open(os.path.join(base, case["file"]), "rb").read()
+        reader = read_vault if case["kind"] == "vault" else read_bundle
+        try:
+            result = reader(data, case["passphrase"].encode())
+            store1 = result["store1"]
+            items = store1["items"] + result.get("store2", {"items": []})["items"]
+            want = spec["expected"]
+            names = [i["name"] for i in want["items"]] if case["kind"] == "vault" else want["syncBundleItems"]
+            same = (store1["primary"] == want["primaryKeyID"] and store1["keys"] == want["noteKeys"]
+                    and sorted(i["name"] for i in items) == names
+                    and all(i["value"] == w["value"] and i["label"] == w["label"] and i["created"] == w["created"]
+                            and i["modified"] == w["modified"] for i in items for w in want["items"]
+                            if w["name"] == i["name"]))
+            got = "success" if same else "mismatch"
+        except Outcome as outcome:
+            got = outcome.args[0]
+        ok = got == case["expect"]
+        bad += not ok
+        print("ok  " if ok else "FAIL", case["id"], case["file"], case["expect"], "" if ok else "got " + got)
+    sys.exit(1 if bad else 0)
+
+
 def main():
+    if sys.argv[1] == "--check":
+        check(sys.argv[2])
+        return
     path, passphrase = sys.argv[1], sys.argv[2].encode()
     data = open(path, "rb").read()
     try:

@@ -101,6 +101,29 @@ struct SyncBundle {
     }
   }
 
+  /// How errors name a bundle, which has no path of its own here.
+  static let displayName = "sync bundle"
+
+  /// Parses, authenticates and decodes a bundle.
+  static func open(_ bytes: [UInt8], passphrase: SecureBytes) throws -> (bundle: SyncBundle, contents: StoreContents) {
+    let parsed = try parse(bytes, path: displayName)
+    try hardenProcess()
+    let derived = try keys(passphrase: passphrase, salt: parsed.salt, kdf: parsed.kdf)
+    guard ConstantTime.equals(derived.check, parsed.check) else { throw TaskVaultError.wrongPassphrase }
+    let plaintext: SecureBytes
+    do {
+      plaintext = try AES.GCM.openSecret(
+        parsed.sealed, using: derived.key, authenticating: parsed.header(length: parsed.sealed.combined.count))
+    } catch {
+      throw TaskVaultError.tampered(path: displayName, part: "payload")
+    }
+    do {
+      return (parsed, try StoreContents.decode(plaintext, store: .synchronisable))
+    } catch let failure as ParseFailure {
+      throw TaskVaultError.damaged(path: displayName, reason: failure.reason)
+    }
+  }
+
   /// Argon2id output of 64 bytes: the first 32 are the payload key, the
   /// SHA-256 of the last 32 is the stored passphrase check.
   static func keys(passphrase: SecureBytes, salt: [UInt8], kdf: PasswordKDF.Parameters) throws
@@ -165,26 +188,9 @@ extension Vault {
     -> SyncImportReport
   {
     try Self.checkPassphrase(passphrase)
-    let name = "sync bundle"
-    let parsed = try SyncBundle.parse(bundle, path: name)
-    try hardenProcess()
-    let derived = try SyncBundle.keys(passphrase: passphrase, salt: parsed.salt, kdf: parsed.kdf)
-    guard ConstantTime.equals(derived.check, parsed.check) else { throw TaskVaultError.wrongPassphrase }
-    let plaintext: SecureBytes
-    do {
-      plaintext = try AES.GCM.openSecret(
-        parsed.sealed, using: derived.key, authenticating: parsed.header(length: parsed.sealed.combined.count))
-    } catch {
-      throw TaskVaultError.tampered(path: name, part: "payload")
-    }
-    let incoming: StoreContents
-    do {
-      incoming = try StoreContents.decode(plaintext, store: .synchronisable)
-    } catch let failure as ParseFailure {
-      throw TaskVaultError.damaged(path: name, reason: failure.reason)
-    }
+    let incoming = try SyncBundle.open(bundle, passphrase: passphrase).contents
     guard let incomingKeyring = incoming.keyring else {
-      throw TaskVaultError.damaged(path: name, reason: "no keyring")
+      throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
     }
     var report: SyncImportReport?
     try modify { stores in

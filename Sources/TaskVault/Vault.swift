@@ -47,7 +47,7 @@ public final class Vault: @unchecked Sendable {
   public let directory: String
   let environment: VaultEnvironment
 
-  var vaultPath: String { directory + "/vault.tkv" }
+  var vaultPath: String { memoryName ?? directory + "/vault.tkv" }
   var previousPath: String { directory + "/vault.tkv.prev" }
   var temporaryPath: String { directory + "/vault.tkv.tmp" }
   var lockPath: String { directory + "/vault.lock" }
@@ -133,6 +133,16 @@ public final class Vault: @unchecked Sendable {
     self.directory = directory
     self.environment = environment
   }
+
+  /// A vault with no directory, for `VaultFileReader`: `vaultPath` is
+  /// `name` and nothing is read from or written to disk.
+  init(memory name: String) {
+    self.directory = ""
+    self.environment = .production
+    self.memoryName = name
+  }
+
+  private var memoryName: String?
 
   // MARK: - Unlocking
 

@@ -1,4 +1,5 @@
 import Foundation
+import TaskCrypto
 import TaskKeyTestSupport
 import Testing
 
@@ -56,10 +57,39 @@ struct VaultCommandTests {
     let damaged = try vault.run(["unlock", "--passphrase-file", vault.passphraseFile])
     #expect(damaged.status == 15)
     #expect(damaged.stderr.contains("checksum mismatch"))
+    try Data(fixChecksum(bytes)).write(to: URL(fileURLWithPath: path))
+    let altered = try vault.run(["unlock", "--passphrase-file", vault.passphraseFile])
+    #expect(altered.status == 15)
+    #expect(altered.stderr.contains("was altered"))
     bytes[300] ^= 1
     bytes[9] = 7
     try Data(bytes).write(to: URL(fileURLWithPath: path))
     #expect(try vault.run(["status"]).status == 12)
+  }
+
+  @Test func aTimedUnlockExpiresForEveryProcess() throws {
+    let vault = try CLIVault(unlock: false)
+    let start = Date()
+    #expect(try vault.run(["unlock", "--for", "4s", "--passphrase-file", vault.passphraseFile]).status == 0)
+    let unlocked = Date()
+    let during = try vault.run(["item", "list"])
+    if Date().timeIntervalSince(start) < 3 {  // a loaded machine may take longer; then only expiry is checked
+      #expect(during.status == 0)
+    }
+    Thread.sleep(until: unlocked.addingTimeInterval(5.1))
+    let expired = try vault.run(["item", "list"])
+    #expect(expired.status == 14)
+    #expect(expired.stderr.contains("the timed unlock expired"))
+  }
+
+  @Test func everyVaultCommandHasHelp() throws {
+    let vault = try CLIVault(initialise: false, unlock: false)
+    for command in ["init", "unlock", "lock", "status", "passphrase", "item", "sync"] {
+      let help = try vault.run([command, "--help"])
+      #expect(help.status == 0, "\(command)")
+      #expect(help.stdoutText.contains("USAGE: taskkey \(command)"), "\(command)")
+      #expect(help.stdoutText.contains("EXAMPLE:"), "\(command)")
+    }
   }
 
   @Test func loosePermissionsExit77WithTheFix() throws {

@@ -4,6 +4,7 @@ import TaskKeyTestSupport
 import Testing
 
 @testable import TaskCrypto
+@testable import TaskKeyCLI
 @testable import TaskVault
 
 /// The committed vectors in `Vectors/vault-v1/` (described in
@@ -12,9 +13,9 @@ import Testing
 /// fixed seed, through test-only seams. `TASKKEY_WRITE_VECTORS=1` rewrites
 /// the files; otherwise the test fails when they drift.
 enum VaultVectors {
-  static let directory = URL(fileURLWithPath: #filePath)
+  static let vectors = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Vectors/vault-v1")
+    .appendingPathComponent("Vectors")
   static let passphrase = "correct horse battery staple"
   static let now: Int64 = 1_800_000_000
 
@@ -35,37 +36,6 @@ enum VaultVectors {
       defer { pool.removeFirst(count) }
       return Array(pool[..<count])
     }
-  }
-
-  struct Expected: Codable, Equatable {
-    struct Key: Codable, Equatable {
-      let id: String
-      let key: String
-    }
-    struct Item: Codable, Equatable {
-      let name: String
-      let label: String
-      let `class`: String
-      let created: Int64
-      let modified: Int64
-      let value: String
-    }
-    let passphrase: String
-    let vaultID: String
-    let kdf: String
-    let generation: UInt64
-    let primaryKeyID: String
-    let noteKeys: [Key]
-    let items: [Item]
-    let syncBundleItems: [String]
-  }
-
-  struct Case: Codable, Equatable {
-    let file: String
-    let kind: String
-    let passphrase: String
-    let expect: String
-    let comment: String
   }
 
   /// Builds every vector file in memory.
@@ -105,28 +75,30 @@ enum VaultVectors {
     let keyring = try vault.noteKeyring()
     let status = try vault.status()
     let items = try vault.items().map { attributes in
-      Expected.Item(
+      VaultVectorFile.Expected.Item(
         name: attributes.name, label: attributes.label, class: attributes.itemClass.rawName,
         created: Int64(attributes.created.timeIntervalSince1970),
         modified: Int64(attributes.modified.timeIntervalSince1970),
         value: String(decoding: bytes(of: try vault.item(named: attributes.name).value), as: UTF8.self))
     }
     try vault.lock()
-    let expected = Expected(
-      passphrase: passphrase, vaultID: status.vaultID, kdf: "\(status.kdfParameters)", generation: status.generation,
+    let expected = VaultVectorFile.Expected(
+      vaultID: status.vaultID, kdf: "\(status.kdfParameters)", generation: status.generation,
       primaryKeyID: keyring.primaryID.hex,
       noteKeys: keyring.keys.map { key in
-        Expected.Key(id: key.id.hex, key: key.key.withUnsafeBytes { encodeHex(Array($0)) })
+        VaultVectorFile.Expected.Key(id: key.id.hex, key: key.key.withUnsafeBytes { encodeHex(Array($0)) })
       },
       items: items, syncBundleItems: ["calendar/token"])
 
     var files = [String: [UInt8]]()
-    var cases = [Case]()
+    var cases = [VaultVectorFile.Case]()
     func add(
       _ name: String, _ bytes: [UInt8], _ kind: String, _ expect: String, _ comment: String, pass: String = passphrase
     ) {
       if files[name] == nil { files[name] = bytes }
-      cases.append(Case(file: name, kind: kind, passphrase: pass, expect: expect, comment: comment))
+      cases.append(
+        VaultVectorFile.Case(
+          id: cases.count + 1, file: name, kind: kind, passphrase: pass, expect: expect, comment: comment))
     }
     add("vault.tkv", good, "vault", "success", "opens to expected.json")
     add("vault.tkv", good, "vault", "wrong_passphrase", "both wrapped keys fail", pass: "correct horse battery stapler")
@@ -162,9 +134,14 @@ enum VaultVectors {
       "payload bit flipped, checksum recomputed")
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    files["expected.json"] = Array(try encoder.encode(expected)) + [0x0a]
-    files["manifest.json"] = Array(try encoder.encode(cases)) + [0x0a]
-    return files
+    let file = VaultVectorFile(
+      description:
+        "TaskKey vault file and sync bundle, version 1 (SECURITY.md). Every vault uses the fast test preset and "
+        + "the passphrase '\(passphrase)'. Made by VaultVectors.generate() with a fixed seed; see Vectors/README-vault.md.",
+      files: "vault-v1", expected: expected, tests: cases)
+    var result = ["vault-v1.json": Array(try encoder.encode(file)) + [0x0a]]
+    for (name, bytes) in files { result["vault-v1/" + name] = bytes }
+    return result
   }
 }
 
@@ -173,79 +150,47 @@ struct VaultVectorGenerationTests {
   @Test func vectorsMatchTheDeterministicGenerator() throws {
     let files = try VaultVectors.generate()
     if ProcessInfo.processInfo.environment["TASKKEY_WRITE_VECTORS"] == "1" {
-      try FileManager.default.createDirectory(at: VaultVectors.directory, withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: VaultVectors.vectors.appendingPathComponent("vault-v1"), withIntermediateDirectories: true)
       for (name, bytes) in files {
-        try Data(bytes).write(to: VaultVectors.directory.appendingPathComponent(name))
+        try Data(bytes).write(to: VaultVectors.vectors.appendingPathComponent(name))
       }
     }
     for (name, bytes) in files.sorted(by: { $0.key < $1.key }) {
-      let committed = try Data(contentsOf: VaultVectors.directory.appendingPathComponent(name))
-      #expect([UInt8](committed) == bytes, "Vectors/vault-v1/\(name) drifted; run 'make vectors' and review")
+      let committed = try Data(contentsOf: VaultVectors.vectors.appendingPathComponent(name))
+      #expect([UInt8](committed) == bytes, "Vectors/\(name) drifted; run 'make vectors' and review")
     }
   }
 
   @Test func everyVectorHasItsDocumentedOutcome() throws {
-    let manifest = try JSONDecoder().decode(
-      [VaultVectors.Case].self, from: Data(contentsOf: VaultVectors.directory.appendingPathComponent("manifest.json")))
-    let expected = try JSONDecoder().decode(
-      VaultVectors.Expected.self, from: Data(contentsOf: VaultVectors.directory.appendingPathComponent("expected.json"))
-    )
-    #expect(manifest.count >= 10)
-    for vector in manifest {
-      let bytes = [UInt8](try Data(contentsOf: VaultVectors.directory.appendingPathComponent(vector.file)))
-      let outcome = try Self.outcome(of: vector, bytes: bytes, expected: expected)
-      #expect(outcome == vector.expect, "\(vector.file) with '\(vector.passphrase)': \(vector.comment)")
-    }
+    let path = VaultVectors.vectors.appendingPathComponent("vault-v1.json").path
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let file = try JSONDecoder().decode(VaultVectorFile.self, from: data)
+    #expect(file.tests.count >= 10)
+    #expect(
+      Set(file.tests.map(\.expect)) == ["success", "wrong_passphrase", "damaged", "tampered", "unsupported_version"])
+    let result = VaultVectorCheck.check(data: data, path: path)
+    #expect(result.cases == file.tests.count)
+    #expect(result.failures.isEmpty, "\(result.failures)")
   }
 
-  /// Opens one vector and names the outcome from the closed set.
-  static func outcome(of vector: VaultVectors.Case, bytes file: [UInt8], expected: VaultVectors.Expected) throws
-    -> String
-  {
+  @Test func theGoodVaultVectorOpensThroughTheFullVaultToo() throws {
     let machine = try TestMachine()
-    do {
-      switch vector.kind {
-      case "vault":
-        try FileManager.default.createDirectory(atPath: machine.vaultDirectory, withIntermediateDirectories: false)
-        chmod(machine.vaultDirectory, 0o700)
-        try machine.writeVault(file)
-        let vault = try machine.open()
-        try vault.unlock(passphrase: secret(vector.passphrase))
-        let keyring = try vault.noteKeyring()
-        #expect(keyring.primaryID.hex == expected.primaryKeyID)
-        #expect(keyring.keys.map { $0.id.hex } == expected.noteKeys.map(\.id))
-        #expect(
-          keyring.keys.map { key in key.key.withUnsafeBytes { encodeHex(Array($0)) } } == expected.noteKeys.map(\.key))
-        let status = try vault.status()
-        #expect(status.vaultID == expected.vaultID)
-        #expect(status.generation == expected.generation)
-        #expect("\(status.kdfParameters)" == expected.kdf)
-        let items = try vault.items()
-        #expect(items.map(\.name) == expected.items.map(\.name))
-        for item in expected.items {
-          let found = try vault.item(named: item.name)
-          #expect(String(decoding: bytes(of: found.value), as: UTF8.self) == item.value)
-          #expect(found.attributes.label == item.label)
-          #expect(found.attributes.itemClass.rawName == item.class)
-          #expect(Int64(found.attributes.created.timeIntervalSince1970) == item.created)
-          #expect(Int64(found.attributes.modified.timeIntervalSince1970) == item.modified)
-        }
-      default:
-        let vault = try machine.create()
-        try vault.unlock(passphrase: secret("correct horse"))
-        let report = try vault.importSyncBundle(file, passphrase: secret(vector.passphrase))
-        #expect(report.addedKeyIDs.map(\.hex) == expected.noteKeys.map(\.id))
-        #expect(report.addedItems == expected.syncBundleItems)
-      }
-      return "success"
-    } catch let error as TaskVaultError {
-      switch error {
-      case .wrongPassphrase: return "wrong_passphrase"
-      case .damaged: return "damaged"
-      case .tampered: return "tampered"
-      case .unsupportedVersion: return "unsupported_version"
-      default: return "other: \(error)"
-      }
-    }
+    try FileManager.default.createDirectory(atPath: machine.vaultDirectory, withIntermediateDirectories: false)
+    chmod(machine.vaultDirectory, 0o700)
+    try machine.writeVault(
+      [UInt8](try Data(contentsOf: VaultVectors.vectors.appendingPathComponent("vault-v1/vault.tkv"))))
+    let vault = try machine.open()
+    try vault.unlock(passphrase: secret(VaultVectors.passphrase))
+    #expect(try vault.noteKeyring().primaryID.hex == "0badcafe")
+    #expect(bytes(of: try vault.item(named: "provider/openai").value) == Array("sk-test-DEVICE-ONLY-0123456789".utf8))
+  }
+
+  @Test func theCheckerCatchesAVectorWhoseExpectationIsWrong() throws {
+    let path = VaultVectors.vectors.appendingPathComponent("vault-v1.json").path
+    var file = try JSONDecoder().decode(VaultVectorFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    file.expected.items[0].value = "something else"
+    let result = VaultVectorCheck.check(data: try JSONEncoder().encode(file), path: path)
+    #expect(!result.failures.isEmpty)
   }
 }

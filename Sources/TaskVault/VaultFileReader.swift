@@ -1,0 +1,68 @@
+import Foundation
+import TaskCrypto
+
+/// The decrypted contents of a vault file or a sync bundle.
+public struct VaultContents: Sendable {
+  /// The vault id (of the exporting vault, for a bundle), 32 hex digits.
+  public let vaultID: String
+  /// The header's generation; nil for a sync bundle.
+  public let generation: UInt64?
+  /// How the KDF costs were chosen.
+  public let kdfPreset: KDFPreset
+  /// The Argon2id costs.
+  public let kdfParameters: PasswordKDF.Parameters
+  /// The note keyring of the synchronisable store.
+  public let noteKeyring: Keyring
+  /// Every item of both stores (a bundle: the synchronisable store only),
+  /// sorted by name.
+  public let items: [VaultItem]
+}
+
+/// Opens vault files and sync bundles held in memory, without a vault
+/// directory, a lock or an unlock session: for audits, vector checks and
+/// recovery. It applies exactly the checks and error causes of `Vault`.
+public enum VaultFileReader {
+  /// Opens the bytes of a `vault.tkv` with its passphrase.
+  ///
+  /// - Parameters:
+  ///   - bytes: the whole file.
+  ///   - passphrase: the vault passphrase.
+  /// - Returns: the header facts, the note keyring and every item.
+  /// - Throws: `TaskVaultError.damaged`, `.unsupportedVersion`,
+  ///   `.wrongPassphrase`, `.tampered`, `.emptyPassphrase`,
+  ///   `.passphraseTooLong`, with the path `<vault file>`.
+  public static func openVaultFile(_ bytes: [UInt8], passphrase: SecureBytes) throws -> VaultContents {
+    let vault = Vault(memory: "<vault file>")
+    try Vault.checkPassphrase(passphrase)
+    let file = try VaultFile.parse(bytes, path: vault.vaultPath)
+    let stores = try vault.openStores(file, keys: try vault.unwrap(file, passphrase: passphrase))
+    guard let keyring = stores[0].keyring else {
+      throw TaskVaultError.damaged(path: vault.vaultPath, reason: "the synchronisable store has no keyring")
+    }
+    return VaultContents(
+      vaultID: encodeHex(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
+      noteKeyring: keyring, items: sortedItems(stores))
+  }
+
+  /// Opens the bytes of a sync bundle with the passphrase it was exported
+  /// under.
+  ///
+  /// - Returns: the exporting vault's id, the KDF, the note keyring and the
+  ///   synchronisable items.
+  /// - Throws: as `Vault.importSyncBundle`, with the path `sync bundle`.
+  public static func openSyncBundle(_ bytes: [UInt8], passphrase: SecureBytes) throws -> VaultContents {
+    try Vault.checkPassphrase(passphrase)
+    let opened = try SyncBundle.open(bytes, passphrase: passphrase)
+    guard let keyring = opened.contents.keyring else {
+      throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
+    }
+    return VaultContents(
+      vaultID: encodeHex(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
+      kdfParameters: opened.bundle.kdf, noteKeyring: keyring, items: sortedItems([opened.contents]))
+  }
+
+  static func sortedItems(_ stores: [StoreContents]) -> [VaultItem] {
+    stores.flatMap { $0.items }.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+      .map { VaultItem(attributes: $0.attributes, value: $0.value) }
+  }
+}
