@@ -132,6 +132,35 @@ struct AssistantCommandTests {
     #expect(try vault.run(["revoke"]).status == 64)
   }
 
+  @Test func revokedKeyStaysRevokedAfterTheVaultIsLockedAndUnlockedAgain() throws {
+    let vault = try CLIVault()
+    let minted = try mint(vault)
+    #expect(try vault.run(["revoke", minted.id]).status == 0)
+    // As after a reboot: the unlocked state is gone and comes back with the passphrase.
+    #expect(try vault.run(["lock"]).status == 0)
+    #expect(try vault.run(["verify"], text: minted.key).status == 14)
+    #expect(try vault.run(["unlock", "--passphrase-file", vault.passphraseFile]).status == 0)
+    #expect(try vault.run(["verify"], text: minted.key).status == 23)
+  }
+
+  @Test func concurrentFirstMintsShareOneIntegrityKeyAndLoseNoKey() throws {
+    let vault = try CLIVault()
+    let count = 8
+    let keys = KeyBox(count: count)
+    DispatchQueue.concurrentPerform(iterations: count) { index in
+      let result = try? vault.run(["mint", "--name", "agent-\(index)"])
+      keys.set(index, result?.status == 0 ? result?.stdoutText : nil)
+    }
+    let minted = keys.all
+    #expect(minted.allSatisfy { $0 != nil })
+    for key in minted.compactMap({ $0 }) {
+      #expect(try vault.run(["verify"], text: key).status == 0)
+    }
+    let items = try vault.run(["item", "list"])
+    #expect(items.stdoutText.components(separatedBy: "assistant-keys/registry-integrity-key").count == 2)
+    #expect(try vault.run(["list"]).stdoutText.split(separator: "\n").count == count + 1)
+  }
+
   @Test func rotateWithOverlapKeepsBothKeysAndWithoutRevokesTheOld() throws {
     let vault = try CLIVault()
     let first = try mint(vault, ["--name", "agent", "--trust", "elevated"])
@@ -197,5 +226,25 @@ struct AssistantCommandTests {
     let help = try vault.run(["--help"])
     #expect(help.stdoutText.contains("  20    assistant key malformed"))
     #expect(help.stdoutText.contains("  24    assistant key expired"))
+  }
+}
+
+/// Results filled in from concurrent runs.
+final class KeyBox: @unchecked Sendable {
+  private let lock = NSLock()
+  private var values: [String?]
+
+  init(count: Int) { values = Array(repeating: nil, count: count) }
+
+  func set(_ index: Int, _ value: String?) {
+    lock.lock()
+    values[index] = value
+    lock.unlock()
+  }
+
+  var all: [String?] {
+    lock.lock()
+    defer { lock.unlock() }
+    return values
   }
 }
