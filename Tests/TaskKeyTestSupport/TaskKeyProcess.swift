@@ -33,6 +33,9 @@ public enum TaskKeyBinary {
     environment: [String: String] = [:],
     in directory: URL? = nil
   ) throws -> ProcessResult {
+    // A command that exits before reading its input would otherwise kill the
+    // test process with SIGPIPE when we write to it.
+    signal(SIGPIPE, SIG_IGN)
     let process = Process()
     process.executableURL = url
     process.arguments = arguments
