@@ -114,7 +114,9 @@ extension AssistantKeyError: CustomStringConvertible {
     case .vaultLocked:
       return "the vault is locked, so the assistant key registry cannot be checked; unlock it with 'taskkey unlock'"
     case .registryDamaged(let damage):
-      return "the assistant key registry cannot be trusted (\(damage)); every key is refused until it is restored"
+      return
+        "the assistant key registry cannot be trusted (\(damage)); every key is refused. If you did not change it, "
+        + "someone else did: to start over, move assistant-keys.registry out of the vault directory and mint new keys"
     case .invalidName(let name):
       return
         "invalid assistant name '\(name.prefix(64))': use 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"

@@ -95,6 +95,29 @@ import Testing
     }
   }
 
+  @Test func twoThousandRandomEditsAllFailClosedWithoutACrash() throws {
+    let scene = try scene()
+    let bytes = Array(scene.text.utf8)
+    var generator = SystemRandomNumberGenerator()
+    for round in 0..<2_000 {
+      var edited = bytes
+      for _ in 0...Int.random(in: 0..<3, using: &generator) {
+        let index = Int.random(in: 0..<edited.count, using: &generator)
+        switch Int.random(in: 0..<3, using: &generator) {
+        case 0: edited[index] = UInt8.random(in: 0...255, using: &generator)
+        case 1: edited.remove(at: index)
+        default: edited.insert(UInt8.random(in: 0...255, using: &generator), at: index)
+        }
+      }
+      guard edited != bytes else { continue }
+      try scene.fixture.overwriteRegistry(edited)
+      guard case .registryDamaged? = assistantError({ _ = try scene.fixture.open() }) else {
+        Issue.record("round \(round): an edited registry was accepted")
+        return
+      }
+    }
+  }
+
   @Test func truncationAndTrailingBytesFailClosed() throws {
     let scene = try scene()
     let bytes = Array(scene.text.utf8)
