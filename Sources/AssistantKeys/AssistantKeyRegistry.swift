@@ -303,13 +303,11 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
     let current = try files.identity(of: files.registryPath)
     if snapshot.loaded && current == snapshot.file?.identity { return }
     loadCount += 1
-    guard let file = try files.read(files.registryPath, limit: RegistryFormat.maximumFileByteCount) else {
+    guard let read = try files.read(files.registryPath, limit: RegistryFormat.maximumFileByteCount) else {
       snapshot = Snapshot(contents: .init(generation: 0, entries: []), file: nil)
       return
     }
-    let contents = try RegistryFormat.decode(file.bytes, key: key)
-    file.bytes = []
-    snapshot = Snapshot(contents: contents, file: file)
+    snapshot = Snapshot(contents: try RegistryFormat.decode(read.bytes, key: key), file: read.file)
   }
 
   /// Read-modify-write under the `flock`: reread, settle ended overlaps,
@@ -327,7 +325,6 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
       let result = try change(&contents, now)
       contents.generation += 1
       let file = try files.replace(files.registryPath, with: RegistryFormat.encode(contents, key: key))
-      file.bytes = []
       snapshot = Snapshot(contents: contents, file: file)
       return result
     }
@@ -403,18 +400,17 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
       table[id] = now
       let live = Set(snapshot.contents.entries.map(\.id))
       let lines = table.filter { live.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-      let file = try files.replace(
+      try files.replace(
         files.lastUsedPath, with: AuthenticatedFile.seal(header: LastUsedFormat.header, lines: lines, key: key))
-      file.bytes = []
     }
   }
 
   /// The last-used table, or an empty one when the file is missing,
   /// unreadable or fails its integrity check.
   func readLastUsed() -> [AssistantKeyID: Int64] {
-    guard let file = try? files.read(files.lastUsedPath, limit: RegistryFormat.maximumFileByteCount),
+    guard let read = try? files.read(files.lastUsedPath, limit: RegistryFormat.maximumFileByteCount),
       let lines = try? AuthenticatedFile.open(
-        file.bytes, header: LastUsedFormat.header, headerStem: LastUsedFormat.headerStem,
+        read.bytes, header: LastUsedFormat.header, headerStem: LastUsedFormat.headerStem,
         limit: RegistryFormat.maximumFileByteCount, key: key)
     else { return [:] }
     var table = [AssistantKeyID: Int64]()

@@ -72,9 +72,9 @@ struct RegistryFiles {
   }
 
   /// Opens and reads a registry-kind file, or returns nil when it does not
-  /// exist. The descriptor stays open in the result, which pins the inode
-  /// so that its identity cannot be reused while it is cached.
-  func read(_ path: String, limit: Int) throws -> OpenedFile? {
+  /// exist. The descriptor stays open in the returned file, which pins the
+  /// inode so that its identity cannot be reused while it is cached.
+  func read(_ path: String, limit: Int) throws -> (file: OpenedFile, bytes: [UInt8])? {
     let fd = retrying { open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
     guard fd >= 0 else {
       let code = errno
@@ -103,8 +103,7 @@ struct RegistryFiles {
       bytes += chunk[0..<count]
       guard bytes.count <= limit else { throw damaged(.tooLarge(byteCount: bytes.count, limit: limit)) }
     }
-    file.bytes = bytes
-    return file
+    return (file, bytes)
   }
 
   /// Replaces `path` with `bytes` durably and atomically: a new temporary
@@ -146,7 +145,6 @@ struct RegistryFiles {
     renamed = true
     var info = stat()
     if fstat(fd, &info) == 0 { file.identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) }
-    file.bytes = bytes
     try inject(.syncDirectory, directory)
     try syncDirectory()
     return file
@@ -191,11 +189,10 @@ struct FileIdentity: Equatable {
   let inode: UInt64
 }
 
-/// An open descriptor with what was read through it; closed on release.
+/// An open descriptor and the identity of its file; closed on release.
 final class OpenedFile {
   let fd: Int32
   var identity: FileIdentity?
-  var bytes: [UInt8] = []
 
   init(fd: Int32) { self.fd = fd }
 
