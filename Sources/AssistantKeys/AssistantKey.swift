@@ -23,8 +23,9 @@ public struct AssistantKey: Sendable, CustomStringConvertible, CustomDebugString
   public static let byteCount = 52
   /// The prefix every key string starts with: `tk_`.
   public static let prefix = "tk_"
-  /// A regular expression (POSIX ERE and PCRE alike) that matches a key in
-  /// text, for secret scanners; the checksum then removes false positives.
+  /// A regular expression (PCRE, Python `re`, Go RE2, GNU `grep -E`) that
+  /// matches a key in text, for secret scanners; the checksum then removes
+  /// false positives.
   public static let scannerPattern = "\\btk_[0-9A-Za-z]{49}\\b"
 
   static let prefixBytes: [UInt8] = Array(prefix.utf8)
