@@ -8,6 +8,7 @@ let package = Package(
   products: [
     .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
     .library(name: "TaskVault", targets: ["TaskVault"]),
+    .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -34,8 +35,12 @@ let package = Package(
       dependencies: ["TaskCrypto"]
     ),
     .target(
-      name: "TaskKeyCLI",
+      name: "AssistantKeys",
       dependencies: ["TaskCrypto", "TaskVault"]
+    ),
+    .target(
+      name: "TaskKeyCLI",
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys"]
     ),
     .executableTarget(
       name: "taskkey",
@@ -62,8 +67,12 @@ let package = Package(
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
+      name: "AssistantKeysTests",
+      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
       name: "TaskKeyCLITests",
-      dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskKeyTestSupport", "taskkey"]
+      dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskVault", "TaskKeyTestSupport", "taskkey"]
     ),
     .testTarget(
       name: "TaskVaultTests",

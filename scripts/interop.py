@@ -173,7 +173,29 @@ def check_vault(doc, name):
     report(r.returncode == 0 and r.stdout.strip() != "", f"{name}: vault-reader.py --check exit {r.returncode}")
 
 
-CHECKERS = {("aes-256-gcm", 1): check_aes_gcm, ("sealed-value", 1): check_sealed_value, ("vault", 1): check_vault}
+_assistant_result = None
+
+
+def check_assistant(doc, name):
+    """Both assistant-key files are re-derived by one stdlib-only reader
+    written from SECURITY.md (scripts/check_assistant_vectors.py); it runs
+    once and its verdict counts for each file."""
+    global _assistant_result
+    if _assistant_result is None:
+        reader = os.path.join(ROOT, "scripts", "check_assistant_vectors.py")
+        _assistant_result = subprocess.run([sys.executable, reader, os.path.join(ROOT, "Vectors")],
+                                           capture_output=True, text=True)
+    r = _assistant_result
+    report(r.returncode == 0 and "cases agree" in r.stdout, f"{name}: {r.stdout.strip().splitlines()[-1:]}")
+
+
+CHECKERS = {
+    ("aes-256-gcm", 1): check_aes_gcm,
+    ("sealed-value", 1): check_sealed_value,
+    ("vault", 1): check_vault,
+    ("assistant-key", 1): check_assistant,
+    ("assistant-registry", 1): check_assistant,
+}
 
 
 def check_vectors():

@@ -49,6 +49,14 @@ public struct SHA256Digest: Sendable, Hashable, CustomStringConvertible, Contigu
     self.bytes = bytes
   }
 
+  /// Parses exactly 64 lowercase hex digits, the spelling `hex` gives.
+  ///
+  /// - Returns: nil for any other text (upper case, wrong length, spaces).
+  public init?(hex: String) {
+    guard let bytes = Hex.decode(hex), bytes.count == SHA256.byteCount else { return nil }
+    self.bytes = bytes
+  }
+
   /// Lowercase hex, 64 digits.
   public var hex: String { Hex.encode(bytes) }
 

@@ -1,3 +1,4 @@
+import AssistantKeys
 import TaskCrypto
 import TaskVault
 
@@ -36,6 +37,8 @@ public enum CLIError: Error, Equatable {
   case vault(TaskVaultError)
   /// The passphrase and its confirmation differ.
   case passphraseMismatch
+  /// An assistant-key operation failed.
+  case assistant(AssistantKeyError)
 
   /// The exit code for this error.
   public var exitCode: ExitCode {
@@ -63,6 +66,7 @@ public enum CLIError: Error, Equatable {
       }
     case .vault(let error): return Self.exitCode(for: error)
     case .passphraseMismatch: return .dataError
+    case .assistant(let error): return Self.exitCode(for: error)
     }
   }
 
@@ -87,6 +91,7 @@ public enum CLIError: Error, Equatable {
       return "key \(keyID) still seals \(count) value(s) in the input (first on line \(firstLine)); it was not retired"
     case .vault(let error): return error.description
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
+    case .assistant(let error): return error.description
     }
   }
 

@@ -1,7 +1,7 @@
 /// The exit codes of `taskkey`, one table that scripts can rely on.
 ///
 /// Codes 64 and up follow BSD `sysexits.h`; codes 10 to 19 name
-/// cryptographic and vault outcomes. README.md and `taskkey --help` print the table.
+/// cryptographic and vault outcomes; 20 to 24 name assistant-key outcomes. README.md and `taskkey --help` print the table.
 public enum ExitCode: Int32, CaseIterable, Sendable {
   /// The command did what was asked.
   case success = 0
@@ -22,6 +22,16 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case vaultNotFound = 16
   /// `retire` refused: a given value is still sealed by the key.
   case keyInUse = 17
+  /// An assistant key is not a key string: wrong length, prefix or character.
+  case malformedAssistantKey = 20
+  /// An assistant key's checksum does not match: mistyped or cut short.
+  case assistantKeyChecksum = 21
+  /// An assistant key (or key id) is not in this device's registry.
+  case unknownAssistantKey = 22
+  /// An assistant key was revoked.
+  case revokedAssistantKey = 23
+  /// An assistant key has expired.
+  case expiredAssistantKey = 24
   /// `vectors check` found a case that did not give its expected outcome.
   case vectorsFailed = 30
   /// The command line is wrong: unknown option, missing argument.
@@ -51,6 +61,11 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .tampered: return "a vault, registry or bundle file is damaged or was altered"
     case .vaultNotFound: return "no vault here; run 'taskkey init' or set TASKKEY_HOME"
     case .keyInUse: return "retire refused: a given value still uses the key; rewrap first"
+    case .malformedAssistantKey: return "assistant key malformed: not 'tk_' and 49 letters and digits"
+    case .assistantKeyChecksum: return "assistant key checksum mismatch: mistyped or cut short"
+    case .unknownAssistantKey: return "unknown assistant key or key id"
+    case .revokedAssistantKey: return "assistant key revoked"
+    case .expiredAssistantKey: return "assistant key expired"
     case .vectorsFailed: return "vectors check: at least one vector failed"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input: bad base64, truncated value, bad key file"

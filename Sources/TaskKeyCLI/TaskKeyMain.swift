@@ -7,8 +7,9 @@ public enum TaskKeyMain {
   static let commands: [any Command.Type] = [
     SealCommand.self, OpenCommand.self, KeygenCommand.self,
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
-    ItemCommand.self, SyncCommand.self, RewrapCommand.self, RetireCommand.self, VectorsCommand.self,
-    CompletionCommand.self,
+    ItemCommand.self, SyncCommand.self, RewrapCommand.self, RetireCommand.self,
+    MintCommand.self, VerifyCommand.self, RevokeCommand.self, RotateCommand.self, ListCommand.self,
+    VectorsCommand.self, CompletionCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"

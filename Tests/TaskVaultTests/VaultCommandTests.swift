@@ -3,46 +3,6 @@ import TaskCrypto
 import TaskKeyTestSupport
 import Testing
 
-/// One throwaway vault driven through the real `taskkey` binary.
-final class CLIVault: @unchecked Sendable {
-  let home: TemporaryDirectory
-  let passphraseFile: String
-
-  init(passphrase: String = "correct horse battery", initialise: Bool = true, unlock: Bool = true) throws {
-    home = try TemporaryDirectory()
-    passphraseFile = home.path("pass")
-    try writePrivate(passphraseFile, passphrase + "\n")
-    if initialise {
-      let made = try run(["init", "--kdf", "fast-test-only", "--passphrase-file", passphraseFile])
-      #expect(made.status == 0, "\(made.stderr)")
-    }
-    if unlock {
-      let opened = try run(["unlock", "--passphrase-file", passphraseFile])
-      #expect(opened.status == 0, "\(opened.stderr)")
-    }
-  }
-
-  deinit {
-    // Leave nothing in /dev/shm behind.
-    _ = try? run(["lock"])
-  }
-
-  var directory: String { home.path("keys") }
-
-  func run(_ arguments: [String], input: [UInt8] = []) throws -> ProcessResult {
-    try TaskKeyBinary.run(arguments, stdin: input, environment: ["TASKKEY_HOME": directory])
-  }
-
-  func run(_ arguments: [String], text: String) throws -> ProcessResult {
-    try run(arguments, input: Array(text.utf8))
-  }
-}
-
-func writePrivate(_ path: String, _ text: String) throws {
-  #expect(
-    FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
-}
-
 @Suite("taskkey vault commands, end to end")
 struct VaultCommandTests {
   @Test func itemsRoundTripThroughTheBinaryInBothStores() throws {

@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 
@@ -22,7 +23,7 @@ enum VectorChecker {
   }
 
   /// The formats this build can check.
-  static let formats = ["aes-256-gcm", "sealed-value", "vault", "wycheproof AES-GCM"]
+  static let formats = ["aes-256-gcm", "sealed-value", "vault", "wycheproof AES-GCM"] + AssistantKeyVectors.formats
 
   /// Checks one file.
   static func check(path: String) -> FileReport {
@@ -53,6 +54,11 @@ enum VectorChecker {
       return report
     }
     report.format = format
+    if AssistantKeyVectors.formats.contains(format), let result = AssistantKeyVectors.check(data) {
+      report.cases = result.cases
+      report.failures = result.failures
+      return report
+    }
     do {
       switch (format, version) {
       case ("aes-256-gcm", 1):

@@ -1,0 +1,452 @@
+import Foundation
+import TaskCrypto
+
+/// The device's registry of assistant keys: mint, verify (fail closed),
+/// revoke, rotate and list.
+///
+/// The registry keeps only `SHA-256` of each key string, in one file
+/// authenticated with HMAC-SHA256 under the caller's integrity key (a
+/// device-only vault item). Whoever can write the file but lacks that key
+/// cannot add a digest, un-revoke a key or change a trust level: the
+/// registry then fails closed and every key is refused.
+///
+/// Every change is one durable write (temp file, fsync, rename, directory
+/// fsync) under an exclusive `flock`. Verify reads nothing when the file is
+/// unchanged: it checks the file's identity with one `lstat` and looks the
+/// digest up in a dictionary, so it is O(1) in the number of keys, and it
+/// sees every change another process made before it began.
+///
+/// One instance may be shared between threads; its calls are serialised.
+public final class AssistantKeyRegistry: @unchecked Sendable {
+  /// Last-used times are written at most once per key per this many
+  /// seconds: 60.
+  public static let lastUsedResolution: Int64 = 60
+  /// The longest rotation overlap window: 30 days, in seconds.
+  public static let maximumOverlap: Int64 = 30 * 86_400
+  /// The longest key lifetime: 3650 days, in seconds.
+  public static let maximumLifetime: Int64 = 3_650 * 86_400
+  /// The most keys one registry holds, revoked keys included: 10,000.
+  public static let maximumKeyCount = RegistryFormat.maximumKeyCount
+  /// The most capability grants one key carries: 16.
+  public static let maximumGrantCount = Validation.maximumGrantCount
+
+  private let files: RegistryFiles
+  private let key: SymmetricKey
+  private let clock: () -> Date
+  private let mutex = NSLock()
+  private var snapshot = Snapshot()
+  private var lastUsedKnown: [AssistantKeyID: Int64] = [:]
+  /// How many times the registry file was read and parsed (tests check
+  /// that verify does not reread an unchanged file).
+  private(set) var loadCount = 0
+
+  /// Opens the registry in `directory`.
+  ///
+  /// Nothing is created until the first change; a missing registry is an
+  /// empty one, in which every key is unknown.
+  ///
+  /// - Parameters:
+  ///   - directory: the device-only store's directory, which is excluded
+  ///     from backups. Created with mode 0700 on the first change if
+  ///     missing; refused when it is a symlink, not ours, or open to group
+  ///     or others.
+  ///   - integrityKey: the registry's integrity key from the vault's
+  ///     device-only store, or nil when the vault is locked.
+  /// - Throws: `AssistantKeyError.vaultLocked` when `integrityKey` is nil;
+  ///   `.registryDamaged` when the directory or file is unsafe, unreadable
+  ///   or fails its integrity check.
+  public convenience init(directory: String, integrityKey: SymmetricKey?) throws {
+    try self.init(directory: directory, integrityKey: integrityKey, clock: Date.init, fault: nil)
+  }
+
+  /// The test seam: a chosen clock and injected file-system faults.
+  init(
+    directory: String,
+    integrityKey: SymmetricKey?,
+    clock: @escaping () -> Date,
+    fault: ((FileStep, String) -> Int32?)?
+  ) throws {
+    guard let integrityKey else { throw AssistantKeyError.vaultLocked }
+    self.key = integrityKey
+    self.files = RegistryFiles(directory: directory, fault: fault)
+    self.clock = clock
+    if try files.identity(of: directory) != nil { try files.checkDirectory() }
+    try locked { try refresh() }
+  }
+
+  // MARK: - Verify
+
+  /// Decides whether a presented key string is good, failing closed.
+  ///
+  /// The string is checked against the grammar and its checksum before
+  /// anything is looked up; then `SHA-256(presented)` is looked up in a
+  /// dictionary keyed by digest, whose equality is constant time. A
+  /// success may record the last-used time (at most once a minute per key;
+  /// a failure to record it does not fail the verify).
+  ///
+  /// - Parameter presented: the key's bytes exactly as presented (trim a
+  ///   transport's trailing newline first; nothing else is trimmed).
+  /// - Returns: the key's identity.
+  /// - Throws: exactly one of `AssistantKeyError.malformedKey`,
+  ///   `.badChecksum`, `.unknownKey`, `.revoked`, `.expired`,
+  ///   `.registryDamaged` (and `.vaultLocked` from `init`). Never anything
+  ///   else.
+  public func verify(_ presented: UnsafeRawBufferPointer) throws(AssistantKeyError) -> AssistantIdentity {
+    let digest = try AssistantKey.check(presented)
+    do {
+      return try locked {
+        try refresh()
+        guard let entry = snapshot.index.entry(for: digest) else { throw AssistantKeyError.unknownKey }
+        let now = seconds(clock())
+        if case .until(let end) = entry.revocation, now >= end {
+          // The overlap ended: make it permanent so a clock set back cannot revive it.
+          try? mutateHoldingMutex { _, _ in }
+        }
+        let identity = try entry.verdict(at: now)
+        recordUse(of: entry.id, at: now)
+        return identity
+      }
+    } catch let error as AssistantKeyError {
+      throw error
+    } catch {
+      // Unreachable today (every call above throws AssistantKeyError); kept
+      // so that the closed set of outcomes holds by construction.
+      throw AssistantKeyError.registryDamaged(.malformed(line: 0, reason: "unexpected \(type(of: error))"))
+    }
+  }
+
+  /// Verifies a key given as bytes (for example read from standard input
+  /// into locked memory); see `verify(_:)` on a raw buffer.
+  ///
+  /// - Throws: as `verify(_:)` on a raw buffer.
+  public func verify<Bytes: ContiguousBytes>(_ presented: Bytes) throws(AssistantKeyError) -> AssistantIdentity {
+    let result = presented.withUnsafeBytes { bytes in Result { () throws(AssistantKeyError) in try verify(bytes) } }
+    return try result.get()
+  }
+
+  /// Verifies a key given as a `String`, as a server receives it in a
+  /// header. The caller's `String` cannot be wiped; see SECURITY.md.
+  ///
+  /// - Throws: as `verify(_:)` on a raw buffer.
+  public func verify(_ presented: String) throws(AssistantKeyError) -> AssistantIdentity {
+    var copy = presented
+    let result = copy.withUTF8 { bytes in
+      Result { () throws(AssistantKeyError) in try verify(UnsafeRawBufferPointer(bytes)) }
+    }
+    return try result.get()
+  }
+
+  // MARK: - Changes
+
+  /// Mints a new key for an assistant and registers its digest.
+  ///
+  /// The key is returned only after the registry holding its digest is
+  /// durably on disk; it is never stored, so show it once.
+  ///
+  /// - Parameters:
+  ///   - name: the assistant, 1 to 64 of `A-Z a-z 0-9 . _ -`.
+  ///   - trust: the trust level; `.standard` by default.
+  ///   - grants: capability grants, each 1 to 64 of `a-z 0-9 . _ : -`;
+  ///     sorted and deduplicated; at most `maximumGrantCount`.
+  ///   - expiresAfter: the lifetime, at most `maximumLifetime`; nil for a
+  ///     key that does not expire.
+  /// - Returns: the key (once) and its record.
+  /// - Throws: `AssistantKeyError.invalidName`, `.invalidGrant`,
+  ///   `.tooManyGrants`, `.invalidDuration`, `.nameInUse` when the name has
+  ///   a current key, `.registryFull`, `.registryDamaged`,
+  ///   `.storageFailure`, `.systemResource`.
+  public func mint(
+    name: String,
+    trust: TrustLevel = .standard,
+    grants: [String] = [],
+    expiresAfter: Duration? = nil
+  ) throws -> MintedAssistantKey {
+    let grants = try Self.validated(name: name, grants: grants)
+    let lifetime = try expiresAfter.map { try Self.seconds($0, limit: Self.maximumLifetime) }
+    let key = try AssistantKey.generate()
+    return try locked {
+      try mutateHoldingMutex { contents, now in
+        let inUse = contents.entries.contains {
+          $0.name == name && $0.revocation == .none && ($0.expires.map { now < $0 } ?? true)
+        }
+        guard !inUse else { throw AssistantKeyError.nameInUse(name) }
+        let entry = RegistryEntry(
+          id: key.id, digest: key.digest, created: now, expires: lifetime.map { now + $0 }, revocation: .none,
+          trust: trust, name: name, grants: grants)
+        try Self.append(entry, to: &contents)
+        return MintedAssistantKey(key: key, record: record(of: entry, at: now, lastUsed: nil))
+      }
+    }
+  }
+
+  /// Revokes a key at once and for good, in one durable write.
+  ///
+  /// Revoking a revoked key changes nothing and succeeds. The next verify
+  /// in any process refuses the key.
+  ///
+  /// - Parameter id: the key's public id.
+  /// - Returns: the key's record after revocation.
+  /// - Throws: `AssistantKeyError.unknownID`, `.registryDamaged`,
+  ///   `.storageFailure`.
+  @discardableResult
+  public func revoke(_ id: AssistantKeyID) throws -> AssistantKeyRecord {
+    try locked {
+      try mutateHoldingMutex { contents, now in
+        guard let index = contents.entries.firstIndex(where: { $0.id == id }) else {
+          throw AssistantKeyError.unknownID(id)
+        }
+        if case .revoked = contents.entries[index].revocation {
+        } else {
+          contents.entries[index].revocation = .revoked(now)
+        }
+        return record(of: contents.entries[index], at: now, lastUsed: readLastUsed()[id])
+      }
+    }
+  }
+
+  /// Mints a replacement key for an assistant and revokes its old key, in
+  /// one durable write.
+  ///
+  /// Every key of that name that is not already revoked or overlapping is
+  /// revoked now, or, with an overlap, at the end of the window; until then
+  /// both old and new keys verify. The new key takes the trust level and
+  /// grants of the newest old key, and its lifetime unless one is given.
+  ///
+  /// - Parameters:
+  ///   - assistant: the assistant's name.
+  ///   - overlap: how long the old key goes on verifying, at most
+  ///     `maximumOverlap`; nil or absent to revoke it at once.
+  ///   - expiresAfter: the new key's lifetime; nil to keep the old one's.
+  /// - Returns: the new key (once) and its record.
+  /// - Throws: `AssistantKeyError.noSuchAssistant`, `.invalidDuration`,
+  ///   `.registryFull`, `.registryDamaged`, `.storageFailure`,
+  ///   `.systemResource`.
+  public func rotate(
+    assistant: String,
+    overlap: Duration? = nil,
+    expiresAfter: Duration? = nil
+  ) throws -> MintedAssistantKey {
+    let window = try overlap.map { try Self.seconds($0, limit: Self.maximumOverlap) }
+    let lifetime = try expiresAfter.map { try Self.seconds($0, limit: Self.maximumLifetime) }
+    let key = try AssistantKey.generate()
+    return try locked {
+      try mutateHoldingMutex { contents, now in
+        let old = contents.entries.indices.filter {
+          contents.entries[$0].name == assistant && contents.entries[$0].revocation == .none
+        }
+        guard
+          let newest = old.max(by: {
+            (contents.entries[$0].created, contents.entries[$0].id) < (
+              contents.entries[$1].created, contents.entries[$1].id
+            )
+          })
+        else { throw AssistantKeyError.noSuchAssistant(assistant) }
+        let template = contents.entries[newest]
+        for index in old {
+          contents.entries[index].revocation = window.map { .until(now + $0) } ?? .revoked(now)
+        }
+        let keptLifetime = template.expires.map { $0 - template.created }
+        let entry = RegistryEntry(
+          id: key.id, digest: key.digest, created: now, expires: (lifetime ?? keptLifetime).map { now + $0 },
+          revocation: .none, trust: template.trust, name: assistant, grants: template.grants)
+        try Self.append(entry, to: &contents)
+        return MintedAssistantKey(key: key, record: record(of: entry, at: now, lastUsed: nil))
+      }
+    }
+  }
+
+  /// Lists every key, revoked ones included, oldest first. Never shows a
+  /// key or a digest.
+  ///
+  /// - Returns: one record per key, with its status now and its last use.
+  /// - Throws: `AssistantKeyError.registryDamaged`.
+  public func keys() throws -> [AssistantKeyRecord] {
+    try locked {
+      try refresh()
+      let now = seconds(clock())
+      let lastUsed = readLastUsed()
+      return snapshot.contents.entries
+        .sorted { ($0.created, $0.id) < ($1.created, $1.id) }
+        .map { record(of: $0, at: now, lastUsed: lastUsed[$0.id]) }
+    }
+  }
+
+  // MARK: - Internals
+
+  private struct Snapshot {
+    var index = RegistryIndex(RegistryFormat.Contents(generation: 0, entries: []))
+    /// The file the contents came from, kept open to pin its identity.
+    var file: OpenedFile?
+    var loaded = false
+
+    var contents: RegistryFormat.Contents { index.contents }
+
+    init() {}
+
+    init(contents: RegistryFormat.Contents, file: OpenedFile?) {
+      self.index = RegistryIndex(contents)
+      self.file = file
+      self.loaded = true
+    }
+  }
+
+  private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+    mutex.lock()
+    defer { mutex.unlock() }
+    return try body()
+  }
+
+  /// Rereads the registry when the file at its path is not the one cached.
+  /// Writers only ever rename a new file into place, and the cached file is
+  /// held open, so an unchanged (device, inode) means unchanged contents.
+  private func refresh() throws {
+    let current = try files.identity(of: files.registryPath)
+    if snapshot.loaded && current == snapshot.file?.identity { return }
+    loadCount += 1
+    guard let read = try files.read(files.registryPath, limit: RegistryFormat.maximumFileByteCount) else {
+      snapshot = Snapshot(contents: .init(generation: 0, entries: []), file: nil)
+      return
+    }
+    snapshot = Snapshot(contents: try RegistryFormat.decode(read.bytes, key: key), file: read.file)
+  }
+
+  /// Read-modify-write under the `flock`: reread, settle ended overlaps,
+  /// apply `change`, write the next generation durably. Call with `mutex`
+  /// held.
+  private func mutateHoldingMutex<Result>(
+    _ change: (inout RegistryFormat.Contents, Int64) throws -> Result
+  ) throws -> Result {
+    try files.prepareDirectory()
+    return try files.withLock {
+      try refresh()
+      var contents = snapshot.contents
+      let now = seconds(clock())
+      for index in contents.entries.indices { contents.entries[index].settle(at: now) }
+      let result = try change(&contents, now)
+      contents.generation += 1
+      let file = try files.replace(files.registryPath, with: RegistryFormat.encode(contents, key: key))
+      snapshot = Snapshot(contents: contents, file: file)
+      return result
+    }
+  }
+
+  private static func append(_ entry: RegistryEntry, to contents: inout RegistryFormat.Contents) throws {
+    guard contents.entries.count < maximumKeyCount else {
+      throw AssistantKeyError.registryFull(limit: maximumKeyCount)
+    }
+    // 2^-64 per pair; refuse rather than alias two keys.
+    guard !contents.entries.contains(where: { $0.id == entry.id || $0.digest == entry.digest }) else {
+      throw AssistantKeyError.systemResource("id collision; mint again")
+    }
+    contents.entries.append(entry)
+  }
+
+  private static func validated(name: String, grants: [String]) throws -> [String] {
+    guard Validation.isValidName(name) else { throw AssistantKeyError.invalidName(name) }
+    if let bad = grants.first(where: { !Validation.isValidGrant($0) }) { throw AssistantKeyError.invalidGrant(bad) }
+    let unique = Array(Set(grants)).sorted()
+    guard unique.count <= maximumGrantCount else {
+      throw AssistantKeyError.tooManyGrants(count: unique.count, limit: maximumGrantCount)
+    }
+    return unique
+  }
+
+  private static func seconds(_ duration: Duration, limit: Int64) throws -> Int64 {
+    let seconds = duration.components.seconds
+    guard seconds > 0, seconds <= limit else { throw AssistantKeyError.invalidDuration(seconds: seconds, limit: limit) }
+    return seconds
+  }
+
+  private func seconds(_ date: Date) -> Int64 {
+    Int64(date.timeIntervalSince1970.rounded(.down))
+  }
+
+  private func record(of entry: RegistryEntry, at now: Int64, lastUsed: Int64?) -> AssistantKeyRecord {
+    func date(_ time: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(time)) }
+    let status: AssistantKeyStatus
+    switch entry.revocation {
+    case .revoked(let time):
+      status = .revoked(at: date(time))
+    case .until(let time) where now >= time:
+      status = .revoked(at: date(time))
+    case .none, .until:
+      if let expires = entry.expires, now >= expires {
+        status = .expired(at: date(expires))
+      } else if case .until(let time) = entry.revocation {
+        status = .overlapping(until: date(time))
+      } else {
+        status = .active
+      }
+    }
+    return AssistantKeyRecord(
+      id: entry.id, name: entry.name, trust: entry.trust, grants: entry.grants, created: date(entry.created),
+      expires: entry.expires.map(date), status: status, lastUsed: lastUsed.map(date))
+  }
+
+  // MARK: - Last used (advisory)
+
+  /// Records a use, coalesced: skipped when this process or the file shows
+  /// a use of this key less than `lastUsedResolution` ago. Failures are
+  /// ignored; the last-used file never decides a verify.
+  private func recordUse(of id: AssistantKeyID, at now: Int64) {
+    if let known = lastUsedKnown[id], known <= now, now - known < Self.lastUsedResolution { return }
+    lastUsedKnown[id] = now
+    try? files.withLock {
+      var table = readLastUsed()
+      if let stored = table[id], stored <= now, now - stored < Self.lastUsedResolution {
+        lastUsedKnown[id] = stored
+        return
+      }
+      table[id] = now
+      let live = Set(snapshot.contents.entries.map(\.id))
+      let lines = table.filter { live.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+      try files.replace(
+        files.lastUsedPath, with: AuthenticatedFile.seal(header: LastUsedFormat.header, lines: lines, key: key))
+    }
+  }
+
+  /// The last-used table, or an empty one when the file is missing,
+  /// unreadable or fails its integrity check.
+  func readLastUsed() -> [AssistantKeyID: Int64] {
+    guard let read = try? files.read(files.lastUsedPath, limit: RegistryFormat.maximumFileByteCount),
+      let lines = try? AuthenticatedFile.open(
+        read.bytes, header: LastUsedFormat.header, headerStem: LastUsedFormat.headerStem,
+        limit: RegistryFormat.maximumFileByteCount, key: key)
+    else { return [:] }
+    var table = [AssistantKeyID: Int64]()
+    for line in lines {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+      guard fields.count == 2, let id = AssistantKeyID(String(fields[0])), let time = RegistryFormat.decimal(fields[1])
+      else { return [:] }
+      table[id] = time
+    }
+    return table
+  }
+
+  /// The test seam: adds `count` entries with random digests in one write,
+  /// to fill a registry quickly.
+  func addRandomEntriesForTesting(count: Int, name: String = "filler") throws {
+    try locked {
+      try mutateHoldingMutex { contents, now in
+        guard contents.entries.count + count <= Self.maximumKeyCount else {
+          throw AssistantKeyError.registryFull(limit: Self.maximumKeyCount)
+        }
+        for _ in 0..<count {
+          let digest = SHA256Digest(bytes: SecureRandom.bytes(count: 32))!
+          contents.entries.append(
+            RegistryEntry(
+              id: AssistantKeyID(digest: digest), digest: digest, created: now, expires: nil, revocation: .revoked(now),
+              trust: .restricted, name: name, grants: []))
+        }
+      }
+    }
+  }
+}
+
+/// The advisory last-used file, version 1: the authenticated frame with
+/// header `taskkey assistant-key last-used v1` and lines `<id> <unix seconds>`
+/// sorted by id.
+enum LastUsedFormat {
+  static let header = "taskkey assistant-key last-used v1"
+  static let headerStem = "taskkey assistant-key last-used v"
+}
