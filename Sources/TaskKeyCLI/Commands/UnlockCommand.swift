@@ -1,3 +1,4 @@
+import Glibc
 import TaskCrypto
 import TaskVault
 
@@ -37,6 +38,11 @@ struct UnlockCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let vault = try openVault(streams)
     let secret = try passphrase.read(prompt: "Vault passphrase: ")
+    // The KDF takes about half a second by design: say so on a terminal,
+    // stay quiet when standard error is piped.
+    if isatty(2) == 1, let kdf = try? vault.status().kdfParameters {
+      streams.printError("Deriving the vault key with \(kdf)...")
+    }
     try vaultCall { try vault.unlock(passphrase: secret, for: duration) }
     switch try vaultCall({ try vault.status() }).lockState {
     case .unlocked(let until?): try streams.print("Unlocked until \(isoDate(until)), reboot or 'taskkey lock'.")
