@@ -173,6 +173,38 @@ def check_vault(doc, name):
     report(r.returncode == 0 and r.stdout.strip() != "", f"{name}: vault-reader.py --check exit {r.returncode}")
 
 
+def argon2id(password, salt, secret, ad, t, m, p, length):
+    """Argon2id v1.3 with argon2-cffi's binding of the reference C code; the
+    low-level context takes the secret and associated data RFC 9106 uses."""
+    from argon2.low_level import ffi, lib
+    out = ffi.new("uint8_t[]", length)
+    keep = [ffi.new("uint8_t[]", bytes(b) or b"\0") for b in (password, salt, secret, ad)]
+    ctx = ffi.new("argon2_context *", dict(
+        out=out, outlen=length, pwd=keep[0], pwdlen=len(password), salt=keep[1], saltlen=len(salt),
+        secret=keep[2] if secret else ffi.NULL, secretlen=len(secret), ad=keep[3] if ad else ffi.NULL,
+        adlen=len(ad), t_cost=t, m_cost=m, lanes=p, threads=p, version=0x13,
+        allocate_cbk=ffi.NULL, free_cbk=ffi.NULL, flags=lib.ARGON2_DEFAULT_FLAGS))
+    if lib.argon2_ctx(ctx, lib.Argon2_id) != lib.ARGON2_OK:
+        raise ValueError("argon2 refused the parameters")
+    return bytes(ffi.buffer(out, length))
+
+
+def check_argon2id(doc, name):
+    """SECURITY.md §8.6: TaskKey refuses t outside 1..64, m outside 8 KiB..4 GiB,
+    a salt other than 16 bytes, a passphrase outside 1..1024 bytes and an output
+    outside 16..256 bytes, before any work."""
+    for t in doc["tests"]:
+        password, salt, secret, ad = (bytes.fromhex(t[f]) for f in ("password", "salt", "secret", "ad"))
+        within = (1 <= t["t"] <= 64 and 8 <= t["m"] <= 4 << 20 and len(salt) == 16
+                  and 1 <= len(password) <= 1024 and 16 <= t["length"] <= 256)
+        what = f"{name} case {t['id']} ({t['comment']})"
+        if t["result"] == "invalid":
+            report(not within and t["error"] == "invalid_kdf_parameters", what)
+        else:
+            tag = argon2id(password, salt, secret, ad, t["t"], t["m"], t["p"], t["length"])
+            report(within and tag.hex() == t["tag"], what)
+
+
 _assistant_result = None
 
 
@@ -191,6 +223,7 @@ def check_assistant(doc, name):
 
 CHECKERS = {
     ("aes-256-gcm", 1): check_aes_gcm,
+    ("argon2id", 1): check_argon2id,
     ("sealed-value", 1): check_sealed_value,
     ("vault", 1): check_vault,
     ("assistant-key", 1): check_assistant,

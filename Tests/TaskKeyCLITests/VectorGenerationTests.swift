@@ -22,6 +22,10 @@ struct VectorGenerationTests {
     try compare(try SealedValueVectors.file(), name: "sealed-value-v1.json")
   }
 
+  @Test func argon2idVectorsMatchTheCommittedFile() throws {
+    try compare(try Argon2idVectors.file(), name: "argon2id.json")
+  }
+
   func compare<T: Encodable>(_ value: T, name: String) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -230,6 +234,56 @@ enum SealedValueVectors {
       keys: [keyA, keyB].map { noteKey in
         VectorKey(kid: noteKey.id.hex, key: noteKey.key.withUnsafeBytes { Hex.encode($0) })
       },
+      tests: tests)
+  }
+}
+
+enum Argon2idVectors {
+  static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
+
+  static func file() throws -> Argon2idVectorFile {
+    var tests = [
+      Argon2idVector(
+        id: 1, comment: "RFC 9106 section 5.3, Argon2id test vector", password: String(repeating: "01", count: 32),
+        salt: String(repeating: "02", count: 16), secret: String(repeating: "03", count: 8),
+        ad: String(repeating: "04", count: 12), t: 3, m: 32, p: 4, length: 32, result: "valid",
+        tag: "0d640df58d78766c08c037a34a8b53c9d01ef0452d75b65eb52520e96b01e659", error: nil)
+    ]
+    let salt = Array(0..<16).map { UInt8($0) }
+    func derived(_ comment: String, _ password: [UInt8], t: UInt32, m: UInt32, length: Int) throws {
+      let secret = try password.withUnsafeBytes { try SecureBytes(copying: $0) }
+      let tag = try PasswordKDF.deriveBytes(
+        from: secret, salt: salt, parameters: PasswordKDF.Parameters(opsLimit: t, memoryKiB: m), byteCount: length)
+      tests.append(
+        Argon2idVector(
+          id: tests.count + 1, comment: comment, password: hex(password), salt: hex(salt), secret: "", ad: "", t: t,
+          m: m, p: 1, length: length, result: "valid", tag: tag.withUnsafeBytes { Hex.encode($0) }, error: nil))
+    }
+    func refused(_ comment: String, password: [UInt8], salt: [UInt8], t: UInt32, m: UInt32, length: Int) {
+      tests.append(
+        Argon2idVector(
+          id: tests.count + 1, comment: comment, password: hex(password), salt: hex(salt), secret: "", ad: "", t: t,
+          m: m, p: 1, length: length, result: "invalid", tag: nil, error: "invalid_kdf_parameters"))
+    }
+    let staple = Array("correct horse battery staple".utf8)
+    try derived("the vault's fast test preset (t=1, m=8 MiB), 32-byte KEK", staple, t: 1, m: 8192, length: 32)
+    try derived("fast test preset, 64 bytes as a sync bundle derives", staple, t: 1, m: 8192, length: 64)
+    try derived("the calibration floor (t=3, m=64 MiB)", staple, t: 3, m: 65536, length: 32)
+    try derived("non-ASCII passphrase as UTF-8", Array("pässwörd 🔑".utf8), t: 2, m: 1024, length: 32)
+    try derived("the least memory accepted (8 KiB)", staple, t: 1, m: 8, length: 16)
+    refused("no passes", password: staple, salt: salt, t: 0, m: 8192, length: 32)
+    refused("more than 64 passes", password: staple, salt: salt, t: 65, m: 8192, length: 32)
+    refused("memory above 4 GiB", password: staple, salt: salt, t: 1, m: (4 << 20) + 1, length: 32)
+    refused("memory below 8 KiB", password: staple, salt: salt, t: 1, m: 7, length: 32)
+    refused("a 15-byte salt", password: staple, salt: Array(salt.prefix(15)), t: 1, m: 8192, length: 32)
+    refused("an empty passphrase", password: [], salt: salt, t: 1, m: 8192, length: 32)
+    refused("a 15-byte output", password: staple, salt: salt, t: 1, m: 8192, length: 15)
+    refused(
+      "a 1025-byte passphrase", password: [UInt8](repeating: 0x61, count: 1025), salt: salt, t: 1, m: 8192, length: 32)
+    return Argon2idVectorFile(
+      description: "Argon2id v1.3 as TaskKey derives its vault and bundle keys (SECURITY.md §8.6): libsodium "
+        + "crypto_pwhash, one lane, no secret, no associated data. Case 1 is RFC 9106's vector, a fact that "
+        + "needs four lanes, a secret and associated data.",
       tests: tests)
   }
 }

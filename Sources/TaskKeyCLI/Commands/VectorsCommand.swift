@@ -55,7 +55,7 @@ struct VectorsCommand: Command {
         for failure in report.failures { try streams.print("     \(failure)") }
         if !report.skipped.isEmpty {
           try streams.print(
-            "     skipped \(report.skipped.count) groups (TaskKey uses 256-bit keys, 96-bit nonces, 128-bit tags only):"
+            "     skipped \(report.skipped.count) (parameters this build does not use):"
           )
           for skipped in report.skipped { try streams.print("       \(skipped)") }
         }

@@ -23,7 +23,8 @@ enum VectorChecker {
   }
 
   /// The formats this build can check.
-  static let formats = ["aes-256-gcm", "sealed-value", "vault", "wycheproof AES-GCM"] + AssistantKeyVectors.formats
+  static let formats =
+    ["aes-256-gcm", "argon2id", "sealed-value", "vault", "wycheproof AES-GCM"] + AssistantKeyVectors.formats
 
   /// Checks one file.
   static func check(path: String) -> FileReport {
@@ -65,6 +66,18 @@ enum VectorChecker {
         let file = try decoder.decode(AESGCMVectorFile.self, from: data)
         report.cases = file.tests.count
         report.failures = file.tests.compactMap(check)
+      case ("argon2id", 1):
+        let file = try decoder.decode(Argon2idVectorFile.self, from: data)
+        for vector in file.tests {
+          if vector.p != 1 || !vector.secret.isEmpty || !vector.ad.isEmpty {
+            report.skipped.append(
+              "case \(vector.id) (\(vector.comment)): p=\(vector.p) with a secret or associated data, which "
+                + "libsodium's crypto_pwhash does not take; 'make interop' checks it with argon2-cffi")
+            continue
+          }
+          report.cases += 1
+          if let failure = check(vector) { report.failures.append(failure) }
+        }
       case ("vault", 1):
         (report.cases, report.failures) = VaultVectorCheck.check(data: data, path: path)
       case ("sealed-value", 1):
@@ -104,6 +117,30 @@ enum VectorChecker {
         if test.result == "acceptable" && !failure.contains("opened to different bytes") { continue }
         report.failures.append("tcId \(failure)")
       }
+    }
+  }
+
+  static func check(_ vector: Argon2idVector) -> String? {
+    let name = "case \(vector.id) (\(vector.comment))"
+    guard let password = hex(vector.password), let salt = hex(vector.salt) else { return "\(name): a field is not hex" }
+    let outcome = Result { () -> [UInt8] in
+      let secret = try password.withUnsafeBytes { try SecureBytes(copying: $0) }
+      let derived = try PasswordKDF.deriveBytes(
+        from: secret, salt: salt, parameters: PasswordKDF.Parameters(opsLimit: vector.t, memoryKiB: vector.m),
+        byteCount: vector.length)
+      return derived.withUnsafeBytes { Array($0) }
+    }
+    switch (vector.result, outcome) {
+    case ("valid", .success(let tag)):
+      return tag == hex(vector.tag ?? "") ? nil : "\(name): derived other bytes"
+    case ("invalid", .failure(let error as TaskCryptoError)):
+      return error.code == vector.error ? nil : "\(name): expected \(vector.error ?? "?"), got \(error.code)"
+    case (_, .failure(let error)):
+      return "\(name): expected \(vector.result), got \(error)"
+    case ("invalid", .success):
+      return "\(name): expected \(vector.error ?? "?"), but it derived"
+    default:
+      return "\(name): unknown result '\(vector.result)'"
     }
   }
 

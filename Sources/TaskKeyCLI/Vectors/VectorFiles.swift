@@ -115,3 +115,35 @@ struct SealedValueVector: Codable, Equatable {
     case plaintext, nonce, error
   }
 }
+
+/// `Vectors/argon2id.json`: the passphrase KDF.
+struct Argon2idVectorFile: Codable, Equatable {
+  var format = "argon2id"
+  var version = 1
+  var description: String
+  var tests: [Argon2idVector]
+}
+
+/// One Argon2id (version 1.3, 0x13) case; byte strings in hex.
+struct Argon2idVector: Codable, Equatable {
+  var id: Int
+  var comment: String
+  var password: String
+  var salt: String
+  /// Argon2's secret value K (RFC 9106); empty for everything TaskKey derives.
+  var secret: String
+  /// Argon2's associated data X; empty for everything TaskKey derives.
+  var ad: String
+  /// Passes.
+  var t: UInt32
+  /// Memory in KiB.
+  var m: UInt32
+  /// Lanes (parallelism); TaskKey (libsodium) uses 1.
+  var p: Int
+  /// Output length in bytes.
+  var length: Int
+  /// `valid` (derives `tag`) or `invalid` (refused with `error`).
+  var result: String
+  var tag: String?
+  var error: String?
+}
