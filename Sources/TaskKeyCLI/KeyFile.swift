@@ -7,18 +7,8 @@ enum KeyFile {
   /// Reads a key file, refusing it when it is not a regular file owned by
   /// the caller with no group or other permission bits.
   static func read(path: String) throws -> NoteKey {
-    let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-    guard fd >= 0 else {
-      let code = errno
-      if code == ELOOP { throw CLIError.notRegularFile(path: path) }
-      throw CLIError.cannotOpen(path: path, reason: errnoDescription(code))
-    }
+    let fd = try openOwnerOnlyFile(path)
     defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw CLIError.io(path: path, call: "fstat", errno: errno) }
-    guard info.st_mode & S_IFMT == S_IFREG else { throw CLIError.notRegularFile(path: path) }
-    guard info.st_uid == getuid() else { throw CLIError.notOwner(path: path) }
-    guard info.st_mode & 0o077 == 0 else { throw CLIError.unsafePermissions(path: path, mode: info.st_mode & 0o7777) }
 
     // A valid file is 73 or 74 bytes; read one more to notice anything longer.
     let buffer = try SecureBytes(zeroedCount: NoteKey.keyFileLineByteCount + 2)
@@ -76,4 +66,37 @@ enum KeyFile {
     defer { close(fd) }
     guard fsync(fd) == 0 else { throw CLIError.io(path: directory, call: "fsync", errno: errno) }
   }
+}
+
+/// Opens a file that holds a secret (a key file, a passphrase file) for
+/// reading, refusing it unless it is a regular file, not a symbolic link,
+/// owned by the caller, with no group or other permission bits. The checks
+/// run on the opened descriptor, so the file cannot be swapped in between.
+///
+/// - Returns: the open descriptor; the caller closes it.
+func openOwnerOnlyFile(_ path: String) throws -> Int32 {
+  let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+  guard fd >= 0 else {
+    let code = errno
+    if code == ELOOP { throw CLIError.notRegularFile(path: path) }
+    throw CLIError.cannotOpen(path: path, reason: errnoDescription(code))
+  }
+  var info = stat()
+  let refusal: CLIError?
+  if fstat(fd, &info) != 0 {
+    refusal = .io(path: path, call: "fstat", errno: errno)
+  } else if info.st_mode & S_IFMT != S_IFREG {
+    refusal = .notRegularFile(path: path)
+  } else if info.st_uid != getuid() {
+    refusal = .notOwner(path: path)
+  } else if info.st_mode & 0o077 != 0 {
+    refusal = .unsafePermissions(path: path, mode: info.st_mode & 0o7777)
+  } else {
+    refusal = nil
+  }
+  if let refusal {
+    close(fd)
+    throw refusal
+  }
+  return fd
 }

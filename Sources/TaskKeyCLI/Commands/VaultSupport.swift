@@ -135,18 +135,8 @@ func readLine(fd: Int32, path: String) throws -> SecureBytes {
 /// Reads the first line of a passphrase file, refusing it unless it is a
 /// regular file owned by the user with mode 0600 (no group or other bits).
 func readPassphraseFile(_ path: String) throws -> SecureBytes {
-  let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-  guard fd >= 0 else {
-    let code = errno
-    if code == ELOOP { throw CLIError.notRegularFile(path: path) }
-    throw CLIError.cannotOpen(path: path, reason: errnoDescription(code))
-  }
+  let fd = try openOwnerOnlyFile(path)
   defer { close(fd) }
-  var info = stat()
-  guard fstat(fd, &info) == 0 else { throw CLIError.io(path: path, call: "fstat", errno: errno) }
-  guard info.st_mode & S_IFMT == S_IFREG else { throw CLIError.notRegularFile(path: path) }
-  guard info.st_uid == getuid() else { throw CLIError.notOwner(path: path) }
-  guard info.st_mode & 0o077 == 0 else { throw CLIError.unsafePermissions(path: path, mode: info.st_mode & 0o7777) }
   return try readLine(fd: fd, path: path)
 }
 
