@@ -59,7 +59,8 @@ bench: deps
 interop: build
 	python3 scripts/interop.py "$$($(SWIFT) build --show-bin-path)/taskkey"
 
-# libFuzzer + AddressSanitizer over the sealed-value reader, base64 and key files.
+# libFuzzer + AddressSanitizer over the sealed-value reader, base64, key files,
+# assistant-key strings, the registry parser and the vault/bundle readers.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)

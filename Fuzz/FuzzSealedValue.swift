@@ -5,6 +5,8 @@
 //   - base64 decode succeeds only on the canonical spelling of its output;
 //   - the key-file parser never crashes and round-trips what it accepts.
 
+@testable import TaskCrypto
+
 private let fuzzKeyring: Keyring = {
   let key = NoteKey(id: KeyID(rawValue: 0x0a0b_0c0d), key: try! SymmetricKey(bytes: SecureBytes(zeroedCount: 32)))
   return Keyring(primary: key)

@@ -1,28 +1,81 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of the sealed-value reader, base64 and key files
-# with libFuzzer and AddressSanitizer. Not part of `make test` (it runs for
-# as long as you let it); `make fuzz SECONDS=300` runs it for five minutes.
+# Coverage-guided fuzzing with libFuzzer and AddressSanitizer. Not part of
+# `make test` (it runs for as long as you let it).
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: sealed-value assistant-keys vault-file
+#
+# Each harness in Fuzz/ links instrumented static builds of the library
+# modules it needs (built with -enable-testing, so `@testable import` reaches
+# internal parsers) and is seeded from Vectors/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(sealed-value assistant-keys vault-file)
 out=.build/fuzz
-mkdir -p "$out/corpus"
-# Seed the corpus with every value from the sealed-value vectors.
-python3 - "$out/corpus" <<'PY'
-import json, sys, hashlib
-for t in json.load(open("Vectors/sealed-value-v1.json"))["tests"]:
-    v = t["value"].encode()
-    open(f"{sys.argv[1]}/{hashlib.sha256(v).hexdigest()[:16]}", "wb").write(v)
-PY
+mkdir -p "$out/mods"
+
 printf 'module CTaskKeySupport {\n  header "%s"\n  export *\n}\n' \
   "$PWD/Sources/CTaskKeySupport/include/taskkey_support.h" > "$out/CTaskKeySupport.modulemap"
 clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskKeySupport/support.c \
   -I Sources/CTaskKeySupport/include -o "$out/support.o"
-swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name TaskCrypto \
-  -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
-  -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
-  -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
-  Sources/TaskCrypto/*.swift Fuzz/FuzzSealedValue.swift "$out/support.o" \
-  -lcrypto -lsodium -o "$out/fuzz-sealed-value"
-test -x "$out/fuzz-sealed-value"
-"$out/fuzz-sealed-value" -max_total_time="$seconds" -max_len=4096 "$out/corpus"
+
+build() {  # build NAME HARNESS MODULE... (modules in dependency order)
+  local name="$1" harness="$2"; shift 2
+  local libs=()
+  for module in "$@"; do
+    # Each library module is built once, instrumented, as a static library
+    # with testing enabled so that the harness can reach internal parsers.
+    if [ ! -f "$out/lib$module.a" ] || [ -n "$(find Sources/"$module" -newer "$out/lib$module.a" -name '*.swift')" ]; then
+      swiftc -O -sanitize=fuzzer,address -parse-as-library -enable-testing -module-name "$module" \
+        -emit-library -static -emit-module -emit-module-path "$out/mods/$module.swiftmodule" -I "$out/mods" \
+        -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
+        -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
+        Sources/"$module"/*.swift -o "$out/lib$module.a"
+    fi
+    libs=("$out/lib$module.a" "${libs[@]}")  # dependents before their dependencies
+  done
+  swiftc -O -sanitize=fuzzer,address -parse-as-library -I "$out/mods" \
+    -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
+    -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
+    -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
+    "$harness" "${libs[@]}" "$out/support.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
+    grep -v -E 'ld.gold: warning: Cannot export local symbol' || true
+  test -x "$out/fuzz-$name"
+}
+
+seed() {  # seed NAME PYTHON-EXPRESSION-YIELDING-BYTES
+  mkdir -p "$out/corpus-$1"
+  python3 - "$out/corpus-$1" "$2" <<'PY'
+import glob, hashlib, json, sys
+target, expression = sys.argv[1], sys.argv[2]
+for value in eval(expression):
+    open(f"{target}/{hashlib.sha256(value).hexdigest()[:16]}", "wb").write(value)
+PY
+}
+
+for target in "${targets[@]}"; do
+  case "$target" in
+    sealed-value)
+      build sealed-value Fuzz/FuzzSealedValue.swift TaskCrypto
+      seed sealed-value '[t["value"].encode() for t in json.load(open("Vectors/sealed-value-v1.json"))["tests"]]' ;;
+    assistant-keys)
+      build assistant-keys Fuzz/FuzzAssistantKeys.swift TaskCrypto TaskVault AssistantKeys
+      seed assistant-keys '[t["key"].encode() for t in json.load(open("Vectors/assistant-key-v1.json"))["tests"]]' ;;
+    vault-file)
+      build vault-file Fuzz/FuzzVaultFile.swift TaskCrypto TaskVault
+      seed vault-file '[open(f, "rb").read()[:-32] for f in glob.glob("Vectors/vault-v1/*")]' ;;
+    *) echo "fuzz.sh: unknown target '$target'" >&2; exit 64 ;;
+  esac
+  echo "== fuzzing $target for $seconds s"
+  status=0
+  "$out/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
+    -artifact_prefix="$out/crash-$target-" "$out/corpus-$target" > "$out/log-$target" 2>&1 || status=$?
+  grep -E '^(Done|==[0-9]+==ERROR|SUMMARY|Fatal error|stat::number_of_executed_units)' "$out/log-$target" || true
+  if [ "$status" -ne 0 ]; then
+    echo "fuzz.sh: $target found a failure (exit $status); see $out/log-$target and $out/crash-$target-*" >&2
+    exit 1
+  fi
+done

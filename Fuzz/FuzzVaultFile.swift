@@ -1,0 +1,31 @@
+// libFuzzer entry point for the vault-file and sync-bundle readers. Built by
+// scripts/fuzz.sh with TaskCrypto and TaskVault in one module. The input gets
+// a correct trailing SHA-256 appended, so the fuzzer reaches the structural
+// checks behind the checksum instead of stopping at it. Properties: never a
+// crash, never an untyped error, and nothing opens without the passphrase
+// that made it (the fuzzer cannot forge a GCM tag).
+
+import TaskCrypto
+@testable import TaskVault
+
+private let fuzzPassphrase: SecureBytes = {
+  let bytes = Array("fuzz passphrase".utf8)
+  return try! bytes.withUnsafeBytes { try SecureBytes(copying: $0) }
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let body = Array(UnsafeRawBufferPointer(start: data, count: size))
+  let file = body + SHA256.hash(data: body).bytes
+  for open in [VaultFileReader.openVaultFile, VaultFileReader.openSyncBundle] {
+    do {
+      _ = try open(file, fuzzPassphrase)
+      preconditionFailure("a fuzzed file opened")
+    } catch is TaskVaultError {
+    } catch is TaskCryptoError {
+    } catch {
+      preconditionFailure("unexpected error type \(error)")
+    }
+  }
+  return 0
+}
