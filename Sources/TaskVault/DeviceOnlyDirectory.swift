@@ -80,7 +80,15 @@ extension Vault {
   ///
   /// - Throws: `TaskVaultError.io` for an unexpected failure to read.
   public func exclusionMarkerState() throws -> ExclusionMarkerState {
-    let path = deviceOnlyDirectory
+    try Self.exclusionMarkerState(ofVaultAt: directory)
+  }
+
+  /// Reports which exclusion markers `<directory>/device-only` carries,
+  /// without opening the vault (so it works while permissions are wrong).
+  ///
+  /// - Returns: the markers present, missing and unsupported.
+  public static func exclusionMarkerState(ofVaultAt directory: String) throws -> ExclusionMarkerState {
+    let path = directory + "/device-only"
     var info = stat()
     guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
       return ExclusionMarkerState(

@@ -147,6 +147,9 @@ public final class Vault: @unchecked Sendable {
     return vault
   }
 
+  /// A vault in a directory about to receive its `vault.tkv`.
+  convenience init(installing directory: String) { self.init(unchecked: directory, environment: .production) }
+
   private init(unchecked directory: String, environment: VaultEnvironment) {
     self.directory = directory
     self.environment = environment
