@@ -193,6 +193,7 @@ CHECKERS = {
     ("aes-256-gcm", 1): check_aes_gcm,
     ("sealed-value", 1): check_sealed_value,
     ("vault", 1): check_vault,
+    ("backup", 1): check_vault,
     ("assistant-key", 1): check_assistant,
     ("assistant-registry", 1): check_assistant,
 }

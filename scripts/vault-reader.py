@@ -11,9 +11,11 @@ damaged, unsupported_version, wrong_passphrase, tampered.
 
     scripts/vault-reader.py --check Vectors/vault-v1.json
 
-runs every case of the vector file and reports each outcome.
+runs every case of the vector file (vault-v1.json or backup-v1.json) and
+reports each outcome. A backup file (TKBACKUP) given as the first argument
+is read with read_backup.
 """
-import ctypes, ctypes.util, hashlib, hmac, json, struct, sys
+import ctypes, ctypes.util, hashlib, hmac, json, os, struct, sys
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.exceptions import InvalidTag
 
@@ -138,7 +140,7 @@ def checked_body(data, minimum, maximum):
     return body
 
 
-def read_vault(data, passphrase, device=None):
+def read_vault(data, passphrase, device=None, master_out=False):
     if len(data) < 10 or data[:8] != b"TKVAULT\0":
         raise Outcome("damaged")
     if struct.unpack(">H", data[8:10])[0] != 1:
@@ -175,6 +177,8 @@ def read_vault(data, passphrase, device=None):
     except InvalidTag:
         raise Outcome("tampered")
     result["store1"] = parse_store(plain, 1)
+    if master_out:
+        result["master"] = master
     if device_body is not None:
         dwk = hmac.new(master, b"TaskKey device-only wrap key v1" + body[10:26], hashlib.sha256).digest()
         try:
@@ -215,9 +219,53 @@ def read_bundle(data, passphrase):
     return {"sourceVaultID": body[10:26].hex(), "store1": parse_store(plain, 1)}
 
 
+def read_backup(data, passphrase):
+    """The backup file (SECURITY.md, Backups), in the order of its MUST rules."""
+    if len(data) < 10 or data[:8] != b"TKBACKUP":
+        raise Outcome("damaged")
+    if struct.unpack(">H", data[8:10])[0] != 1:
+        raise Outcome("unsupported_version")
+    if not 46 + 706 + 32 <= len(data) <= 46 + 129 + 5 + 28 + 8 * MIB + 32 + 32:
+        raise Outcome("damaged")
+    (length,) = struct.unpack(">I", data[42:46])
+    if length != len(data) - 46 - 32:
+        raise Outcome("damaged")
+    vault = data[46:46 + length]
+    if vault[10:26] != data[10:26] or vault[121:129] != data[26:34]:
+        raise Outcome("damaged")
+    # read_vault applies every rule of the vault file; then derive BK from MK.
+    result = read_vault(vault, passphrase, master_out=True)
+    bk = hmac.new(result.pop("master"), b"TaskKey backup authentication key v1" + data[10:26], hashlib.sha256).digest()
+    if not hmac.compare_digest(hmac.new(bk, data[:-32], hashlib.sha256).digest(), data[-32:]):
+        raise Outcome("tampered")
+    result["created"] = struct.unpack(">q", data[34:42])[0]
+    return result
+
+
+def check_backup(spec, base):
+    bad = 0
+    want = spec["expected"]
+    for case in spec["tests"]:
+        data = open(os.path.join(base, case["file"]), "rb").read()
+        try:
+            result = read_backup(data, case["passphrase"].encode())
+            store1 = result["store1"]
+            same = (result["vaultID"] == want["vaultID"] and result["generation"] == want["generation"]
+                    and result["created"] == want["created"] and len(store1["keys"]) == want["noteKeyCount"]
+                    and [i["name"] for i in store1["items"]] == want["items"])
+            got = "success" if same else "mismatch"
+        except Outcome as outcome:
+            got = outcome.args[0]
+        ok = got == case["expect"]
+        bad += not ok
+        print("ok  " if ok else "FAIL", case["id"], case["file"], case["expect"], "" if ok else "got " + got)
+    sys.exit(1 if bad else 0)
+
+
 def check(path):
-    import os
     spec = json.load(open(path))
+    if spec.get("format") == "backup":
+        check_backup(spec, os.path.join(os.path.dirname(path), spec["files"]))
     base = os.path.join(os.path.dirname(path), spec["files"])
     bad = 0
     for case in spec["tests"]:
@@ -257,7 +305,9 @@ def main():
     path, passphrase = sys.argv[1], sys.argv[2].encode()
     data = open(path, "rb").read()
     try:
-        if data[:6] == b"TKSYNC":
+        if data[:8] == b"TKBACKUP":
+            print(json.dumps(read_backup(data, passphrase), indent=2))
+        elif data[:6] == b"TKSYNC":
             print(json.dumps(read_bundle(data, passphrase), indent=2))
         else:
             device = open(sys.argv[3], "rb").read() if len(sys.argv) > 3 else None

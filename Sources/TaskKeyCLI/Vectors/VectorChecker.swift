@@ -23,7 +23,8 @@ enum VectorChecker {
   }
 
   /// The formats this build can check.
-  static let formats = ["aes-256-gcm", "sealed-value", "vault", "wycheproof AES-GCM"] + AssistantKeyVectors.formats
+  static let formats =
+    ["aes-256-gcm", "sealed-value", "vault", "backup", "wycheproof AES-GCM"] + AssistantKeyVectors.formats
 
   /// Checks one file.
   static func check(path: String) -> FileReport {
@@ -67,6 +68,8 @@ enum VectorChecker {
         report.failures = file.tests.compactMap(check)
       case ("vault", 1):
         (report.cases, report.failures) = VaultVectorCheck.check(data: data, path: path)
+      case ("backup", 1):
+        (report.cases, report.failures) = BackupVectorCheck.check(data: data, path: path)
       case ("sealed-value", 1):
         let file = try decoder.decode(SealedValueVectorFile.self, from: data)
         report.cases = file.tests.count
