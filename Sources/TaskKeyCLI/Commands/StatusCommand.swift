@@ -15,7 +15,7 @@ struct StatusCommand: Command {
                         created, generation, deviceOnlyStore ("present"
                         or "absent": absent after a restore or on a vault
                         that never stored a device-only item; it starts
-                        empty), deviceOnlyGeneration (null when absent).
+                        empty), deviceOnlyGeneration (omitted when absent).
       -h, --help        Show this help.
     """
   static let example = """
