@@ -15,7 +15,7 @@ public struct DoctorFinding: Sendable, Equatable {
     case problem
   }
   /// A stable identifier: `permissions`, `vault`, `marker`, `xattr-unsupported`,
-  /// `unlock-state`, `kdf`, `device-only-store`, `leftover-file`.
+  /// `unlock-state`, `kdf`, `key-usage`, `device-only-store`, `leftover-file`.
   public let check: String
   /// How serious.
   public let severity: Severity
@@ -111,6 +111,18 @@ extension BackupRules {
     } else {
       findings.append(
         .init(check: "kdf", severity: .ok, message: "\(status.kdfParameters), calibrated", repaired: false))
+    }
+    // Each store write seals once under its master key with a random nonce:
+    // the generation counts the messages against the 2^32 bound (SECURITY.md §5).
+    let bound: UInt64 = 1 << 32
+    for (name, count) in [("synchronisable", status.generation), ("device-only", status.deviceOnlyGeneration ?? 0)] {
+      let near = count >= bound / 2
+      findings.append(
+        .init(
+          check: "key-usage", severity: near ? .warning : .ok,
+          message: "the \(name) master key has sealed \(count) store write(s) of the 2^32 allowed"
+            + (near ? "; make a new vault and move the items" : ""),
+          repaired: false))
     }
     findings.append(
       .init(

@@ -17,6 +17,7 @@ struct DoctorTests {
         $0["check"] as? String == "unlock-state" && ($0["message"] as? String)?.hasPrefix("unlocked") == true
       })
     #expect(findings.contains { $0["check"] as? String == "kdf" && $0["severity"] as? String == "warning" })
+    #expect(findings.contains { $0["check"] as? String == "key-usage" && $0["severity"] as? String == "ok" })
   }
 
   @Test func missingMarkersAndLooseModesAreReportedThenRepaired() throws {
