@@ -4,9 +4,11 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 DEBIAN_PACKAGES := libssl-dev libsodium-dev pkg-config
+# The real backup tools the BackupRules tests run (they skip, saying why, without them).
+BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps build release test lint format demo vectors bench interop fuzz install clean
+.PHONY: all deps backup-tools build release test lint format demo vectors bench interop fuzz install clean
 
 all: build
 
@@ -17,13 +19,21 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(DEBIAN_PACKAGES); \
 	fi
 
+# GNU tar, restic and borg, for the tests that check the exclusion markers.
+backup-tools:
+	@if ! command -v tar >/dev/null 2>&1 || ! command -v restic >/dev/null 2>&1 || ! command -v borg >/dev/null 2>&1; then \
+	  echo "make: installing $(BACKUP_TOOLS) with apt-get"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BACKUP_TOOLS); \
+	fi
+
 build: deps
 	$(SWIFT) build
 
 release: deps
 	$(SWIFT) build -c release
 
-test: deps lint
+test: deps backup-tools lint
 	$(SWIFT) test
 
 lint:

@@ -9,6 +9,7 @@ let package = Package(
     .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
     .library(name: "TaskVault", targets: ["TaskVault"]),
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
+    .library(name: "BackupRules", targets: ["BackupRules"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -39,8 +40,12 @@ let package = Package(
       dependencies: ["TaskCrypto", "TaskVault"]
     ),
     .target(
-      name: "TaskKeyCLI",
+      name: "BackupRules",
       dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys"]
+    ),
+    .target(
+      name: "TaskKeyCLI",
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules"]
     ),
     .executableTarget(
       name: "taskkey",
@@ -73,6 +78,12 @@ let package = Package(
     .testTarget(
       name: "TaskKeyCLITests",
       dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskVault", "TaskKeyTestSupport", "taskkey"]
+    ),
+    .testTarget(
+      name: "BackupRulesTests",
+      dependencies: [
+        "BackupRules", "AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey",
+      ]
     ),
     .testTarget(
       name: "TaskVaultTests",

@@ -226,6 +226,7 @@ CHECKERS = {
     ("argon2id", 1): check_argon2id,
     ("sealed-value", 1): check_sealed_value,
     ("vault", 1): check_vault,
+    ("backup", 1): check_vault,
     ("assistant-key", 1): check_assistant,
     ("assistant-registry", 1): check_assistant,
 }
@@ -282,12 +283,49 @@ def check_binary(taskkey):
             report(r.returncode == 10 and r.stdout == b"", f"taskkey refuses a tampered value of {size} bytes (exit 10)")
 
 
+def check_backup_binary(taskkey):
+    """taskkey writes a backup of a fresh vault; the independent reader
+    (scripts/vault-reader.py, from SECURITY.md §10.4) opens it and finds the
+    synchronisable item but no device-only one."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("vault_reader", os.path.join(ROOT, "scripts", "vault-reader.py"))
+    reader = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reader)
+    with tempfile.TemporaryDirectory() as home:
+        env = dict(os.environ, TASKKEY_HOME=os.path.join(home, "keys"))
+        pass_file = os.path.join(home, "pass")
+        fd = os.open(pass_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
+        os.write(fd, b"interop passphrase\n")
+        os.close(fd)
+
+        def tk(args, data=b""):
+            return subprocess.run([taskkey, *args], input=data, capture_output=True, env=env)
+
+        steps = [tk(["init", "--kdf", "fast-test-only", "--passphrase-file", pass_file]),
+                 tk(["unlock", "--passphrase-file", pass_file]),
+                 tk(["item", "set", "sync/one"], b"synchronisable"),
+                 tk(["item", "set", "device/one", "--device-only"], b"DEVICE-ONLY-INTEROP"),
+                 tk(["backup", "create", "--out", os.path.join(home, "b.tkbackup")])]
+        tk(["lock"])
+        report(all(r.returncode == 0 for r in steps), "taskkey makes a vault and a backup of it")
+        data = open(os.path.join(home, "b.tkbackup"), "rb").read()
+        try:
+            result = reader.read_backup(data, b"interop passphrase")
+            names = [i["name"] for i in result["store1"]["items"]]
+            ok = names == ["sync/one"] and b"DEVICE-ONLY-INTEROP" not in data
+        except reader.Outcome as outcome:
+            ok = False
+            print("backup:", outcome.args[0])
+        report(ok, "Python opens a taskkey backup: the synchronisable item only, no device-only item")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
         sys.exit(64)
     unchecked = check_vectors()
     check_binary(sys.argv[1])
+    check_backup_binary(sys.argv[1])
     for name in unchecked:
         print(f"not cross-checked (no independent reader here yet): {name}")
     print(f"interop: {passed} passed, {failed} failed")

@@ -3,7 +3,7 @@
 written from SECURITY.md (the vault section) alone, to check the spec and the
 vectors. Needs python3-cryptography and libsodium (through ctypes).
 
-    scripts/vault-reader.py Vectors/vault-v1/vault.tkv 'correct horse battery staple'
+    scripts/vault-reader.py Vectors/vault-v1/vault.tkv 'correct horse battery staple' [device.tkv]
     scripts/vault-reader.py Vectors/vault-v1/sync.tksync 'correct horse battery staple'
 
 Prints the keys and items as JSON, or one outcome word and exits 1:
@@ -11,9 +11,11 @@ damaged, unsupported_version, wrong_passphrase, tampered.
 
     scripts/vault-reader.py --check Vectors/vault-v1.json
 
-runs every case of the vector file and reports each outcome.
+runs every case of the vector file (vault-v1.json or backup-v1.json) and
+reports each outcome. A backup file (TKBACKUP) given as the first argument
+is read with read_backup.
 """
-import ctypes, ctypes.util, hashlib, hmac, json, struct, sys
+import ctypes, ctypes.util, hashlib, hmac, json, os, struct, sys
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.exceptions import InvalidTag
 
@@ -118,54 +120,74 @@ def parse_store(plain, store):
     return {"primary": "%08x" % primary, "keys": keys, "items": items}
 
 
-def read_vault(data, passphrase):
-    if len(data) < 10 or data[:8] != b"TKVAULT\0":
+def read_sealed_store(body, pos, store):
+    """store id (1) || length (4) || sealed store, which must end the body."""
+    if pos + 5 > len(body) or body[pos] != store:
         raise Outcome("damaged")
-    if struct.unpack(">H", data[8:10])[0] != 1:
-        raise Outcome("unsupported_version")
-    if not 1312 <= len(data) <= 190 + 2 * (5 + 28 + 8 * MIB) + 32:
+    (length,) = struct.unpack(">I", body[pos + 1:pos + 5])
+    check_length(length)
+    if pos + 5 + length != len(body):
+        raise Outcome("damaged")
+    return body[pos + 5:]
+
+
+def checked_body(data, minimum, maximum):
+    if not minimum <= len(data) <= maximum:
         raise Outcome("damaged")
     body = data[:-32]
     if not hmac.compare_digest(hashlib.sha256(body).digest(), data[-32:]):
         raise Outcome("damaged")
+    return body
+
+
+def read_vault(data, passphrase, device=None, master_out=False):
+    if len(data) < 10 or data[:8] != b"TKVAULT\0":
+        raise Outcome("damaged")
+    if struct.unpack(">H", data[8:10])[0] != 1:
+        raise Outcome("unsupported_version")
+    body = checked_body(data, 706, 129 + 5 + 28 + 8 * MIB + 32)
     alg, preset, t, m = struct.unpack(">BBII", body[26:36])
     if alg != 1:
         raise Outcome("damaged")
     check_kdf(preset, t, m)
     salt = body[36:52]
-    if body[60] != 1 or body[121] != 2:
+    if body[60] != 1:
         raise Outcome("damaged")
-    generation = body[182:190]
-    pos, sealed = 190, {}
-    for store in (1, 2):
-        if pos + 5 > len(body) or body[pos] != store:
+    generation = body[121:129]
+    sealed = read_sealed_store(body, 129, 1)
+    device_body = None
+    if device is not None:
+        # The device-only file's checks that need no key come first too.
+        if len(device) < 10 or device[:8] != b"TKDEVICE":
             raise Outcome("damaged")
-        (length,) = struct.unpack(">I", body[pos + 1:pos + 5])
-        check_length(length)
-        sealed[store] = body[pos + 5:pos + 5 + length]
-        if len(sealed[store]) != length:
+        if struct.unpack(">H", device[8:10])[0] != 1:
+            raise Outcome("unsupported_version")
+        device_body = checked_body(device, 672, 95 + 5 + 28 + 8 * MIB + 32)
+        if device_body[10:26] != body[10:26] or device_body[26] != 2:
             raise Outcome("damaged")
-        pos += 5 + length
-    if pos != len(body):
-        raise Outcome("damaged")
+        device_sealed = read_sealed_store(device_body, 95, 2)
     kek = argon2id(passphrase, salt, t, m, 32)
-    master = {}
-    for store, offset in ((1, 61), (2, 122)):
-        try:
-            master[store] = gcm_open(kek, body[offset:offset + 60], body[:60] + bytes([store]))
-        except InvalidTag:
-            master[store] = None
-    if master[1] is None and master[2] is None:
+    try:
+        master = gcm_open(kek, body[61:121], body[:60] + b"\x01")
+    except InvalidTag:
         raise Outcome("wrong_passphrase")
-    if master[1] is None or master[2] is None:
-        raise Outcome("tampered")
     result = {"vaultID": body[10:26].hex(), "generation": struct.unpack(">Q", generation)[0]}
-    for store in (1, 2):
+    try:
+        plain = gcm_open(master, sealed, body[:26] + generation + b"\x01")
+    except InvalidTag:
+        raise Outcome("tampered")
+    result["store1"] = parse_store(plain, 1)
+    if master_out:
+        result["master"] = master
+    if device_body is not None:
+        dwk = hmac.new(master, b"TaskKey device-only wrap key v1" + body[10:26], hashlib.sha256).digest()
         try:
-            plain = gcm_open(master[store], sealed[store], body[:26] + generation + bytes([store]))
+            device_master = gcm_open(dwk, device_body[27:87], device_body[:26] + b"\x02")
+            plain = gcm_open(device_master, device_sealed, device_body[:26] + device_body[87:95] + b"\x02")
         except InvalidTag:
             raise Outcome("tampered")
-        result["store%d" % store] = parse_store(plain, store)
+        result["deviceGeneration"] = struct.unpack(">Q", device_body[87:95])[0]
+        result["store2"] = parse_store(plain, 2)
     return result
 
 
@@ -197,20 +219,71 @@ def read_bundle(data, passphrase):
     return {"sourceVaultID": body[10:26].hex(), "store1": parse_store(plain, 1)}
 
 
+def read_backup(data, passphrase):
+    """The backup file (SECURITY.md, Backups), in the order of its MUST rules."""
+    if len(data) < 10 or data[:8] != b"TKBACKUP":
+        raise Outcome("damaged")
+    if struct.unpack(">H", data[8:10])[0] != 1:
+        raise Outcome("unsupported_version")
+    if not 46 + 706 + 32 <= len(data) <= 46 + 129 + 5 + 28 + 8 * MIB + 32 + 32:
+        raise Outcome("damaged")
+    (length,) = struct.unpack(">I", data[42:46])
+    if length != len(data) - 46 - 32:
+        raise Outcome("damaged")
+    vault = data[46:46 + length]
+    if vault[10:26] != data[10:26] or vault[121:129] != data[26:34]:
+        raise Outcome("damaged")
+    # read_vault applies every rule of the vault file; then derive BK from MK.
+    result = read_vault(vault, passphrase, master_out=True)
+    bk = hmac.new(result.pop("master"), b"TaskKey backup authentication key v1" + data[10:26], hashlib.sha256).digest()
+    if not hmac.compare_digest(hmac.new(bk, data[:-32], hashlib.sha256).digest(), data[-32:]):
+        raise Outcome("tampered")
+    result["created"] = struct.unpack(">q", data[34:42])[0]
+    return result
+
+
+def check_backup(spec, base):
+    bad = 0
+    want = spec["expected"]
+    for case in spec["tests"]:
+        data = open(os.path.join(base, case["file"]), "rb").read()
+        try:
+            result = read_backup(data, case["passphrase"].encode())
+            store1 = result["store1"]
+            same = (result["vaultID"] == want["vaultID"] and result["generation"] == want["generation"]
+                    and result["created"] == want["created"] and len(store1["keys"]) == want["noteKeyCount"]
+                    and [i["name"] for i in store1["items"]] == want["items"])
+            got = "success" if same else "mismatch"
+        except Outcome as outcome:
+            got = outcome.args[0]
+        ok = got == case["expect"]
+        bad += not ok
+        print("ok  " if ok else "FAIL", case["id"], case["file"], case["expect"], "" if ok else "got " + got)
+    sys.exit(1 if bad else 0)
+
+
 def check(path):
-    import os
     spec = json.load(open(path))
+    if spec.get("format") == "backup":
+        check_backup(spec, os.path.join(os.path.dirname(path), spec["files"]))
     base = os.path.join(os.path.dirname(path), spec["files"])
     bad = 0
     for case in spec["tests"]:
         data = open(os.path.join(base, case["file"]), "rb").read()
-        reader = read_vault if case["kind"] == "vault" else read_bundle
+        device = case.get("deviceFile")
+        device = open(os.path.join(base, device), "rb").read() if device else None
         try:
-            result = reader(data, case["passphrase"].encode())
+            if case["kind"] == "vault":
+                result = read_vault(data, case["passphrase"].encode(), device)
+            else:
+                result = read_bundle(data, case["passphrase"].encode())
             store1 = result["store1"]
             items = store1["items"] + result.get("store2", {"items": []})["items"]
             want = spec["expected"]
-            names = [i["name"] for i in want["items"]] if case["kind"] == "vault" else want["syncBundleItems"]
+            if case["kind"] == "vault":
+                names = [i["name"] for i in want["items"] if device or i["class"] == "after-first-unlock"]
+            else:
+                names = want["syncBundleItems"]
             same = (store1["primary"] == want["primaryKeyID"] and store1["keys"] == want["noteKeys"]
                     and sorted(i["name"] for i in items) == names
                     and all(i["value"] == w["value"] and i["label"] == w["label"] and i["created"] == w["created"]
@@ -232,8 +305,13 @@ def main():
     path, passphrase = sys.argv[1], sys.argv[2].encode()
     data = open(path, "rb").read()
     try:
-        reader = read_bundle if data[:6] == b"TKSYNC" else read_vault
-        print(json.dumps(reader(data, passphrase), indent=2))
+        if data[:8] == b"TKBACKUP":
+            print(json.dumps(read_backup(data, passphrase), indent=2))
+        elif data[:6] == b"TKSYNC":
+            print(json.dumps(read_bundle(data, passphrase), indent=2))
+        else:
+            device = open(sys.argv[3], "rb").read() if len(sys.argv) > 3 else None
+            print(json.dumps(read_vault(data, passphrase, device), indent=2))
     except Outcome as outcome:
         print(outcome.args[0])
         sys.exit(1)

@@ -116,7 +116,7 @@ extension AssistantKeyError: CustomStringConvertible {
     case .registryDamaged(let damage):
       return
         "the assistant key registry cannot be trusted (\(damage)); every key is refused. If you did not change it, "
-        + "someone else did: to start over, move assistant-keys.registry out of the vault directory and mint new keys"
+        + "someone else did: to start over, move device-only/assistant-keys.registry out of the vault directory and mint new keys"
     case .invalidName(let name):
       return
         "invalid assistant name '\(name.prefix(64))': use 1 to 64 of A-Z a-z 0-9 . _ -, starting with a letter or digit"

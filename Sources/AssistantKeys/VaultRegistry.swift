@@ -7,9 +7,12 @@ extension AssistantKeyRegistry {
   public static let integrityKeyItemName = "assistant-keys/registry-integrity-key"
 
   /// Opens the registry of a vault's device-only store, as the product
-  /// requires: the registry files live in the vault's directory (next to
-  /// the device-only store, excluded from backups and sync bundles), and
+  /// requires: the registry files live in the vault's `device-only/`
+  /// directory (next to the device-only store, excluded from backups and sync bundles), and
   /// their integrity key is the device-only item `integrityKeyItemName`.
+  /// The registry files live in `vault.deviceOnlyDirectory`, which carries
+  /// the backup exclusion markers, so system backups skip them; a vault
+  /// restored without that directory starts with an empty registry.
   ///
   /// The first time, when neither the item nor a registry exists, a fresh
   /// key is made and stored device-only, under the registry's lock so that
@@ -23,9 +26,10 @@ extension AssistantKeyRegistry {
   ///   `TaskVaultError` for any other vault failure (not initialised,
   ///   damaged, unsafe permissions).
   public convenience init(vault: Vault) throws {
-    let files = RegistryFiles(directory: vault.directory, fault: nil)
+    try vault.prepareDeviceOnlyDirectory()
+    let files = RegistryFiles(directory: vault.deviceOnlyDirectory, fault: nil)
     let key = try Self.integrityKey(in: vault, files: files)
-    try self.init(directory: vault.directory, integrityKey: key)
+    try self.init(directory: vault.deviceOnlyDirectory, integrityKey: key)
   }
 
   private static func integrityKey(in vault: Vault, files: RegistryFiles) throws -> SymmetricKey {

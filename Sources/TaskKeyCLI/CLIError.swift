@@ -1,4 +1,5 @@
 import AssistantKeys
+import BackupRules
 import TaskCrypto
 import TaskVault
 
@@ -39,6 +40,8 @@ public enum CLIError: Error, Equatable {
   case passphraseMismatch
   /// An assistant-key operation failed.
   case assistant(AssistantKeyError)
+  /// A backup, restore or doctor run failed.
+  case backup(BackupError)
 
   /// The exit code for this error.
   public var exitCode: ExitCode {
@@ -67,6 +70,7 @@ public enum CLIError: Error, Equatable {
     case .vault(let error): return Self.exitCode(for: error)
     case .passphraseMismatch: return .dataError
     case .assistant(let error): return Self.exitCode(for: error)
+    case .backup(let error): return Self.exitCode(for: error)
     }
   }
 
@@ -92,6 +96,7 @@ public enum CLIError: Error, Equatable {
     case .vault(let error): return error.description
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
     case .assistant(let error): return error.description
+    case .backup(let error): return error.description
     }
   }
 
@@ -107,6 +112,7 @@ public enum CLIError: Error, Equatable {
       return "check that --context matches the one used to seal, and that the key is right"
     case .crypto(.unknownKeyID): return "the value was sealed with a key this keyring does not hold"
     case .vault(let error): return error.hint
+    case .backup(let error): return error.hint
     default: return nil
     }
   }

@@ -22,6 +22,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case vaultNotFound = 16
   /// `retire` refused: a given value is still sealed by the key.
   case keyInUse = 17
+  /// `doctor` found a problem it did not (or could not) repair.
+  case doctorProblems = 18
   /// An assistant key is not a key string: wrong length, prefix or character.
   case malformedAssistantKey = 20
   /// An assistant key's checksum does not match: mistyped or cut short.
@@ -61,6 +63,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .tampered: return "a vault, registry or bundle file is damaged or was altered"
     case .vaultNotFound: return "no vault here; run 'taskkey init' or set TASKKEY_HOME"
     case .keyInUse: return "retire refused: a given value still uses the key; rewrap first"
+    case .doctorProblems: return "doctor found a problem it did not repair; run 'taskkey doctor --repair'"
     case .malformedAssistantKey: return "assistant key malformed: not 'tk_' and 49 letters and digits"
     case .assistantKeyChecksum: return "assistant key checksum mismatch: mistyped or cut short"
     case .unknownAssistantKey: return "unknown assistant key or key id"

@@ -9,7 +9,7 @@ public enum TaskKeyMain {
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
     ItemCommand.self, SyncCommand.self, RewrapCommand.self, RetireCommand.self,
     MintCommand.self, VerifyCommand.self, RevokeCommand.self, RotateCommand.self, ListCommand.self,
-    VectorsCommand.self, CompletionCommand.self,
+    BackupCommand.self, DoctorCommand.self, VectorsCommand.self, CompletionCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"
@@ -43,6 +43,9 @@ public enum TaskKeyMain {
   public static func run(_ arguments: [String], streams: StandardStreams) -> Int32 {
     do {
       return try dispatch(arguments, streams: streams).rawValue
+    } catch is DoctorUnhealthy {
+      // The report is printed already; the exit code says the rest.
+      return ExitCode.doctorProblems.rawValue
     } catch let error as CLIError {
       streams.printError("taskkey: error: \(error.message)")
       if let hint = error.hint { streams.printError("hint: \(hint)") }

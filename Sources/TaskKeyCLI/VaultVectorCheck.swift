@@ -36,6 +36,8 @@ struct VaultVectorFile: Codable, Equatable {
   struct Case: Codable, Equatable {
     var id: Int
     var file: String
+    /// For `vault`: the device-only file opened with it, if any.
+    var deviceFile: String?
     var kind: String
     var passphrase: String
     var expect: String
@@ -70,7 +72,15 @@ enum VaultVectorCheck {
         failures.append("case \(test.id): cannot read \(test.file)")
         continue
       }
-      let outcome = self.outcome(of: test, bytes: [UInt8](bytes), expected: file.expected)
+      var deviceBytes: [UInt8]?
+      if let deviceFile = test.deviceFile {
+        guard let read = FileManager.default.contents(atPath: directory.appendingPathComponent(deviceFile).path) else {
+          failures.append("case \(test.id): cannot read \(deviceFile)")
+          continue
+        }
+        deviceBytes = [UInt8](read)
+      }
+      let outcome = self.outcome(of: test, bytes: [UInt8](bytes), deviceBytes: deviceBytes, expected: file.expected)
       if outcome != test.expect {
         failures.append("case \(test.id) (\(test.file)): expected \(test.expect), got \(outcome)")
       }
@@ -80,16 +90,19 @@ enum VaultVectorCheck {
 
   /// Opens one case and names its outcome from the closed set; `success`
   /// only when every key and item matches `expected`.
-  static func outcome(of test: VaultVectorFile.Case, bytes: [UInt8], expected: VaultVectorFile.Expected) -> String {
+  static func outcome(
+    of test: VaultVectorFile.Case, bytes: [UInt8], deviceBytes: [UInt8]?, expected: VaultVectorFile.Expected
+  ) -> String {
     do {
       let passphrase = try Array(test.passphrase.utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
       switch test.kind {
       case "vault":
-        let contents = try VaultFileReader.openVaultFile(bytes, passphrase: passphrase)
+        let contents = try VaultFileReader.openVaultFile(bytes, deviceOnlyFile: deviceBytes, passphrase: passphrase)
         guard contents.vaultID == expected.vaultID, contents.generation == expected.generation,
           "\(contents.kdfParameters)" == expected.kdf
         else { return "mismatch: header" }
-        return compare(contents, expected: expected, names: expected.items.map(\.name))
+        let names = expected.items.filter { deviceBytes != nil || $0.class == "after-first-unlock" }.map(\.name)
+        return compare(contents, expected: expected, names: names)
       case "sync":
         let contents = try VaultFileReader.openSyncBundle(bytes, passphrase: passphrase)
         guard contents.vaultID == expected.vaultID else { return "mismatch: header" }

@@ -155,7 +155,8 @@ extension Vault {
     defer { lock.release() }
     let file = try readFile()
     let keys = try unwrap(file, passphrase: passphrase)
-    let stores = try openStores(file, keys: keys)
+    // The device-only file is not even read: `device: nil`.
+    let stores = try openStores(file, device: nil, keys: keys)
     let salt = environment.randomBytes(PasswordKDF.saltByteCount)
     let derived = try SyncBundle.keys(passphrase: passphrase, salt: salt, kdf: file.kdf)
     var bundle = SyncBundle(

@@ -24,19 +24,28 @@ public struct VaultStatus: Sendable, Equatable {
   public let kdfParameters: PasswordKDF.Parameters
   /// When the vault was made.
   public let created: Date
-  /// How many times the stores have been written.
+  /// How many times the synchronisable store (`vault.tkv`) has been written.
   public let generation: UInt64
+  /// The device-only store's file: its generation, or nil when it does not
+  /// exist (never written on this device, or the vault was restored from a
+  /// backup, so the device-only store starts empty).
+  public let deviceOnlyGeneration: UInt64?
   /// Locked or unlocked.
   public let lockState: LockState
 }
 
-/// A passphrase-guarded key vault: a directory holding one vault file with
-/// a synchronisable store (the note keyring and items that may travel to
-/// the user's other devices) and a device-only store.
+/// A passphrase-guarded key vault: a directory holding the vault file
+/// `vault.tkv` with the synchronisable store (the note keyring and items
+/// that may travel to the user's other devices), and the subdirectory
+/// `device-only/`, marked so that backup tools skip it, with the
+/// device-only store `device.tkv`, the unlock session and the assistant
+/// registry.
 ///
-/// The passphrase derives a key-encryption key with Argon2id; it wraps a
-/// random master key per store, and each store is sealed with AES-256-GCM
-/// under its master key. `unlock(passphrase:for:)` makes the vault
+/// The passphrase derives a key-encryption key with Argon2id; it wraps the
+/// random master key of the synchronisable store. The device-only store's
+/// own random master key is wrapped under a key derived from that master
+/// key, so a passphrase change rewrites `vault.tkv` alone. Each store is
+/// sealed with AES-256-GCM under its master key. `unlock(passphrase:for:)` makes the vault
 /// readable by every process of the same user until the machine restarts,
 /// `lock()` runs or the optional time limit passes. Every write holds an
 /// exclusive `flock`, goes to a temporary file that is synced, checked and
@@ -51,7 +60,15 @@ public final class Vault: @unchecked Sendable {
   var previousPath: String { directory + "/vault.tkv.prev" }
   var temporaryPath: String { directory + "/vault.tkv.tmp" }
   var lockPath: String { directory + "/vault.lock" }
-  var sessionPath: String { directory + "/unlock.session" }
+  var sessionPath: String { deviceOnlyDirectory + "/unlock.session" }
+  var devicePath: String { memoryName.map { $0 + " (device-only)" } ?? deviceOnlyDirectory + "/device.tkv" }
+  var devicePreviousPath: String { deviceOnlyDirectory + "/device.tkv.prev" }
+  var deviceTemporaryPath: String { deviceOnlyDirectory + "/device.tkv.tmp" }
+
+  /// The subdirectory that holds everything that must never leave this
+  /// device: `<vault>/device-only`, marked with `CACHEDIR.TAG`, `.nobackup`
+  /// and the `user.xdg.robots.backup` attribute.
+  public var deviceOnlyDirectory: String { directory + "/device-only" }
 
   /// The vault directory for an environment: `TASKKEY_HOME`, else
   /// `$XDG_DATA_HOME/tasker/keys` (when absolute), else
@@ -113,22 +130,25 @@ public final class Vault: @unchecked Sendable {
       throw TaskVaultError.alreadyInitialised(path: vault.vaultPath)
     }
     try hardenProcess()
-    let masterKeys = [try environment.randomKey(), try environment.randomKey()]
+    let syncKey = try environment.randomKey()
     let noteKey = NoteKey(
       id: KeyID(rawValue: environment.randomBytes(4).reduce(0) { $0 << 8 | UInt32($1) }),
       key: try environment.randomKey())
     var file = VaultFile(
       vaultID: environment.randomBytes(16), preset: preset, kdf: parameters,
-      salt: environment.randomBytes(PasswordKDF.saltByteCount), created: environment.now(), wrapped: [], generation: 0,
-      sealed: [])
-    file.wrapped = try wrap(masterKeys, in: file, passphrase: passphrase, environment: environment)
-    let contents = [
-      StoreContents(keyring: Keyring(primary: noteKey), items: []), StoreContents(keyring: nil, items: []),
-    ]
-    try vault.seal(contents, into: &file, keys: masterKeys, generation: 1)
-    try vault.commit(file, keys: masterKeys)
+      salt: environment.randomBytes(PasswordKDF.saltByteCount), created: environment.now(),
+      wrapped: try AES.GCM.SealedBox(combined: [UInt8](repeating: 0, count: wrappedKeyByteCount)), generation: 0,
+      sealed: try AES.GCM.SealedBox(combined: [UInt8](repeating: 0, count: 28)))
+    file.wrapped = try wrap(syncKey, in: file, passphrase: passphrase, environment: environment)
+    try vault.prepareDeviceOnlyDirectory()
+    let keys = try VaultKeys(sync: syncKey, vaultID: file.vaultID)
+    try vault.seal(StoreContents(keyring: Keyring(primary: noteKey), items: []), into: &file, keys: keys, generation: 1)
+    try vault.commit(file, keys: keys)
     return vault
   }
+
+  /// A vault in a directory about to receive its `vault.tkv`.
+  convenience init(installing directory: String) { self.init(unchecked: directory, environment: .production) }
 
   private init(unchecked directory: String, environment: VaultEnvironment) {
     self.directory = directory
@@ -152,10 +172,11 @@ public final class Vault: @unchecked Sendable {
   /// Unlocks the vault for every process of this user until the machine
   /// restarts, `lock()` runs, or `duration` passes.
   ///
-  /// The passphrase unwraps both master keys and both stores are checked;
-  /// then a fresh session key is written to the tmpfs runtime directory
-  /// and the master keys, sealed under it, to `unlock.session`. The
-  /// passphrase itself is never stored.
+  /// The passphrase unwraps the synchronisable master key and both stores
+  /// are checked (a missing device-only file is an empty store); then a
+  /// fresh session key is written to the tmpfs runtime directory and the
+  /// synchronisable master key and device-only wrap key, sealed under it,
+  /// to `device-only/unlock.session`. The passphrase itself is never stored.
   ///
   /// - Parameters:
   ///   - passphrase: the vault's passphrase.
@@ -170,6 +191,7 @@ public final class Vault: @unchecked Sendable {
     let file = try readFile()
     let keys = try unwrap(file, passphrase: passphrase)
     _ = try openStores(file, keys: keys)
+    try prepareDeviceOnlyDirectory()
     let bootID = try environment.bootID()
     let now = environment.now()
     var notAfter: Int64 = 0
@@ -183,7 +205,7 @@ public final class Vault: @unchecked Sendable {
     try keyBytes.withUnsafeBytes { try atomicWrite($0, to: keyPath, in: runtime) }
     let master = try wrapCrypto { try SecureBytes(zeroedCount: 64) }
     master.withUnsafeMutableBytes { out in
-      for (index, key) in keys.enumerated() {
+      for (index, key) in [keys.sync, keys.deviceWrap].enumerated() {
         key.withUnsafeBytes {
           out.baseAddress!.advanced(by: 32 * index).copyMemory(from: $0.baseAddress!, byteCount: 32)
         }
@@ -195,7 +217,7 @@ public final class Vault: @unchecked Sendable {
     }
     let session = SessionFile(
       vaultID: file.vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, sealed: sealed)
-    try session.encode().withUnsafeBytes { try atomicWrite($0, to: sessionPath, in: directory) }
+    try session.encode().withUnsafeBytes { try atomicWrite($0, to: sessionPath, in: deviceOnlyDirectory) }
   }
 
   /// Locks the vault: removes the session key from the runtime directory,
@@ -219,7 +241,7 @@ public final class Vault: @unchecked Sendable {
       for id in ids { try environment.fileSystem.unlink(runtime + "/" + encodeHex(id) + ".key") }
     }
     try environment.fileSystem.unlink(sessionPath)
-    try environment.fileSystem.fsyncDirectory(directory)
+    if access(deviceOnlyDirectory, F_OK) == 0 { try environment.fileSystem.fsyncDirectory(deviceOnlyDirectory) }
   }
 
   /// Reports the vault's header facts and lock state; needs no passphrase.
@@ -243,11 +265,15 @@ public final class Vault: @unchecked Sendable {
     return VaultStatus(
       directory: directory, formatVersion: Int(VaultFile.version), vaultID: encodeHex(file.vaultID),
       kdfPreset: file.preset, kdfParameters: file.kdf, created: Date(timeIntervalSince1970: TimeInterval(file.created)),
-      generation: file.generation, lockState: state)
+      generation: file.generation, deviceOnlyGeneration: try readDeviceFile(vaultID: file.vaultID)?.generation,
+      lockState: state)
   }
 
   /// Changes the passphrase: a new salt and key-encryption key rewrap the
-  /// two master keys; no item is re-encrypted and the unlock state is kept.
+  /// synchronisable master key, and only `vault.tkv` is rewritten (one
+  /// atomic rename); no item is re-encrypted, the device-only file is not
+  /// touched (its wrap key derives from the unchanged master key) and the
+  /// unlock state is kept.
   ///
   /// - Throws: `TaskVaultError.wrongPassphrase` for `old`,
   ///   `.emptyPassphrase` for `new`, and the errors of `unlock`.
@@ -260,7 +286,7 @@ public final class Vault: @unchecked Sendable {
     let keys = try unwrap(file, passphrase: old)
     _ = try openStores(file, keys: keys)
     file.salt = environment.randomBytes(PasswordKDF.saltByteCount)
-    file.wrapped = try Self.wrap(keys, in: file, passphrase: new, environment: environment)
+    file.wrapped = try Self.wrap(keys.sync, in: file, passphrase: new, environment: environment)
     try commit(file, keys: keys)
   }
 
@@ -377,15 +403,41 @@ public final class Vault: @unchecked Sendable {
     return try openStores(file, keys: keys)
   }
 
+  /// Reads both stores, runs `body`, and writes back each store whose
+  /// encoding changed: the device-only file first, then `vault.tkv`.
   func modify(_ body: (inout [StoreContents]) throws -> Void) throws {
     let lock = try FileLock(path: lockPath, exclusive: true)
     defer { lock.release() }
     var file = try readFile()
     let keys = try sessionKeys(file).keys
-    var stores = try openStores(file, keys: keys)
+    let device = try readDeviceFile(vaultID: file.vaultID)
+    var stores = try openStores(file, device: device, keys: keys)
+    let before = try stores.map { try $0.encode() }
     try body(&stores)
-    try seal(stores, into: &file, keys: keys, generation: file.generation + 1)
-    try commit(file, keys: keys)
+    if !sameBytes(before[1], try stores[1].encode()) {
+      try prepareDeviceOnlyDirectory()
+      let deviceKey = try device.map { try unwrapDeviceKey($0, keys: keys) } ?? environment.randomKey()
+      var next = DeviceFile(
+        vaultID: file.vaultID,
+        wrapped: try deviceKey.withUnsafeBytes { raw in
+          try environment.seal(raw, keys.deviceWrap, DeviceFile.prefix(vaultID: file.vaultID) + [2])
+        },
+        generation: (device?.generation ?? 0) + 1,
+        sealed: try AES.GCM.SealedBox(combined: [UInt8](repeating: 0, count: 28)))
+      let plaintext = try stores[1].encode()
+      next.sealed = try plaintext.withUnsafeBytes { raw in
+        try environment.seal(raw, deviceKey, DeviceFile.storeAAD(vaultID: file.vaultID, generation: next.generation))
+      }
+      try commitDevice(next, keys: keys)
+    }
+    if !sameBytes(before[0], try stores[0].encode()) {
+      try seal(stores[0], into: &file, keys: keys, generation: file.generation + 1)
+      try commit(file, keys: keys)
+    }
+  }
+
+  private func sameBytes(_ first: SecureBytes, _ second: SecureBytes) -> Bool {
+    first.withUnsafeBytes { one in second.withUnsafeBytes { two in ConstantTime.equals(one, two) } }
   }
 
   func readFile() throws -> VaultFile {
@@ -402,76 +454,93 @@ public final class Vault: @unchecked Sendable {
     }
   }
 
-  static func wrap(
-    _ keys: [SymmetricKey], in file: VaultFile, passphrase: SecureBytes, environment: VaultEnvironment
-  ) throws -> [AES.GCM.SealedBox] {
-    let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
-    return try StoreID.allCases.map { store in
-      try keys[Int(store.rawValue) - 1].withUnsafeBytes { raw in
-        try environment.seal(raw, kek, file.wrapAAD(store))
-      }
-    }
+  /// The device-only file, or nil when it does not exist.
+  func readDeviceFile(vaultID: [UInt8]) throws -> DeviceFile? {
+    guard memoryName == nil else { return nil }
+    guard let bytes = try Files.readPrivate(devicePath, limit: DeviceFile.maximumByteCount) else { return nil }
+    return try DeviceFile.parse(bytes, path: devicePath, vaultID: vaultID)
   }
 
-  /// Derives the KEK and unwraps both master keys. Both failing is a
-  /// wrong passphrase; exactly one failing is tampering.
-  func unwrap(_ file: VaultFile, passphrase: SecureBytes) throws -> [SymmetricKey] {
+  static func wrap(
+    _ key: SymmetricKey, in file: VaultFile, passphrase: SecureBytes, environment: VaultEnvironment
+  ) throws -> AES.GCM.SealedBox {
+    let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
+    return try key.withUnsafeBytes { raw in try environment.seal(raw, kek, file.wrapAAD()) }
+  }
+
+  /// Derives the KEK and unwraps the synchronisable master key; a tag
+  /// failure is a wrong passphrase.
+  func unwrap(_ file: VaultFile, passphrase: SecureBytes) throws -> VaultKeys {
     try Self.checkPassphrase(passphrase)
     try hardenProcess()
     let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
-    var keys = [SymmetricKey?]()
-    for store in StoreID.allCases {
-      do {
-        let raw = try AES.GCM.openSecret(
-          file.wrapped[Int(store.rawValue) - 1], using: kek, authenticating: file.wrapAAD(store))
-        keys.append(try wrapCrypto { try SymmetricKey(bytes: raw) })
-      } catch TaskCryptoError.authenticationFailed {
-        keys.append(nil)
-      } catch let error as TaskCryptoError {
-        throw TaskVaultError.crypto(error)
-      }
-    }
-    switch (keys[0], keys[1]) {
-    case (let sync?, let device?): return [sync, device]
-    case (nil, nil): throw TaskVaultError.wrongPassphrase
-    case (nil, _): throw TaskVaultError.tampered(path: vaultPath, part: "wrapped key of the synchronisable store")
-    case (_, nil): throw TaskVaultError.tampered(path: vaultPath, part: "wrapped key of the device-only store")
+    do {
+      let raw = try AES.GCM.openSecret(file.wrapped, using: kek, authenticating: file.wrapAAD())
+      return try VaultKeys(sync: try wrapCrypto { try SymmetricKey(bytes: raw) }, vaultID: file.vaultID)
+    } catch TaskCryptoError.authenticationFailed {
+      throw TaskVaultError.wrongPassphrase
+    } catch let error as TaskCryptoError {
+      throw TaskVaultError.crypto(error)
     }
   }
 
-  func openStores(_ file: VaultFile, keys: [SymmetricKey]) throws -> [StoreContents] {
-    try StoreID.allCases.map { store in
-      let aad = VaultFile.storeAAD(vaultID: file.vaultID, generation: file.generation, store: store)
-      let plaintext: SecureBytes
-      do {
-        plaintext = try AES.GCM.openSecret(
-          file.sealed[Int(store.rawValue) - 1], using: keys[Int(store.rawValue) - 1], authenticating: aad)
-      } catch TaskCryptoError.authenticationFailed {
-        throw TaskVaultError.tampered(path: vaultPath, part: store.name)
-      } catch let error as TaskCryptoError {
-        throw TaskVaultError.crypto(error)
-      }
-      do {
-        return try StoreContents.decode(plaintext, store: store)
-      } catch let failure as ParseFailure {
-        throw TaskVaultError.damaged(path: vaultPath, reason: "\(store.name): \(failure.reason)")
-      }
+  /// Unwraps the device-only master key; a tag failure is tampering.
+  func unwrapDeviceKey(_ device: DeviceFile, keys: VaultKeys) throws -> SymmetricKey {
+    do {
+      let raw = try AES.GCM.openSecret(device.wrapped, using: keys.deviceWrap, authenticating: device.wrapAAD)
+      return try wrapCrypto { try SymmetricKey(bytes: raw) }
+    } catch TaskCryptoError.authenticationFailed {
+      throw TaskVaultError.tampered(path: devicePath, part: "wrapped key of the device-only store")
+    } catch let error as TaskCryptoError {
+      throw TaskVaultError.crypto(error)
     }
   }
 
-  func seal(_ stores: [StoreContents], into file: inout VaultFile, keys: [SymmetricKey], generation: UInt64) throws {
+  /// Opens the synchronisable store and the device-only file (read from
+  /// disk); a missing device-only file is an empty device-only store.
+  func openStores(_ file: VaultFile, keys: VaultKeys) throws -> [StoreContents] {
+    try openStores(file, device: try readDeviceFile(vaultID: file.vaultID), keys: keys)
+  }
+
+  func openStores(_ file: VaultFile, device: DeviceFile?, keys: VaultKeys) throws -> [StoreContents] {
+    let sync = try openStore(
+      file.sealed, key: keys.sync, aad: VaultFile.storeAAD(vaultID: file.vaultID, generation: file.generation),
+      store: .synchronisable, path: vaultPath)
+    guard let device else { return [sync, StoreContents(keyring: nil, items: [])] }
+    let deviceKey = try unwrapDeviceKey(device, keys: keys)
+    let deviceStore = try openStore(
+      device.sealed, key: deviceKey, aad: DeviceFile.storeAAD(vaultID: device.vaultID, generation: device.generation),
+      store: .deviceOnly, path: devicePath)
+    return [sync, deviceStore]
+  }
+
+  func openStore(_ sealed: AES.GCM.SealedBox, key: SymmetricKey, aad: [UInt8], store: StoreID, path: String) throws
+    -> StoreContents
+  {
+    let plaintext: SecureBytes
+    do {
+      plaintext = try AES.GCM.openSecret(sealed, using: key, authenticating: aad)
+    } catch TaskCryptoError.authenticationFailed {
+      throw TaskVaultError.tampered(path: path, part: store.name)
+    } catch let error as TaskCryptoError {
+      throw TaskVaultError.crypto(error)
+    }
+    do {
+      return try StoreContents.decode(plaintext, store: store)
+    } catch let failure as ParseFailure {
+      throw TaskVaultError.damaged(path: path, reason: "\(store.name): \(failure.reason)")
+    }
+  }
+
+  func seal(_ store: StoreContents, into file: inout VaultFile, keys: VaultKeys, generation: UInt64) throws {
     file.generation = generation
-    file.sealed = try StoreID.allCases.map { store in
-      let plaintext = try stores[Int(store.rawValue) - 1].encode()
-      let aad = VaultFile.storeAAD(vaultID: file.vaultID, generation: generation, store: store)
-      return try plaintext.withUnsafeBytes { raw in
-        try environment.seal(raw, keys[Int(store.rawValue) - 1], aad)
-      }
-    }
+    let plaintext = try store.encode()
+    let aad = VaultFile.storeAAD(vaultID: file.vaultID, generation: generation)
+    file.sealed = try plaintext.withUnsafeBytes { raw in try environment.seal(raw, keys.sync, aad) }
   }
 
   /// The master keys from the unlock session, or `.locked` with the reason.
-  func sessionKeys(_ file: VaultFile) throws -> (keys: [SymmetricKey], notAfter: Int64) {
+  func sessionKeys(_ file: VaultFile) throws -> (keys: VaultKeys, notAfter: Int64) {
     guard let bytes = try Files.readPrivate(sessionPath, limit: SessionFile.byteCount) else {
       throw TaskVaultError.locked(reason: .notUnlocked)
     }
@@ -495,21 +564,54 @@ public final class Vault: @unchecked Sendable {
     }
     let keys = try master.withUnsafeBytes { raw in
       try wrapCrypto {
-        [
-          try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[0..<32])),
-          try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[32..<64])),
-        ]
+        VaultKeys(
+          sync: try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[0..<32])),
+          deviceWrap: try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[32..<64])))
       }
     }
     return (keys, session.notAfter)
   }
 
+  /// Writes a new generation of `vault.tkv` durably.
+  func commit(_ file: VaultFile, keys: VaultKeys) throws {
+    try commit(
+      file.encode(), path: vaultPath, previous: previousPath, temporary: temporaryPath, directory: directory
+    ) { path in
+      guard let bytes = try Files.readPrivate(path, limit: VaultFile.maximumByteCount) else {
+        throw TaskVaultError.notInitialised(path: path)
+      }
+      let parsed = try VaultFile.parse(bytes, path: path)
+      _ = try openStore(
+        parsed.sealed, key: keys.sync, aad: VaultFile.storeAAD(vaultID: parsed.vaultID, generation: parsed.generation),
+        store: .synchronisable, path: path)
+    }
+  }
+
+  /// Writes a new generation of the device-only file durably.
+  func commitDevice(_ device: DeviceFile, keys: VaultKeys) throws {
+    try commit(
+      device.encode(), path: devicePath, previous: devicePreviousPath, temporary: deviceTemporaryPath,
+      directory: deviceOnlyDirectory
+    ) { path in
+      guard let bytes = try Files.readPrivate(path, limit: DeviceFile.maximumByteCount) else {
+        throw TaskVaultError.notInitialised(path: path)
+      }
+      let parsed = try DeviceFile.parse(bytes, path: path, vaultID: device.vaultID)
+      _ = try openStore(
+        parsed.sealed, key: try unwrapDeviceKey(parsed, keys: keys),
+        aad: DeviceFile.storeAAD(vaultID: parsed.vaultID, generation: parsed.generation), store: .deviceOnly,
+        path: path)
+    }
+  }
+
   /// Writes a new generation durably: temporary file (O_EXCL, 0600),
-  /// fsync, confirm readable, keep the old file as `vault.tkv.prev`,
-  /// rename over, fsync the directory, confirm again, drop the backup.
-  func commit(_ file: VaultFile, keys: [SymmetricKey]) throws {
+  /// fsync, confirm readable, keep the old file as `<name>.prev`, rename
+  /// over, fsync the directory, confirm again, drop the backup.
+  func commit(
+    _ bytes: [UInt8], path vaultPath: String, previous previousPath: String, temporary temporaryPath: String,
+    directory: String, confirm: (String) throws -> Void
+  ) throws {
     let fs = environment.fileSystem
-    let bytes = file.encode()
     try fs.unlink(temporaryPath)
     let fd = try fs.createExclusive(temporaryPath)
     do {
@@ -522,7 +624,7 @@ public final class Vault: @unchecked Sendable {
     }
     do {
       try fs.close(fd, path: temporaryPath)
-      try confirm(temporaryPath, keys: keys)
+      try confirm(temporaryPath)
     } catch {
       try? fs.unlink(temporaryPath)
       throw error
@@ -541,7 +643,7 @@ public final class Vault: @unchecked Sendable {
     }
     try fs.fsyncDirectory(directory)
     do {
-      try confirm(vaultPath, keys: keys)
+      try confirm(vaultPath)
     } catch {
       if hadPrevious { try? fs.rename(previousPath, vaultPath) }
       throw error
@@ -550,13 +652,6 @@ public final class Vault: @unchecked Sendable {
       try fs.unlink(previousPath)
       try fs.fsyncDirectory(directory)
     }
-  }
-
-  func confirm(_ path: String, keys: [SymmetricKey]) throws {
-    guard let bytes = try Files.readPrivate(path, limit: VaultFile.maximumByteCount) else {
-      throw TaskVaultError.notInitialised(path: path)
-    }
-    _ = try openStores(try VaultFile.parse(bytes, path: path), keys: keys)
   }
 
   /// Writes a small file by temporary file, fsync and rename.
@@ -587,4 +682,23 @@ public final class Vault: @unchecked Sendable {
 /// Disables core dumps and ptrace attach for this process, once keys are in it.
 func hardenProcess() throws {
   try wrapCrypto { try ProcessHardening.disableCoreDumps() }
+}
+
+/// The keys an unlocked vault holds: the synchronisable store's master key
+/// and the key derived from it that wraps the device-only master key.
+struct VaultKeys {
+  let sync: SymmetricKey
+  let deviceWrap: SymmetricKey
+
+  init(sync: SymmetricKey, deviceWrap: SymmetricKey) {
+    self.sync = sync
+    self.deviceWrap = deviceWrap
+  }
+
+  /// Both keys, for tests that search files for them.
+  var all: [SymmetricKey] { [sync, deviceWrap] }
+
+  init(sync: SymmetricKey, vaultID: [UInt8]) throws {
+    self.init(sync: sync, deviceWrap: try DeviceFile.wrapKey(syncMasterKey: sync, vaultID: vaultID))
+  }
 }

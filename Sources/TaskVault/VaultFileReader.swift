@@ -22,20 +22,27 @@ public struct VaultContents: Sendable {
 /// directory, a lock or an unlock session: for audits, vector checks and
 /// recovery. It applies exactly the checks and error causes of `Vault`.
 public enum VaultFileReader {
-  /// Opens the bytes of a `vault.tkv` with its passphrase.
+  /// Opens the bytes of a `vault.tkv`, and optionally of the device-only
+  /// file `device-only/device.tkv` that belongs to it, with the passphrase.
   ///
   /// - Parameters:
-  ///   - bytes: the whole file.
+  ///   - bytes: the whole vault file.
+  ///   - deviceOnlyFile: the whole device-only file, or nil when there is
+  ///     none (the device-only store is then empty).
   ///   - passphrase: the vault passphrase.
   /// - Returns: the header facts, the note keyring and every item.
   /// - Throws: `TaskVaultError.damaged`, `.unsupportedVersion`,
   ///   `.wrongPassphrase`, `.tampered`, `.emptyPassphrase`,
-  ///   `.passphraseTooLong`, with the path `<vault file>`.
-  public static func openVaultFile(_ bytes: [UInt8], passphrase: SecureBytes) throws -> VaultContents {
+  ///   `.passphraseTooLong`, with the path `<vault file>` or
+  ///   `<vault file> (device-only)`.
+  public static func openVaultFile(_ bytes: [UInt8], deviceOnlyFile: [UInt8]? = nil, passphrase: SecureBytes) throws
+    -> VaultContents
+  {
     let vault = Vault(memory: "<vault file>")
     try Vault.checkPassphrase(passphrase)
     let file = try VaultFile.parse(bytes, path: vault.vaultPath)
-    let stores = try vault.openStores(file, keys: try vault.unwrap(file, passphrase: passphrase))
+    let device = try deviceOnlyFile.map { try DeviceFile.parse($0, path: vault.devicePath, vaultID: file.vaultID) }
+    let stores = try vault.openStores(file, device: device, keys: try vault.unwrap(file, passphrase: passphrase))
     guard let keyring = stores[0].keyring else {
       throw TaskVaultError.damaged(path: vault.vaultPath, reason: "the synchronisable store has no keyring")
     }

@@ -65,27 +65,29 @@ enum StoreID: UInt8, CaseIterable {
 
 let wrappedKeyByteCount = AES.GCM.nonceByteCount + SymmetricKey.byteCount + AES.GCM.tagByteCount
 
-/// The vault file `vault.tkv`, format version 1 (SECURITY.md, "Vault file").
+/// The vault file `vault.tkv`, format version 1 (SECURITY.md, "Vault file"):
+/// the header, the wrapped master key and the sealed synchronisable store.
+/// The device-only store lives in its own file (`DeviceFile`).
 struct VaultFile {
   static let magic: [UInt8] = Array("TKVAULT".utf8) + [0]
   static let version: UInt16 = 1
   /// Bytes covered by the wrap AAD: magic through created.
   static let wrapAADByteCount = 60
   /// Offset of the generation counter.
-  static let generationOffset = 182
+  static let generationOffset = 121
   static let minimumStoreSealedByteCount = 28 + VaultLimits.paddingBlock
   static let maximumStoreSealedByteCount = 28 + VaultLimits.maximumStoreByteCount
-  static let minimumByteCount = generationOffset + 8 + 2 * (5 + minimumStoreSealedByteCount) + 32
-  static let maximumByteCount = generationOffset + 8 + 2 * (5 + maximumStoreSealedByteCount) + 32
+  static let minimumByteCount = generationOffset + 8 + 5 + minimumStoreSealedByteCount + 32
+  static let maximumByteCount = generationOffset + 8 + 5 + maximumStoreSealedByteCount + 32
 
   var vaultID: [UInt8]
   var preset: KDFPreset
   var kdf: PasswordKDF.Parameters
   var salt: [UInt8]
   var created: Int64
-  var wrapped: [AES.GCM.SealedBox]  // index 0 sync, 1 device
+  var wrapped: AES.GCM.SealedBox
   var generation: UInt64
-  var sealed: [AES.GCM.SealedBox]  // index 0 sync, 1 device
+  var sealed: AES.GCM.SealedBox
 
   func prefix() -> [UInt8] {
     var writer = ByteWriter()
@@ -101,34 +103,30 @@ struct VaultFile {
     return writer.bytes
   }
 
-  /// Associated data of the wrapped master key of `store`.
-  func wrapAAD(_ store: StoreID) -> [UInt8] { prefix() + [store.rawValue] }
+  /// Associated data of the wrapped master key of the synchronisable store.
+  func wrapAAD() -> [UInt8] { prefix() + [StoreID.synchronisable.rawValue] }
 
-  /// Associated data of the sealed plaintext of `store`.
-  static func storeAAD(vaultID: [UInt8], generation: UInt64, store: StoreID) -> [UInt8] {
+  /// Associated data of the sealed plaintext of the synchronisable store.
+  static func storeAAD(vaultID: [UInt8], generation: UInt64) -> [UInt8] {
     var writer = ByteWriter()
     writer.append(magic)
     writer.u16(version)
     writer.append(vaultID)
     writer.u64(generation)
-    writer.u8(store.rawValue)
+    writer.u8(StoreID.synchronisable.rawValue)
     return writer.bytes
   }
 
   func encode() -> [UInt8] {
     var writer = ByteWriter()
     writer.append(prefix())
-    for store in StoreID.allCases {
-      writer.u8(store.rawValue)
-      writer.append(wrapped[Int(store.rawValue) - 1].combined)
-    }
+    writer.u8(StoreID.synchronisable.rawValue)
+    writer.append(wrapped.combined)
     writer.u64(generation)
-    for store in StoreID.allCases {
-      let combined = sealed[Int(store.rawValue) - 1].combined
-      writer.u8(store.rawValue)
-      writer.u32(UInt32(combined.count))
-      writer.append(combined)
-    }
+    let combined = sealed.combined
+    writer.u8(StoreID.synchronisable.rawValue)
+    writer.u32(UInt32(combined.count))
+    writer.append(combined)
     writer.append(SHA256.hash(data: writer.bytes).bytes)
     return writer.bytes
   }
@@ -141,16 +139,7 @@ struct VaultFile {
     }
     let version = Int(bytes[8]) << 8 | Int(bytes[9])
     guard version == Int(Self.version) else { throw TaskVaultError.unsupportedVersion(path: path, version: version) }
-    guard bytes.count >= minimumByteCount else {
-      throw TaskVaultError.damaged(path: path, reason: "truncated: \(bytes.count) bytes, at least \(minimumByteCount)")
-    }
-    guard bytes.count <= maximumByteCount else {
-      throw TaskVaultError.damaged(path: path, reason: "\(bytes.count) bytes exceeds the limit \(maximumByteCount)")
-    }
-    let body = Array(bytes[..<(bytes.count - 32)])
-    guard ConstantTime.equals(SHA256.hash(data: body).bytes, Array(bytes[(bytes.count - 32)...])) else {
-      throw TaskVaultError.damaged(path: path, reason: "checksum mismatch (corrupted or altered)")
-    }
+    let body = try checkedBody(bytes, path: path, minimum: minimumByteCount, maximum: maximumByteCount)
     do {
       return try body.withUnsafeBytes { buffer in
         var reader = ByteReader(buffer)
@@ -165,19 +154,12 @@ struct VaultFile {
         if let problem = VaultKDF.check(kdf, preset: preset) { throw ParseFailure(problem) }
         let salt = try reader.bytes(16, "salt")
         let created = Int64(bitPattern: try reader.u64("created"))
-        var wrapped = [AES.GCM.SealedBox]()
-        for store in StoreID.allCases {
-          guard try reader.u8("store id") == store.rawValue else { throw ParseFailure("wrapped keys out of order") }
-          wrapped.append(try AES.GCM.SealedBox(combined: try reader.bytes(wrappedKeyByteCount, "wrapped key")))
+        guard try reader.u8("store id") == StoreID.synchronisable.rawValue else {
+          throw ParseFailure("the wrapped key's store id is not 1")
         }
+        let wrapped = try AES.GCM.SealedBox(combined: try reader.bytes(wrappedKeyByteCount, "wrapped key"))
         let generation = try reader.u64("generation")
-        var sealed = [AES.GCM.SealedBox]()
-        for store in StoreID.allCases {
-          guard try reader.u8("store id") == store.rawValue else { throw ParseFailure("\(store.name) missing") }
-          let length = Int(try reader.u32("store length"))
-          try checkSealedLength(length, what: store.name)
-          sealed.append(try AES.GCM.SealedBox(combined: try reader.bytes(length, store.name)))
-        }
+        let sealed = try readStore(&reader, .synchronisable)
         guard reader.remaining == 0 else { throw ParseFailure("\(reader.remaining) trailing bytes") }
         return VaultFile(
           vaultID: vaultID, preset: preset, kdf: kdf, salt: salt, created: created, wrapped: wrapped,
@@ -188,10 +170,126 @@ struct VaultFile {
     }
   }
 
+  /// Checks the size bounds and the trailing SHA-256, and returns the bytes
+  /// before the checksum.
+  static func checkedBody(_ bytes: [UInt8], path: String, minimum: Int, maximum: Int) throws -> [UInt8] {
+    guard bytes.count >= minimum else {
+      throw TaskVaultError.damaged(path: path, reason: "truncated: \(bytes.count) bytes, at least \(minimum)")
+    }
+    guard bytes.count <= maximum else {
+      throw TaskVaultError.damaged(path: path, reason: "\(bytes.count) bytes exceeds the limit \(maximum)")
+    }
+    let body = Array(bytes[..<(bytes.count - 32)])
+    guard ConstantTime.equals(SHA256.hash(data: body).bytes, Array(bytes[(bytes.count - 32)...])) else {
+      throw TaskVaultError.damaged(path: path, reason: "checksum mismatch (corrupted or altered)")
+    }
+    return body
+  }
+
+  /// Reads `store id (1) || length (4) || sealed store`.
+  static func readStore(_ reader: inout ByteReader, _ store: StoreID) throws -> AES.GCM.SealedBox {
+    guard try reader.u8("store id") == store.rawValue else { throw ParseFailure("\(store.name) missing") }
+    let length = Int(try reader.u32("store length"))
+    try checkSealedLength(length, what: store.name)
+    return try AES.GCM.SealedBox(combined: try reader.bytes(length, store.name))
+  }
+
   static func checkSealedLength(_ length: Int, what: String) throws {
     guard length >= minimumStoreSealedByteCount, length <= maximumStoreSealedByteCount,
       (length - 28) % VaultLimits.paddingBlock == 0
     else { throw ParseFailure("\(what) length \(length) is not 28 + a multiple of 512 within the limits") }
+  }
+}
+
+/// The device-only file `device-only/device.tkv`, format version 1
+/// (SECURITY.md, "Device-only file"): the device-only store, its master key
+/// wrapped under a key derived from the synchronisable master key, so a
+/// passphrase change never touches it.
+struct DeviceFile {
+  static let magic: [UInt8] = Array("TKDEVICE".utf8)
+  static let version: UInt16 = 1
+  /// Offset of the generation counter.
+  static let generationOffset = 87
+  static let minimumByteCount = generationOffset + 8 + 5 + VaultFile.minimumStoreSealedByteCount + 32
+  static let maximumByteCount = generationOffset + 8 + 5 + VaultFile.maximumStoreSealedByteCount + 32
+  /// The label of the device-only wrap key derivation (31 bytes).
+  static let wrapKeyLabel: [UInt8] = Array("TaskKey device-only wrap key v1".utf8)
+
+  var vaultID: [UInt8]
+  var wrapped: AES.GCM.SealedBox
+  var generation: UInt64
+  var sealed: AES.GCM.SealedBox
+
+  /// magic || version || vault id: the first 26 bytes.
+  static func prefix(vaultID: [UInt8]) -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(magic)
+    writer.u16(version)
+    writer.append(vaultID)
+    return writer.bytes
+  }
+
+  /// Associated data of the wrapped device-only master key.
+  var wrapAAD: [UInt8] { Self.prefix(vaultID: vaultID) + [StoreID.deviceOnly.rawValue] }
+
+  /// Associated data of the sealed device-only store.
+  static func storeAAD(vaultID: [UInt8], generation: UInt64) -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(prefix(vaultID: vaultID))
+    writer.u64(generation)
+    writer.u8(StoreID.deviceOnly.rawValue)
+    return writer.bytes
+  }
+
+  /// The key that wraps the device-only master key:
+  /// HMAC-SHA256(key = synchronisable master key, label || vault id).
+  static func wrapKey(syncMasterKey: SymmetricKey, vaultID: [UInt8]) throws -> SymmetricKey {
+    var code = HMACSHA256.authenticationCode(for: wrapKeyLabel + vaultID, using: syncMasterKey)
+    defer { for index in code.indices { code[index] = 0 } }
+    return try wrapCrypto { try code.withUnsafeBytes { try SymmetricKey(copying: $0) } }
+  }
+
+  func encode() -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(Self.prefix(vaultID: vaultID))
+    writer.u8(StoreID.deviceOnly.rawValue)
+    writer.append(wrapped.combined)
+    writer.u64(generation)
+    let combined = sealed.combined
+    writer.u8(StoreID.deviceOnly.rawValue)
+    writer.u32(UInt32(combined.count))
+    writer.append(combined)
+    writer.append(SHA256.hash(data: writer.bytes).bytes)
+    return writer.bytes
+  }
+
+  /// Parses and checks everything that needs no key; `vaultID` is the id
+  /// of the vault file it must belong to.
+  static func parse(_ bytes: [UInt8], path: String, vaultID expected: [UInt8]) throws -> DeviceFile {
+    guard bytes.count >= 10, Array(bytes[0..<8]) == magic else {
+      throw TaskVaultError.damaged(path: path, reason: "not a TaskKey device-only file (bad magic)")
+    }
+    let version = Int(bytes[8]) << 8 | Int(bytes[9])
+    guard version == Int(Self.version) else { throw TaskVaultError.unsupportedVersion(path: path, version: version) }
+    let body = try VaultFile.checkedBody(bytes, path: path, minimum: minimumByteCount, maximum: maximumByteCount)
+    do {
+      return try body.withUnsafeBytes { buffer in
+        var reader = ByteReader(buffer)
+        _ = try reader.take(10, "magic and version")
+        let vaultID = try reader.bytes(16, "vault id")
+        guard vaultID == expected else { throw ParseFailure("it belongs to another vault (vault id differs)") }
+        guard try reader.u8("store id") == StoreID.deviceOnly.rawValue else {
+          throw ParseFailure("the wrapped key's store id is not 2")
+        }
+        let wrapped = try AES.GCM.SealedBox(combined: try reader.bytes(wrappedKeyByteCount, "wrapped key"))
+        let generation = try reader.u64("generation")
+        let sealed = try VaultFile.readStore(&reader, .deviceOnly)
+        guard reader.remaining == 0 else { throw ParseFailure("\(reader.remaining) trailing bytes") }
+        return DeviceFile(vaultID: vaultID, wrapped: wrapped, generation: generation, sealed: sealed)
+      }
+    } catch let failure as ParseFailure {
+      throw TaskVaultError.damaged(path: path, reason: failure.reason)
+    }
   }
 }
 

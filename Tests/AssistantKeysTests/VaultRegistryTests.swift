@@ -24,20 +24,20 @@ import Testing
     deinit { try? vault.lock() }
   }
 
-  @Test func firstOpenMakesADeviceOnlyIntegrityKeyAndTheRegistryLivesInTheVaultDirectory() throws {
+  @Test func firstOpenMakesADeviceOnlyIntegrityKeyAndTheRegistryLivesInTheDeviceOnlyDirectory() throws {
     let home = try UnlockedVault()
     let registry = try AssistantKeyRegistry(vault: home.vault)
     let minted = try registry.mint(name: "agent")
     let item = try home.vault.item(named: AssistantKeyRegistry.integrityKeyItemName)
     #expect(item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly)
     #expect(item.value.count == 32)
-    #expect(FileManager.default.fileExists(atPath: home.vault.directory + "/assistant-keys.registry"))
+    #expect(FileManager.default.fileExists(atPath: home.vault.directory + "/device-only/assistant-keys.registry"))
     // Another process finds the same key and the same registry.
     #expect(
       try AssistantKeyRegistry(vault: Vault(at: home.vault.directory)).verify(minted.key.testString).name == "agent")
     // The registry is authenticated under the vault item's key, not some other.
     let key = try SymmetricKey(bytes: item.value)
-    #expect(try AssistantKeyRegistry(directory: home.vault.directory, integrityKey: key).keys().count == 1)
+    #expect(try AssistantKeyRegistry(directory: home.vault.deviceOnlyDirectory, integrityKey: key).keys().count == 1)
   }
 
   @Test func lockedVaultIsVaultLocked() throws {

@@ -99,7 +99,7 @@ struct AssistantCommandTests {
     codes["unknown"] = try vault.run(["verify"], text: stranger).status
     codes["revoked"] = try vault.run(["verify"], text: revoked.key).status
     codes["expired"] = try vault.run(["verify"], text: expiring.key).status
-    let registry = vault.directory + "/assistant-keys.registry"
+    let registry = vault.directory + "/device-only/assistant-keys.registry"
     let original = try Data(contentsOf: URL(fileURLWithPath: registry))
     let edited = String(decoding: original, as: UTF8.self).replacingOccurrences(of: " good ", with: " gooD ")
     try Data(edited.utf8).write(to: URL(fileURLWithPath: registry))

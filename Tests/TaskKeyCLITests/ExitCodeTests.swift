@@ -76,6 +76,12 @@ struct ExitCodeTests {
     chmod(home.path("bad.key"), 0o644)
     expect(77, "loose key file", try vault.run(["seal", "--key-file", home.path("bad.key")], text: "x"))
 
+    try FileManager.default.removeItem(atPath: vault.directory + "/device-only/CACHEDIR.TAG")
+    let doctor = try vault.run(["doctor"])
+    #expect(doctor.status == 18, "doctor with a missing backup marker: \(doctor.stderr)")
+    seen[18] = "doctor found a problem it did not repair"
+    #expect(try vault.run(["doctor", "--repair"]).status == 0)
+
     // Locked, damaged and missing vaults last: they end this vault's use.
     #expect(try vault.run(["lock"]).status == 0)
     expect(14, "locked vault", try vault.run(["item", "list"]))

@@ -32,8 +32,11 @@ struct DurableWriteTests {
     let vault = try machine.create()
     try vault.unlock(passphrase: secret("correct horse"))
     try vault.setItem(secret("v"), named: "item", class: .afterFirstUnlock)
+    try vault.setItem(secret("d"), named: "device", class: .afterFirstUnlockThisDeviceOnly)
     let names = Set(try FileManager.default.contentsOfDirectory(atPath: machine.vaultDirectory))
-    #expect(names == ["vault.tkv", "vault.lock", "unlock.session"])
+    #expect(names == ["vault.tkv", "vault.lock", "device-only"])
+    let deviceNames = Set(try FileManager.default.contentsOfDirectory(atPath: machine.vaultDirectory + "/device-only"))
+    #expect(deviceNames == ["device.tkv", "unlock.session", "CACHEDIR.TAG", ".nobackup"])
   }
 
   @Test func generationCountsWrites() throws {

@@ -23,8 +23,12 @@ struct VaultRejectionTests {
 
   func snapshot() throws -> [String: [UInt8]] {
     var files = [String: [UInt8]]()
-    for name in try FileManager.default.contentsOfDirectory(atPath: machine.vaultDirectory) where name != "vault.lock" {
-      files[name] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: machine.vaultDirectory + "/" + name)))
+    // Both the vault directory and its device-only subdirectory.
+    for directory in [machine.vaultDirectory, machine.vaultDirectory + "/device-only"] {
+      for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+      where name != "vault.lock" && name != "device-only" {
+        files[directory + "/" + name] = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name)))
+      }
     }
     return files
   }
@@ -88,9 +92,8 @@ struct VaultRejectionTests {
   @Test func aStoreCutFromTheFileIsDamaged() throws {
     _ = try machine.create()
     let bytes = try machine.vaultBytes()
-    // Drop the device-only store section and re-checksum.
-    let syncLength = Int(bytes[191]) << 24 | Int(bytes[192]) << 16 | Int(bytes[193]) << 8 | Int(bytes[194])
-    let cut = Array(bytes[..<(195 + syncLength)]) + [UInt8](repeating: 0, count: 32)
+    // Drop the store section (the device-only store has its own file) and re-checksum.
+    let cut = Array(bytes[..<129]) + [UInt8](repeating: 0, count: 32)
     try machine.writeVault(fixChecksum(cut))
     let before = try snapshot()
     do {
@@ -181,8 +184,8 @@ struct VaultRejectionTests {
     try vault.setItem(secret("v"), named: "n", class: .afterFirstUnlockThisDeviceOnly)
     try vault.lock()
     let original = try machine.vaultBytes()
-    // Every header byte, then every 5th byte of the stores (a dense sample).
-    let indices = Array(0..<195) + Array(stride(from: 195, to: original.count - 32, by: 5))
+    // Every header byte, then every 5th byte of the store (a dense sample).
+    let indices = Array(0..<134) + Array(stride(from: 134, to: original.count - 32, by: 5))
     for index in indices {
       var bytes = original
       bytes[index] ^= 0x80
@@ -196,12 +199,41 @@ struct VaultRejectionTests {
         case (10..<26, .wrongPassphrase), (36..<60, .wrongPassphrase): break  // KDF input or wrap AAD
         case (28..<36, .damaged): break  // the fast preset admits exactly one cost pair
         case (26..<28, .damaged): break  // algorithm and preset bytes are checked first
-        case (60, .damaged), (121, .damaged): break  // store id bytes
-        case (61..<121, .tampered), (122..<182, .tampered): break  // one wrapped key fails: tampering
-        case (182..<190, .tampered): break  // generation is in every store's AAD
-        case (190..<195, .damaged): break  // store id and length
-        case (195..., .tampered), (195..., .damaged): break
+        case (60, .damaged): break  // store id byte
+        case (61..<121, .wrongPassphrase): break  // the one wrapped key fails: indistinguishable
+        case (121..<129, .tampered): break  // the generation is in the store's AAD
+        case (129..<134, .damaged): break  // store id and length
+        case (134..., .tampered), (134..., .damaged): break
         default: Issue.record("byte \(index): unexpected \(error)")
+        }
+      }
+    }
+  }
+
+  @Test func everyFlippedDeviceOnlyFileByteWithARecomputedChecksumIsStillRefused() throws {
+    let vault = try machine.create()
+    try vault.unlock(passphrase: secret("correct horse"))
+    try vault.setItem(secret("v"), named: "n", class: .afterFirstUnlockThisDeviceOnly)
+    let path = machine.vaultDirectory + "/device-only/device.tkv"
+    let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    let indices = Array(0..<100) + Array(stride(from: 100, to: original.count - 32, by: 7))
+    for index in indices {
+      var bytes = original
+      bytes[index] ^= 0x80
+      try Data(fixChecksum(bytes)).write(to: URL(fileURLWithPath: path))
+      do {
+        _ = try vault.items()
+        Issue.record("device-only byte \(index) flipped was accepted")
+      } catch let error as TaskVaultError {
+        switch (index, error) {
+        case (0..<8, .damaged), (8..<10, .unsupportedVersion): break
+        case (10..<26, .damaged): break  // the vault id must be this vault's
+        case (26, .damaged): break  // store id byte
+        case (27..<87, .tampered): break  // the wrapped device-only key
+        case (87..<95, .tampered): break  // the generation is in the store's AAD
+        case (95..<100, .damaged): break  // store id and length
+        case (100..., .tampered), (100..., .damaged): break
+        default: Issue.record("device-only byte \(index): unexpected \(error)")
         }
       }
     }

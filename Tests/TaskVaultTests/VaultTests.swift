@@ -105,7 +105,7 @@ struct VaultTests {
     try other.lock()
     #expect(throws: TaskVaultError.locked(reason: .notUnlocked)) { try machine.open().items() }
     #expect(try FileManager.default.contentsOfDirectory(atPath: machine.runtime.url.path).isEmpty)
-    #expect(!FileManager.default.fileExists(atPath: machine.vaultDirectory + "/unlock.session"))
+    #expect(!FileManager.default.fileExists(atPath: machine.vaultDirectory + "/device-only/unlock.session"))
     try other.lock()  // locking a locked vault is fine
   }
 
@@ -183,7 +183,7 @@ struct VaultTests {
 
   @Test func vaultDirectoryAndFilesAreOwnerOnly() throws {
     _ = try unlocked()
-    for name in ["", "/vault.tkv", "/vault.lock", "/unlock.session"] {
+    for name in ["", "/vault.tkv", "/vault.lock", "/device-only", "/device-only/unlock.session"] {
       let attributes = try FileManager.default.attributesOfItem(atPath: machine.vaultDirectory + name)
       let mode = (attributes[.posixPermissions] as? Int ?? 0o777) & 0o077
       #expect(mode == 0, "\(name)")
@@ -222,7 +222,7 @@ struct LockTests {
     try machine.writeVault(bytes)
     try vault.lock()
     #expect(try FileManager.default.contentsOfDirectory(atPath: machine.runtime.url.path).isEmpty)
-    #expect(!FileManager.default.fileExists(atPath: machine.vaultDirectory + "/unlock.session"))
+    #expect(!FileManager.default.fileExists(atPath: machine.vaultDirectory + "/device-only/unlock.session"))
   }
 }
 
@@ -284,15 +284,18 @@ struct AtRestTests {
     try vault.unlock(passphrase: secret("a rather memorable passphrase"))
     try vault.setItem(secret("sk-device-value-0123456789"), named: "d", class: .afterFirstUnlockThisDeviceOnly)
     try vault.setItem(secret("sync-value-0123456789"), named: "s", class: .afterFirstUnlock)
-    let masterKeys = try vault.sessionKeys(try vault.readFile()).keys.map { key in key.withUnsafeBytes { Array($0) } }
+    let masterKeys = try vault.sessionKeys(try vault.readFile()).keys.all.map { key in key.withUnsafeBytes { Array($0) }
+    }
     let noteKey = try vault.noteKeyring().primary.key.withUnsafeBytes { Array($0) }
     var files = [String]()
-    for directory in [machine.vaultDirectory, machine.runtime.url.path] {
-      for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+    for directory in [machine.vaultDirectory, machine.vaultDirectory + "/device-only", machine.runtime.url.path] {
+      for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name != "device-only" {
         files.append(directory + "/" + name)
       }
     }
-    #expect(files.count == 4, "vault.tkv, vault.lock, unlock.session and the session key")
+    #expect(
+      files.count == 7,
+      "vault.tkv, vault.lock, device-only/{device.tkv, unlock.session, CACHEDIR.TAG, .nobackup} and the session key")
     for path in files {
       let contents = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
       for needle in [

@@ -71,6 +71,7 @@ enum VaultVectors {
       try $0.promote(second.id)
     }
     let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/vault.tkv")))
+    let device = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/device-only/device.tkv")))
     let bundle = try vault.exportSyncBundle(passphrase: secret(passphrase))
     let keyring = try vault.noteKeyring()
     let status = try vault.status()
@@ -93,19 +94,29 @@ enum VaultVectors {
     var files = [String: [UInt8]]()
     var cases = [VaultVectorFile.Case]()
     func add(
-      _ name: String, _ bytes: [UInt8], _ kind: String, _ expect: String, _ comment: String, pass: String = passphrase
+      _ name: String, _ bytes: [UInt8], _ kind: String, _ expect: String, _ comment: String, pass: String = passphrase,
+      device deviceName: String? = nil, _ deviceBytes: [UInt8]? = nil
     ) {
       if files[name] == nil { files[name] = bytes }
+      if let deviceName, files[deviceName] == nil { files[deviceName] = deviceBytes }
       cases.append(
         VaultVectorFile.Case(
-          id: cases.count + 1, file: name, kind: kind, passphrase: pass, expect: expect, comment: comment))
+          id: cases.count + 1, file: name, deviceFile: deviceName, kind: kind, passphrase: pass, expect: expect,
+          comment: comment))
     }
-    add("vault.tkv", good, "vault", "success", "opens to expected.json")
-    add("vault.tkv", good, "vault", "wrong_passphrase", "both wrapped keys fail", pass: "correct horse battery stapler")
+    add(
+      "vault.tkv", good, "vault", "success", "with device.tkv: opens to expected.json (every item)",
+      device: "device.tkv", device)
+    add(
+      "vault.tkv", good, "vault", "success",
+      "without a device-only file (as after a restore): the synchronisable items only, device-only store empty")
+    add(
+      "vault.tkv", good, "vault", "wrong_passphrase", "the wrapped key fails to open",
+      pass: "correct horse battery stapler")
     var flipped = good
     flipped[flipped.count - 1] ^= 0x01
     add("vault-bad-checksum.tkv", flipped, "vault", "damaged", "last checksum byte flipped")
-    add("vault-truncated.tkv", Array(good[..<1000]), "vault", "damaged", "first 1000 bytes only")
+    add("vault-truncated.tkv", Array(good[..<(good.count / 2)]), "vault", "damaged", "first half only")
     var version = good
     version[9] = 2
     add("vault-version-2.tkv", fixChecksum(version), "vault", "unsupported_version", "version 2, checksum recomputed")
@@ -113,18 +124,43 @@ enum VaultVectors {
     store[store.count - 100] ^= 0x01
     add(
       "vault-tampered-store.tkv", fixChecksum(store), "vault", "tampered",
-      "device-only store ciphertext bit flipped, checksum recomputed")
-    var wrapped = good
-    wrapped[130] ^= 0x01
-    add(
-      "vault-tampered-wrapped-key.tkv", fixChecksum(wrapped), "vault", "tampered",
-      "device-only wrapped key bit flipped, checksum recomputed")
+      "synchronisable store ciphertext bit flipped, checksum recomputed")
     var costly = good
     costly[27] = 1
     costly.replaceSubrange(28..<36, with: [0, 0, 0, 3, 0xff, 0xff, 0xff, 0xff])
     add(
       "vault-kdf-over-cap.tkv", fixChecksum(costly), "vault", "damaged",
       "calibrated preset asking for 4 TiB; refused before the KDF runs")
+    var deviceWrapped = device
+    deviceWrapped[40] ^= 0x01
+    add(
+      "vault.tkv", good, "vault", "tampered", "device-only wrapped key bit flipped, checksum recomputed",
+      device: "device-tampered-wrapped-key.tkv", fixChecksum(deviceWrapped))
+    var deviceStore = device
+    deviceStore[deviceStore.count - 100] ^= 0x01
+    add(
+      "vault.tkv", good, "vault", "tampered", "device-only store ciphertext bit flipped, checksum recomputed",
+      device: "device-tampered-store.tkv", fixChecksum(deviceStore))
+    var deviceGeneration = device
+    deviceGeneration[94] ^= 0x01
+    add(
+      "vault.tkv", good, "vault", "tampered", "device-only generation changed (in the store AAD), checksum recomputed",
+      device: "device-generation-changed.tkv", fixChecksum(deviceGeneration))
+    var otherVault = device
+    otherVault[10] ^= 0x01
+    add(
+      "vault.tkv", good, "vault", "damaged", "device-only file of another vault (vault id differs)",
+      device: "device-other-vault.tkv", fixChecksum(otherVault))
+    var deviceVersion = device
+    deviceVersion[9] = 2
+    add(
+      "vault.tkv", good, "vault", "unsupported_version", "device-only file version 2, checksum recomputed",
+      device: "device-version-2.tkv", fixChecksum(deviceVersion))
+    var deviceChecksum = device
+    deviceChecksum[deviceChecksum.count - 1] ^= 0x01
+    add(
+      "vault.tkv", good, "vault", "damaged", "device-only file: last checksum byte flipped",
+      device: "device-bad-checksum.tkv", deviceChecksum)
     add("sync.tksync", bundle, "sync", "success", "carries the keys and calendar/token only")
     add("sync.tksync", bundle, "sync", "wrong_passphrase", "passphrase check differs", pass: "wrong")
     var tamperedBundle = bundle
@@ -183,6 +219,15 @@ struct VaultVectorGenerationTests {
     let vault = try machine.open()
     try vault.unlock(passphrase: secret(VaultVectors.passphrase))
     #expect(try vault.noteKeyring().primaryID.hex == "0badcafe")
+    // Without its device-only file the vault opens with an empty device-only store ...
+    #expect(throws: TaskVaultError.itemNotFound(name: "provider/openai")) {
+      _ = try vault.item(named: "provider/openai")
+    }
+    // ... and with it, the device-only item is back.
+    let devicePath = machine.vaultDirectory + "/device-only/device.tkv"
+    try Data(contentsOf: VaultVectors.vectors.appendingPathComponent("vault-v1/device.tkv"))
+      .write(to: URL(fileURLWithPath: devicePath))
+    chmod(devicePath, 0o600)
     #expect(bytes(of: try vault.item(named: "provider/openai").value) == Array("sk-test-DEVICE-ONLY-0123456789".utf8))
   }
 

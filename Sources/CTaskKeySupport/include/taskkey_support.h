@@ -9,4 +9,11 @@ int taskkey_disable_dumpable(void);
 /// Returns 1 when the process is dumpable, 0 when not, -1 on error.
 int taskkey_is_dumpable(void);
 
+/// setxattr(2) on `path` (follows no symlink: lsetxattr). Returns 0 or -1
+/// with errno set. Swift's Glibc module does not import <sys/xattr.h>.
+int taskkey_set_xattr(const char *path, const char *name, const void *value, unsigned long size);
+
+/// lgetxattr(2) on `path`. Returns the value's size, or -1 with errno set.
+long taskkey_get_xattr(const char *path, const char *name, void *value, unsigned long size);
+
 #endif

@@ -12,7 +12,10 @@ struct StatusCommand: Command {
       --json            One JSON object: directory, state ("locked" or
                         "unlocked"), lockReason, unlockedUntil, formatVersion,
                         vaultID, kdf {algorithm, preset, opsLimit, memoryKiB},
-                        created, generation.
+                        created, generation, deviceOnlyStore ("present"
+                        or "absent": absent after a restore or on a vault
+                        that never stored a device-only item; it starts
+                        empty), deviceOnlyGeneration (omitted when absent).
       -h, --help        Show this help.
     """
   static let example = """
@@ -43,6 +46,8 @@ struct StatusCommand: Command {
     let kdf: KDF
     let created: String
     let generation: UInt64
+    let deviceOnlyStore: String
+    let deviceOnlyGeneration: UInt64?
   }
 
   func run(_ streams: StandardStreams) throws {
@@ -61,7 +66,9 @@ struct StatusCommand: Command {
         kdf: .init(
           algorithm: "argon2id13", preset: preset, opsLimit: status.kdfParameters.opsLimit,
           memoryKiB: status.kdfParameters.memoryKiB),
-        created: isoDate(status.created), generation: status.generation)
+        created: isoDate(status.created), generation: status.generation,
+        deviceOnlyStore: status.deviceOnlyGeneration == nil ? "absent" : "present",
+        deviceOnlyGeneration: status.deviceOnlyGeneration)
       try streams.print(try jsonText(output))
       return
     }
@@ -76,6 +83,7 @@ struct StatusCommand: Command {
       kdf:         \(status.kdfParameters), \(status.kdfPreset.rawName)
       created:     \(isoDate(status.created))
       generation:  \(status.generation)
+      device-only: \(status.deviceOnlyGeneration.map { "present, generation \($0)" } ?? "absent (starts empty; device-only items are not in backups)")
       """)
   }
 }

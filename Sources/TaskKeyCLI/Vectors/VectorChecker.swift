@@ -24,7 +24,8 @@ enum VectorChecker {
 
   /// The formats this build can check.
   static let formats =
-    ["aes-256-gcm", "argon2id", "sealed-value", "vault", "wycheproof AES-GCM"] + AssistantKeyVectors.formats
+    ["aes-256-gcm", "argon2id", "backup", "sealed-value", "vault", "wycheproof AES-GCM"]
+    + AssistantKeyVectors.formats
 
   /// Checks one file.
   static func check(path: String) -> FileReport {
@@ -80,6 +81,8 @@ enum VectorChecker {
         }
       case ("vault", 1):
         (report.cases, report.failures) = VaultVectorCheck.check(data: data, path: path)
+      case ("backup", 1):
+        (report.cases, report.failures) = BackupVectorCheck.check(data: data, path: path)
       case ("sealed-value", 1):
         let file = try decoder.decode(SealedValueVectorFile.self, from: data)
         report.cases = file.tests.count

@@ -1,0 +1,205 @@
+import Foundation
+import Glibc
+import TaskCrypto
+import TaskVault
+
+/// What may go into a backup and what never does, and TaskKey's own
+/// backup and restore.
+///
+/// A backup file carries `vault.tkv` alone — the note keyring and the
+/// synchronisable items, sealed as in the vault — inside an authenticated,
+/// versioned envelope. Device-only items, the assistant registry and its
+/// key, the unlock session and every other file of `device-only/` are
+/// never read into it: `Vault.snapshotForBackup()` does not open them.
+public enum BackupRules {
+  /// The largest backup file read, in bytes.
+  public static let maximumBackupByteCount = BackupFile.maximumByteCount
+
+  /// Writes a backup of an unlocked vault to a new file (mode 0600,
+  /// `O_EXCL`, fsynced, directory fsynced).
+  ///
+  /// - Parameters:
+  ///   - vault: the vault; it must be unlocked, since the backup's tag is
+  ///     keyed from its master key.
+  ///   - path: the new file; an existing file is never overwritten.
+  ///   - now: the creation time recorded in the header.
+  /// - Returns: what went in.
+  /// - Throws: `BackupError.outputExists`, `.io`, `.vault(.locked)` and the
+  ///   vault's read errors.
+  @discardableResult
+  public static func backup(_ vault: Vault, to path: String, now: Date = Date()) throws -> BackupSummary {
+    let snapshot = try vaultCall { try vault.snapshotForBackup() }
+    let bytes = BackupFile.encode(snapshot, created: Int64(now.timeIntervalSince1970))
+    try writeNewFile(path, bytes)
+    return BackupSummary(snapshot, created: Int64(now.timeIntervalSince1970))
+  }
+
+  /// Opens a backup file's bytes with the passphrase and checks every
+  /// rule of the format, without writing anything.
+  ///
+  /// - Returns: what the backup holds.
+  /// - Throws: `BackupError.damaged`, `.unsupportedVersion`,
+  ///   `.wrongPassphrase`, `.tampered`.
+  public static func inspect(_ bytes: [UInt8], passphrase: SecureBytes, path: String = "backup") throws
+    -> BackupSummary
+  {
+    let opened = try BackupFile.open(bytes, passphrase: passphrase, path: path)
+    return BackupSummary(opened.snapshot, created: opened.created)
+  }
+
+  /// Restores a backup into `directory`, which must not exist or be empty;
+  /// with `force`, an existing directory is first renamed to
+  /// `<directory>.before-restore-<UTC time>` and kept, never deleted.
+  ///
+  /// The backup is checked in full (passphrase and tag) before anything
+  /// is touched. The restored vault holds the note keyring and the
+  /// synchronisable items; its device-only store and assistant registry
+  /// start empty, so every assistant needs a new key. It is left locked.
+  ///
+  /// - Returns: the report, which says what is absent and what to do.
+  /// - Throws: the errors of `inspect`, `BackupError.targetNotEmpty`,
+  ///   `.io`, `.vault`.
+  public static func restore(
+    from path: String, into directory: String, passphrase: SecureBytes, force: Bool = false, now: Date = Date()
+  ) throws -> RestoreReport {
+    let bytes = try readFile(path, limit: maximumBackupByteCount)
+    let opened = try BackupFile.open(bytes, passphrase: passphrase, path: path)
+    var movedAside: String?
+    if try !isEmptyOrMissing(directory) {
+      guard force else { throw BackupError.targetNotEmpty(path: directory) }
+      let aside = try asideName(for: directory, now: now)
+      guard rename(directory, aside) == 0 else { throw BackupError.io(path: directory, call: "rename", errno: errno) }
+      movedAside = aside
+    }
+    let vault = try vaultCall { try Vault.install(opened.snapshot, at: directory) }
+    return RestoreReport(
+      directory: vault.directory, backup: BackupSummary(opened.snapshot, created: opened.created),
+      movedAsideTo: movedAside)
+  }
+
+  static func isEmptyOrMissing(_ directory: String) throws -> Bool {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+      var info = stat()
+      if lstat(directory, &info) != 0 && errno == ENOENT { return true }
+      return false
+    }
+    return entries.isEmpty
+  }
+
+  static func asideName(for directory: String, now: Date) throws -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+    let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    let stem = base + ".before-restore-" + formatter.string(from: now)
+    var candidate = stem
+    var counter = 1
+    var info = stat()
+    while lstat(candidate, &info) == 0 {
+      counter += 1
+      candidate = stem + "-\(counter)"
+    }
+    return candidate
+  }
+
+  static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { throw BackupError.io(path: path, call: "open", errno: errno) }
+    defer { close(fd) }
+    var bytes = [UInt8]()
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw BackupError.io(path: path, call: "read", errno: errno)
+      }
+      if count == 0 { return bytes }
+      bytes += chunk[0..<count]
+      guard bytes.count <= limit else {
+        throw BackupError.damaged(path: path, reason: "larger than the limit of \(limit) bytes")
+      }
+    }
+  }
+
+  static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
+    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+    guard fd >= 0 else {
+      if errno == EEXIST { throw BackupError.outputExists(path: path) }
+      throw BackupError.io(path: path, call: "open", errno: errno)
+    }
+    var failure: BackupError?
+    var offset = 0
+    while offset < bytes.count && failure == nil {
+      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+      if count < 0 {
+        if errno != EINTR { failure = .io(path: path, call: "write", errno: errno) }
+      } else {
+        offset += count
+      }
+    }
+    if failure == nil && fsync(fd) != 0 { failure = .io(path: path, call: "fsync", errno: errno) }
+    close(fd)
+    if let failure {
+      unlink(path)
+      throw failure
+    }
+    let parent = (path as NSString).deletingLastPathComponent
+    let directory = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if directory >= 0 {
+      _ = fsync(directory)
+      close(directory)
+    }
+  }
+}
+
+/// What a backup holds; nothing secret.
+public struct BackupSummary: Sendable, Equatable {
+  /// The vault id, 32 lowercase hex digits.
+  public let vaultID: String
+  /// The generation of the `vault.tkv` inside.
+  public let generation: UInt64
+  /// When the backup was made, seconds since 1970.
+  public let created: Int64
+  /// How many note keys it carries.
+  public let noteKeyCount: Int
+  /// The synchronisable items' names, sorted.
+  public let itemNames: [String]
+
+  init(_ snapshot: VaultFileSnapshot, created: Int64) {
+    vaultID = snapshot.vaultID.map { String(format: "%02x", $0) }.joined()
+    generation = snapshot.generation
+    self.created = created
+    noteKeyCount = snapshot.noteKeyCount
+    itemNames = snapshot.itemNames
+  }
+}
+
+/// What a restore did and what it could not bring back.
+public struct RestoreReport: Sendable, Equatable {
+  /// The restored vault's directory.
+  public let directory: String
+  /// What the backup held (all of it was restored).
+  public let backup: BackupSummary
+  /// Where the directory that was there before went (`--force`), or nil.
+  public let movedAsideTo: String?
+  /// Always true: device-only items are never in a backup, so the
+  /// device-only store starts empty; set those items again.
+  public var deviceOnlyItemsAbsent: Bool { true }
+  /// Always true: the assistant registry is never in a backup, so it
+  /// starts empty and every assistant must be given a new key.
+  public var everyAssistantNeedsANewKey: Bool { true }
+  /// The report's lines, for people.
+  public var lines: [String] {
+    var lines = [
+      "Restored vault \(backup.vaultID) (generation \(backup.generation)) into \(directory).",
+      "Note keys: \(backup.noteKeyCount); synchronisable items: \(backup.itemNames.count).",
+      "Device-only items: absent (never in a backup); set them again with 'taskkey item set --device-only'.",
+      "Assistant keys: the registry starts empty; every assistant needs a new key ('taskkey mint').",
+      "The vault is locked; run 'taskkey unlock'.",
+    ]
+    if let movedAsideTo { lines.insert("The previous directory was moved to \(movedAsideTo) (kept).", at: 1) }
+    return lines
+  }
+}

@@ -1,0 +1,119 @@
+import Glibc
+import TaskCrypto
+
+/// A mark on the device-only directory that tells backup tools to skip it.
+public enum ExclusionMarker: String, Sendable, Equatable, CaseIterable {
+  /// `CACHEDIR.TAG`, starting with the standard signature line: honoured
+  /// by GNU tar `--exclude-caches`, borg `--exclude-caches` and restic
+  /// `--exclude-caches`.
+  case cacheDirectoryTag = "CACHEDIR.TAG"
+  /// `.nobackup`, an empty file: honoured by borg and restic
+  /// `--exclude-if-present .nobackup` (and by several desktop tools).
+  case noBackupFile = ".nobackup"
+  /// The extended attribute `user.xdg.robots.backup` = `false` on the
+  /// directory (the freedesktop.org convention), where the file system
+  /// supports user extended attributes.
+  case backupAttribute = "user.xdg.robots.backup"
+}
+
+/// What `Vault.exclusionMarkerState()` found on the device-only directory.
+public struct ExclusionMarkerState: Sendable, Equatable {
+  /// Whether `device-only/` exists at all.
+  public let directoryExists: Bool
+  /// The markers in place and correct.
+  public let present: [ExclusionMarker]
+  /// The markers missing or wrong (a `CACHEDIR.TAG` without the signature
+  /// counts as missing).
+  public let missing: [ExclusionMarker]
+  /// True when the file system refuses user extended attributes
+  /// (`ENOTSUP`); the attribute is then neither present nor missing.
+  public let attributeUnsupported: Bool
+}
+
+/// The exact first line of a cache directory tag (Bryan Ford's
+/// Cache Directory Tagging Specification).
+public let cacheDirectoryTagSignature = "Signature: 8a477f597d28d172789f06886806bc55"
+
+enum Markers {
+  static let tagContents = Array(
+    (cacheDirectoryTagSignature + "\n"
+      + "# This file is a cache directory tag created by TaskKey.\n"
+      + "# The directory holds device-only keys that must never be backed up or copied:\n"
+      + "# backup tools that honour cache directory tags (tar/borg/restic --exclude-caches) skip it.\n"
+      + "# For information about cache directory tags, see https://bford.info/cachedir/\n").utf8)
+  static let attributeValue = Array("false".utf8)
+}
+
+extension Vault {
+  /// Makes `device-only/` (mode 0700) if missing and re-creates whichever
+  /// exclusion marker is missing or wrong. An `ENOTSUP` from the file
+  /// system for the extended attribute is not an error.
+  ///
+  /// - Throws: `TaskVaultError.io`, `.loosePermissions`, `.notOwner`,
+  ///   `.wrongFileType`.
+  public func prepareDeviceOnlyDirectory() throws {
+    let path = deviceOnlyDirectory
+    if mkdir(path, 0o700) != 0 && errno != EEXIST {
+      throw TaskVaultError.io(path: path, call: "mkdir", errno: errno)
+    }
+    guard try Files.checkPrivateDirectory(path) else {
+      throw TaskVaultError.io(path: path, call: "open", errno: ENOENT)
+    }
+    let state = try exclusionMarkerState()
+    guard !state.missing.isEmpty else { return }
+    for marker in state.missing {
+      switch marker {
+      case .cacheDirectoryTag:
+        try Markers.tagContents.withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue, in: path) }
+      case .noBackupFile:
+        try [UInt8]().withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue, in: path) }
+      case .backupAttribute:
+        if case .failed(let code) = ExtendedAttribute.set(marker.rawValue, Markers.attributeValue, on: path) {
+          throw TaskVaultError.io(path: path, call: "setxattr", errno: code)
+        }
+      }
+    }
+  }
+
+  /// Reports which exclusion markers the device-only directory carries;
+  /// changes nothing.
+  ///
+  /// - Throws: `TaskVaultError.io` for an unexpected failure to read.
+  public func exclusionMarkerState() throws -> ExclusionMarkerState {
+    try Self.exclusionMarkerState(ofVaultAt: directory)
+  }
+
+  /// Reports which exclusion markers `<directory>/device-only` carries,
+  /// without opening the vault (so it works while permissions are wrong).
+  ///
+  /// - Returns: the markers present, missing and unsupported.
+  public static func exclusionMarkerState(ofVaultAt directory: String) throws -> ExclusionMarkerState {
+    let path = directory + "/device-only"
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+      return ExclusionMarkerState(
+        directoryExists: false, present: [], missing: ExclusionMarker.allCases, attributeUnsupported: false)
+    }
+    var present = [ExclusionMarker]()
+    var missing = [ExclusionMarker]()
+    var unsupported = false
+    let signature = Array(cacheDirectoryTagSignature.utf8)
+    if let tag = try? Files.readPrivate(path + "/CACHEDIR.TAG", limit: 4096), tag.starts(with: signature) {
+      present.append(.cacheDirectoryTag)
+    } else {
+      missing.append(.cacheDirectoryTag)
+    }
+    if (try? Files.readPrivate(path + "/.nobackup", limit: 4096)) != nil {
+      present.append(.noBackupFile)
+    } else {
+      missing.append(.noBackupFile)
+    }
+    switch ExtendedAttribute.get(ExclusionMarker.backupAttribute.rawValue, on: path) {
+    case .value(let value) where value == Markers.attributeValue: present.append(.backupAttribute)
+    case .unsupported: unsupported = true
+    default: missing.append(.backupAttribute)
+    }
+    return ExclusionMarkerState(
+      directoryExists: true, present: present, missing: missing, attributeUnsupported: unsupported)
+  }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import Glibc
+import TaskCrypto
+
+/// A checked copy of a vault's `vault.tkv` (the synchronisable store only)
+/// with the key that authenticates a backup of it; what `BackupRules`
+/// puts into and takes out of a backup file.
+public struct VaultFileSnapshot: Sendable {
+  /// The exact bytes of `vault.tkv`, format version 1.
+  public let bytes: [UInt8]
+  /// The vault id, 16 bytes.
+  public let vaultID: [UInt8]
+  /// The generation of `vault.tkv`.
+  public let generation: UInt64
+  /// How many note keys the keyring holds.
+  public let noteKeyCount: Int
+  /// The synchronisable items' names, sorted.
+  public let itemNames: [String]
+  /// HMAC-SHA256(key = the synchronisable master key, "TaskKey backup
+  /// authentication key v1" || vault id): only someone who can open the
+  /// vault file can make or check a backup's tag.
+  public let backupAuthenticationKey: SymmetricKey
+}
+
+extension Vault {
+  /// The label of the backup authentication key derivation (36 bytes).
+  static let backupKeyLabel = Array("TaskKey backup authentication key v1".utf8)
+
+  /// Reads `vault.tkv` under the shared lock and checks it with the unlock
+  /// session's key. The device-only file is never read.
+  ///
+  /// - Returns: the file's bytes, facts and backup authentication key.
+  /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
+  public func snapshotForBackup() throws -> VaultFileSnapshot {
+    let lock = try FileLock(path: lockPath, exclusive: false)
+    defer { lock.release() }
+    guard let bytes = try Files.readPrivate(vaultPath, limit: VaultFile.maximumByteCount) else {
+      throw TaskVaultError.notInitialised(path: vaultPath)
+    }
+    let file = try VaultFile.parse(bytes, path: vaultPath)
+    let keys = try sessionKeys(file).keys
+    return try Self.snapshot(bytes, file: file, keys: keys, vault: self)
+  }
+
+  /// Opens the bytes of a `vault.tkv` with its passphrase, as `unlock`
+  /// would, without a directory.
+  ///
+  /// - Throws: as `VaultFileReader.openVaultFile`, with the path `label`.
+  public static func openSnapshot(_ bytes: [UInt8], passphrase: SecureBytes, label: String) throws
+    -> VaultFileSnapshot
+  {
+    let vault = Vault(memory: label)
+    try checkPassphrase(passphrase)
+    let file = try VaultFile.parse(bytes, path: label)
+    return try snapshot(bytes, file: file, keys: try vault.unwrap(file, passphrase: passphrase), vault: vault)
+  }
+
+  private static func snapshot(_ bytes: [UInt8], file: VaultFile, keys: VaultKeys, vault: Vault) throws
+    -> VaultFileSnapshot
+  {
+    let store = try vault.openStore(
+      file.sealed, key: keys.sync, aad: VaultFile.storeAAD(vaultID: file.vaultID, generation: file.generation),
+      store: .synchronisable, path: vault.vaultPath)
+    var code = HMACSHA256.authenticationCode(for: backupKeyLabel + file.vaultID, using: keys.sync)
+    defer { for index in code.indices { code[index] = 0 } }
+    let key = try wrapCrypto { try code.withUnsafeBytes { try SymmetricKey(copying: $0) } }
+    return VaultFileSnapshot(
+      bytes: bytes, vaultID: file.vaultID, generation: file.generation, noteKeyCount: store.keyring?.keys.count ?? 0,
+      itemNames: store.items.map(\.name), backupAuthenticationKey: key)
+  }
+
+  /// Makes a vault from a snapshot in a directory that holds none: the
+  /// directory (0700), `vault.tkv` written durably, and `device-only/`
+  /// with its exclusion markers. The device-only store starts empty and
+  /// nothing is unlocked.
+  ///
+  /// - Throws: `TaskVaultError.alreadyInitialised` when `vault.tkv`
+  ///   exists, permission and I/O errors.
+  public static func install(_ snapshot: VaultFileSnapshot, at directory: String) throws -> Vault {
+    try Files.makePrivateDirectory(directory)
+    let vault = Vault(installing: directory)
+    let lock = try FileLock(path: vault.lockPath, exclusive: true)
+    defer { lock.release() }
+    guard try Files.openPrivate(vault.vaultPath).map({ close($0.fd) }) == nil else {
+      throw TaskVaultError.alreadyInitialised(path: vault.vaultPath)
+    }
+    try vault.prepareDeviceOnlyDirectory()
+    try snapshot.bytes.withUnsafeBytes { try vault.atomicWrite($0, to: vault.vaultPath, in: directory) }
+    return try Vault(at: directory)
+  }
+}
