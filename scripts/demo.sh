@@ -58,6 +58,17 @@ printf 'sk-demo-not-a-real-key' | "$taskkey" item set provider/openai --device-o
 if grep -q 'sk-demo-not-a-real-key' keys.tksync; then echo "demo: device-only item in bundle" >&2; exit 1; fi
 echo "keys.tksync: $(wc -c < keys.tksync) bytes, no device-only item inside"
 
+step "A system backup (GNU tar --exclude-caches) keeps the vault file, never device-only/"
+tar --exclude-caches -cf system-backup.tar -C "$home" keys
+tar -tf system-backup.tar
+if tar -tf system-backup.tar | grep -q 'device-only/device.tkv'; then
+  echo "demo: the device-only store reached a system backup" >&2; exit 1
+fi
+
+step "A TaskKey backup holds the note keyring only; doctor checks permissions and markers"
+"$taskkey" backup create --out keys.tkbackup
+"$taskkey" doctor
+
 step "Lock: from now on every process needs the passphrase again"
 "$taskkey" lock
 if "$taskkey" open --context note/42/body < sealed.txt; then
