@@ -66,28 +66,11 @@ struct SyncBundle {
     }
     let version = Int(bytes[8]) << 8 | Int(bytes[9])
     guard version == Int(Self.version) else { throw TaskVaultError.unsupportedVersion(path: path, version: version) }
-    guard bytes.count >= minimumByteCount, bytes.count <= maximumByteCount else {
-      throw TaskVaultError.damaged(
-        path: path, reason: "length \(bytes.count) outside \(minimumByteCount)...\(maximumByteCount)")
-    }
-    let body = Array(bytes[..<(bytes.count - 32)])
-    guard ConstantTime.equals(SHA256.hash(data: body).bytes, Array(bytes[(bytes.count - 32)...])) else {
-      throw TaskVaultError.damaged(path: path, reason: "checksum mismatch (corrupted or altered)")
-    }
+    let body = try VaultFile.checkedBody(bytes, path: path, minimum: minimumByteCount, maximum: maximumByteCount)
     do {
       return try body.withUnsafeBytes { buffer in
         var reader = ByteReader(buffer)
-        _ = try reader.take(10, "magic and version")
-        let vaultID = try reader.bytes(16, "vault id")
-        guard try reader.u8("KDF algorithm") == 1 else { throw ParseFailure("unknown KDF algorithm") }
-        guard let preset = KDFPreset(rawValue: try reader.u8("KDF preset")) else {
-          throw ParseFailure("unknown KDF preset")
-        }
-        let kdf = PasswordKDF.Parameters(
-          opsLimit: try reader.u32("KDF passes"), memoryKiB: try reader.u32("KDF memory"))
-        if let problem = VaultKDF.check(kdf, preset: preset) { throw ParseFailure(problem) }
-        let salt = try reader.bytes(16, "salt")
-        let created = Int64(bitPattern: try reader.u64("created"))
+        let (vaultID, preset, kdf, salt, created) = try VaultFile.readKDFHeader(&reader)
         let check = try reader.bytes(32, "passphrase check")
         let length = Int(try reader.u32("length"))
         try VaultFile.checkSealedLength(length, what: "bundle payload")

@@ -143,17 +143,7 @@ struct VaultFile {
     do {
       return try body.withUnsafeBytes { buffer in
         var reader = ByteReader(buffer)
-        _ = try reader.take(10, "magic and version")
-        let vaultID = try reader.bytes(16, "vault id")
-        guard try reader.u8("KDF algorithm") == 1 else { throw ParseFailure("unknown KDF algorithm") }
-        guard let preset = KDFPreset(rawValue: try reader.u8("KDF preset")) else {
-          throw ParseFailure("unknown KDF preset")
-        }
-        let kdf = PasswordKDF.Parameters(
-          opsLimit: try reader.u32("KDF passes"), memoryKiB: try reader.u32("KDF memory"))
-        if let problem = VaultKDF.check(kdf, preset: preset) { throw ParseFailure(problem) }
-        let salt = try reader.bytes(16, "salt")
-        let created = Int64(bitPattern: try reader.u64("created"))
+        let (vaultID, preset, kdf, salt, created) = try readKDFHeader(&reader)
         guard try reader.u8("store id") == StoreID.synchronisable.rawValue else {
           throw ParseFailure("the wrapped key's store id is not 1")
         }
@@ -184,6 +174,26 @@ struct VaultFile {
       throw TaskVaultError.damaged(path: path, reason: "checksum mismatch (corrupted or altered)")
     }
     return body
+  }
+
+  /// Reads bytes 0..<60, the header that vault files and sync bundles
+  /// share: magic and version (checked by the caller), vault id, KDF
+  /// algorithm, preset and costs (checked against the caps before any
+  /// derivation), salt and creation time.
+  static func readKDFHeader(_ reader: inout ByteReader) throws -> (
+    vaultID: [UInt8], preset: KDFPreset, kdf: PasswordKDF.Parameters, salt: [UInt8], created: Int64
+  ) {
+    _ = try reader.take(10, "magic and version")
+    let vaultID = try reader.bytes(16, "vault id")
+    guard try reader.u8("KDF algorithm") == 1 else { throw ParseFailure("unknown KDF algorithm") }
+    guard let preset = KDFPreset(rawValue: try reader.u8("KDF preset")) else {
+      throw ParseFailure("unknown KDF preset")
+    }
+    let kdf = PasswordKDF.Parameters(opsLimit: try reader.u32("KDF passes"), memoryKiB: try reader.u32("KDF memory"))
+    if let problem = VaultKDF.check(kdf, preset: preset) { throw ParseFailure(problem) }
+    let salt = try reader.bytes(16, "salt")
+    let created = Int64(bitPattern: try reader.u64("created"))
+    return (vaultID, preset, kdf, salt, created)
   }
 
   /// Reads `store id (1) || length (4) || sealed store`.
