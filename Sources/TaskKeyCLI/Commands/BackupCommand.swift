@@ -1,5 +1,6 @@
 import BackupRules
 import Foundation
+import Glibc
 import TaskCrypto
 import TaskVault
 
@@ -108,6 +109,9 @@ struct BackupCommand: Command {
     case .restore(let path, let force):
       let directory = try vaultDirectory(streams)
       let secret = try passphrase.read(prompt: "Passphrase of the backed-up vault: ")
+      // Opening the backup runs the vault's KDF (about half a second): say
+      // so on a terminal, stay quiet when standard error is piped.
+      if isatty(2) == 1 { streams.printError("Checking the passphrase and restoring (Argon2id)...") }
       let report = try backupCall {
         try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)
       }
