@@ -44,16 +44,10 @@ enum BackupVectorCheck {
       return (0, ["malformed backup vector file: \(error)"])
     }
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file.files)
-    var failures = [String]()
-    for test in file.tests {
-      guard let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(test.file).path) else {
-        failures.append("case \(test.id): cannot read \(test.file)")
-        continue
-      }
-      let outcome = self.outcome(of: test, bytes: [UInt8](bytes), expected: file.expected)
-      if outcome != test.expect {
-        failures.append("case \(test.id) (\(test.file)): expected \(test.expect), got \(outcome)")
-      }
+    let failures = VectorChecker.checkFileCases(
+      file.tests, in: directory, id: \.id, file: \.file, expect: \.expect
+    ) { test, bytes in
+      .success(outcome(of: test, bytes: bytes, expected: file.expected))
     }
     return (file.tests.count, failures)
   }

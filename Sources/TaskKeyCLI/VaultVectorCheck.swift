@@ -66,24 +66,17 @@ enum VaultVectorCheck {
       return (0, ["malformed vault vector file: \(error)"])
     }
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file.files)
-    var failures = [String]()
-    for test in file.tests {
-      guard let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(test.file).path) else {
-        failures.append("case \(test.id): cannot read \(test.file)")
-        continue
-      }
+    let failures = VectorChecker.checkFileCases(
+      file.tests, in: directory, id: \.id, file: \.file, expect: \.expect
+    ) { test, bytes in
       var deviceBytes: [UInt8]?
       if let deviceFile = test.deviceFile {
         guard let read = FileManager.default.contents(atPath: directory.appendingPathComponent(deviceFile).path) else {
-          failures.append("case \(test.id): cannot read \(deviceFile)")
-          continue
+          return .failure(.init(message: "cannot read \(deviceFile)"))
         }
         deviceBytes = [UInt8](read)
       }
-      let outcome = self.outcome(of: test, bytes: [UInt8](bytes), deviceBytes: deviceBytes, expected: file.expected)
-      if outcome != test.expect {
-        failures.append("case \(test.id) (\(test.file)): expected \(test.expect), got \(outcome)")
-      }
+      return .success(outcome(of: test, bytes: bytes, deviceBytes: deviceBytes, expected: file.expected))
     }
     return (file.tests.count, failures)
   }

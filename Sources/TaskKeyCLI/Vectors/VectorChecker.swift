@@ -147,6 +147,40 @@ enum VectorChecker {
     }
   }
 
+  /// Runs vector cases that each name a file in `directory` (the vault and
+  /// backup vectors): reads the file, asks `outcome` for the outcome word
+  /// from the closed set, and compares it with the case's `expect`.
+  ///
+  /// - Parameter outcome: opens the case's bytes; it may read further files
+  ///   from `directory` and returns nil (with a failure line) when one is
+  ///   missing.
+  /// - Returns: one line per failed case.
+  static func checkFileCases<Case>(
+    _ cases: [Case], in directory: URL, id: (Case) -> Int, file: (Case) -> String, expect: (Case) -> String,
+    outcome: (Case, [UInt8]) -> Result<String, FileCaseFailure>
+  ) -> [String] {
+    cases.compactMap { test in
+      let name = file(test)
+      guard let bytes = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else {
+        return "case \(id(test)): cannot read \(name)"
+      }
+      switch outcome(test, [UInt8](bytes)) {
+      case .failure(let failure):
+        return "case \(id(test)): \(failure.message)"
+      case .success(let got) where got != expect(test):
+        return "case \(id(test)) (\(name)): expected \(expect(test)), got \(got)"
+      case .success:
+        return nil
+      }
+    }
+  }
+
+  /// Why a file case could not be run at all.
+  struct FileCaseFailure: Error {
+    /// One line for the report.
+    var message: String
+  }
+
   static func keyring(_ keys: [VectorKey]) throws -> Keyring {
     let noteKeys = try keys.map { entry -> NoteKey in
       let line = Array("\(entry.kid):\(entry.key)".utf8)
