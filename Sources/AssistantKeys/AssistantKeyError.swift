@@ -92,6 +92,10 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
     /// The vault's integrity-key item is missing while a registry exists,
     /// or is not device-only, or is not 32 bytes.
     case integrityKeyUnavailable(reason: String)
+    /// The registry file is authentic but older than the newest generation
+    /// the vault remembers: an old copy was put back, which would revive
+    /// keys revoked since.
+    case rolledBack(found: UInt64, expected: UInt64)
   }
 }
 
@@ -167,6 +171,9 @@ extension AssistantKeyError.RegistryDamage: CustomStringConvertible {
     case .unsafeFile(let path, let reason): return "'\(path)' \(reason)"
     case .unreadable(let path, let call, let code): return "\(call) failed on '\(path)' (errno \(code))"
     case .integrityKeyUnavailable(let reason): return "no usable integrity key: \(reason)"
+    case .rolledBack(let found, let expected):
+      return
+        "the registry is generation \(found) but the vault remembers generation \(expected): an older copy was put back"
     }
   }
 }

@@ -32,6 +32,11 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
 
   private let files: RegistryFiles
   private let key: SymmetricKey
+  private let anchor: GenerationAnchor?
+  /// The newest generation the anchor was last seen to hold; kept so that a
+  /// registry reread while the anchor cannot be read (the vault was locked
+  /// after this instance opened) is still held to it.
+  private var floor: UInt64 = 0
   private let clock: () -> Date
   private let mutex = NSLock()
   private var snapshot = Snapshot()
@@ -56,18 +61,37 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   ///   `.registryDamaged` when the directory or file is unsafe, unreadable
   ///   or fails its integrity check.
   public convenience init(directory: String, integrityKey: SymmetricKey?) throws {
-    try self.init(directory: directory, integrityKey: integrityKey, clock: Date.init, fault: nil)
+    try self.init(directory: directory, integrityKey: integrityKey, anchor: nil, clock: Date.init, fault: nil)
+  }
+
+  /// Where the registry's newest generation is remembered outside the
+  /// registry file, so that an older authentic copy put back in its place
+  /// is refused (`registryDamaged(.rolledBack)`). `read` returns 0 when
+  /// nothing is remembered yet; `advance` is called after every write.
+  public struct GenerationAnchor: Sendable {
+    /// Returns the newest generation remembered.
+    public var read: @Sendable () throws -> UInt64
+    /// Remembers a newer generation.
+    public var advance: @Sendable (UInt64) throws -> Void
+
+    /// Pairs the two operations.
+    public init(read: @escaping @Sendable () throws -> UInt64, advance: @escaping @Sendable (UInt64) throws -> Void) {
+      self.read = read
+      self.advance = advance
+    }
   }
 
   /// The test seam: a chosen clock and injected file-system faults.
   init(
     directory: String,
     integrityKey: SymmetricKey?,
+    anchor: GenerationAnchor?,
     clock: @escaping () -> Date,
     fault: ((FileStep, String) -> Int32?)?
   ) throws {
     guard let integrityKey else { throw AssistantKeyError.vaultLocked }
     self.key = integrityKey
+    self.anchor = anchor
     self.files = RegistryFiles(directory: directory, fault: fault)
     self.clock = clock
     if try files.identity(of: directory) != nil { try files.checkDirectory() }
@@ -303,11 +327,18 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
     let current = try files.identity(of: files.registryPath)
     if snapshot.loaded && current == snapshot.file?.identity { return }
     loadCount += 1
+    if let anchor, let remembered = try? anchor.read() { floor = Swift.max(floor, remembered) }
     guard let read = try files.read(files.registryPath, limit: RegistryFormat.maximumFileByteCount) else {
-      snapshot = Snapshot(contents: .init(generation: 0, entries: []), file: nil)
+      // A missing registry is an empty one (every key unknown); the next
+      // write continues above the remembered generation.
+      snapshot = Snapshot(contents: .init(generation: floor, entries: []), file: nil)
       return
     }
-    snapshot = Snapshot(contents: try RegistryFormat.decode(read.bytes, key: key), file: read.file)
+    let contents = try RegistryFormat.decode(read.bytes, key: key)
+    guard contents.generation >= floor else {
+      throw AssistantKeyError.registryDamaged(.rolledBack(found: contents.generation, expected: floor))
+    }
+    snapshot = Snapshot(contents: contents, file: read.file)
   }
 
   /// Read-modify-write under the `flock`: reread, settle ended overlaps,
@@ -326,6 +357,11 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
       contents.generation += 1
       let file = try files.replace(files.registryPath, with: RegistryFormat.encode(contents, key: key))
       snapshot = Snapshot(contents: contents, file: file)
+      // The change has taken effect with the rename above. Remembering the
+      // generation is a second write; if it fails, the registry is merely
+      // newer than the anchor, which is allowed, and the next write retries.
+      try? anchor?.advance(contents.generation)
+      floor = Swift.max(floor, contents.generation)
       return result
     }
   }

@@ -1,3 +1,4 @@
+import Foundation
 import TaskCrypto
 import TaskVault
 
@@ -29,7 +30,45 @@ extension AssistantKeyRegistry {
     try vault.prepareDeviceOnlyDirectory()
     let files = RegistryFiles(directory: vault.deviceOnlyDirectory, fault: nil)
     let key = try Self.integrityKey(in: vault, files: files)
-    try self.init(directory: vault.deviceOnlyDirectory, integrityKey: key)
+    try self.init(
+      directory: vault.deviceOnlyDirectory, integrityKey: key, anchor: Self.generationAnchor(in: vault),
+      clock: Date.init, fault: nil)
+  }
+
+  /// The device-only vault item that remembers the registry's newest
+  /// generation (8 bytes, big-endian), so that putting an older authentic
+  /// registry file back is refused. It lives in `device-only/device.tkv`,
+  /// sealed under the vault's keys.
+  public static let generationItemName = "assistant-keys/registry-generation"
+
+  /// Reads and advances `generationItemName`. A missing item reads as 0 (a
+  /// new or restored vault); one that is not 8 device-only bytes reads as
+  /// the largest generation, so every registry is refused (fail closed).
+  private static func generationAnchor(in vault: Vault) -> GenerationAnchor {
+    let read: @Sendable () throws -> UInt64 = {
+      let item: VaultItem
+      do {
+        item = try vault.item(named: generationItemName)
+      } catch TaskVaultError.itemNotFound {
+        return 0
+      }
+      guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly, item.value.count == 8 else {
+        return .max
+      }
+      return item.value.withUnsafeBytes { $0.reduce(0) { $0 << 8 | UInt64($1) } }
+    }
+    return GenerationAnchor(
+      read: read,
+      advance: { generation in
+        guard try read() < generation else { return }
+        let bytes = try SecureBytes(zeroedCount: 8)
+        bytes.withUnsafeMutableBytes { out in
+          for index in 0..<8 { out[index] = UInt8(truncatingIfNeeded: generation >> (56 - 8 * index)) }
+        }
+        try vault.setItem(
+          bytes, named: generationItemName, label: "TaskKey assistant key registry generation",
+          class: .afterFirstUnlockThisDeviceOnly)
+      })
   }
 
   private static func integrityKey(in vault: Vault, files: RegistryFiles) throws -> SymmetricKey {

@@ -32,7 +32,7 @@ final class RegistryFixture {
   func open(key: SymmetricKey? = nil) throws -> AssistantKeyRegistry {
     let clock = self.clock
     return try AssistantKeyRegistry(
-      directory: directory, integrityKey: key ?? self.key, clock: { clock.now },
+      directory: directory, integrityKey: key ?? self.key, anchor: nil, clock: { clock.now },
       fault: { [weak self] step, path in
         self?.fault?(step, path)
       })

@@ -86,3 +86,85 @@ import Testing
     }
   }
 }
+
+/// Rollback: the vault remembers the registry's newest generation.
+@Suite struct RegistryRollbackTests {
+  typealias UnlockedVault = VaultRegistryTests.UnlockedVault
+
+  func registryBytes(_ home: UnlockedVault) throws -> Data {
+    try Data(contentsOf: URL(fileURLWithPath: home.vault.deviceOnlyDirectory + "/assistant-keys.registry"))
+  }
+
+  func putBack(_ bytes: Data, _ home: UnlockedVault, file: String = "assistant-keys.registry") throws {
+    // A new inode, as a restore from a copy would make.
+    let path = home.vault.deviceOnlyDirectory + "/" + file
+    try FileManager.default.removeItem(atPath: path)
+    #expect(FileManager.default.createFile(atPath: path, contents: bytes, attributes: [.posixPermissions: 0o600]))
+  }
+
+  @Test func puttingAnOlderRegistryBackIsRefusedAndDoesNotReviveARevokedKey() throws {
+    let home = try UnlockedVault()
+    let minted = try AssistantKeyRegistry(vault: home.vault).mint(name: "agent")
+    let beforeRevocation = try registryBytes(home)
+    _ = try AssistantKeyRegistry(vault: home.vault).revoke(minted.record.id)
+    try putBack(beforeRevocation, home)
+    let error = assistantError { _ = try AssistantKeyRegistry(vault: home.vault).verify(minted.key.testString) }
+    #expect(error == .registryDamaged(.rolledBack(found: 1, expected: 2)))
+    #expect(error?.description.contains("an older copy was put back") == true)
+  }
+
+  @Test func aRunningInstanceRefusesARollbackEvenAfterTheVaultIsLocked() throws {
+    let home = try UnlockedVault()
+    let registry = try AssistantKeyRegistry(vault: home.vault)
+    let minted = try registry.mint(name: "agent")
+    let beforeRevocation = try registryBytes(home)
+    _ = try registry.revoke(minted.record.id)
+    try home.vault.lock()
+    try putBack(beforeRevocation, home)
+    #expect(
+      assistantError { _ = try registry.verify(minted.key.testString) }
+        == .registryDamaged(.rolledBack(found: 1, expected: 2)))
+  }
+
+  @Test func aDeletedRegistryStartsEmptyAndNewWritesContinueAboveTheRememberedGeneration() throws {
+    let home = try UnlockedVault()
+    let first = try AssistantKeyRegistry(vault: home.vault).mint(name: "agent")
+    _ = try AssistantKeyRegistry(vault: home.vault).mint(name: "other")
+    try FileManager.default.removeItem(atPath: home.vault.deviceOnlyDirectory + "/assistant-keys.registry")
+    #expect(
+      assistantError { _ = try AssistantKeyRegistry(vault: home.vault).verify(first.key.testString) } == .unknownKey)
+    let again = try AssistantKeyRegistry(vault: home.vault).mint(name: "agent")
+    #expect(try AssistantKeyRegistry(vault: home.vault).verify(again.key.testString).name == "agent")
+    let remembered = try home.vault.item(named: AssistantKeyRegistry.generationItemName)
+    #expect(remembered.attributes.itemClass == .afterFirstUnlockThisDeviceOnly)
+    #expect(remembered.value.withUnsafeBytes { $0.reduce(UInt64(0)) { $0 << 8 | UInt64($1) } } == 3)
+  }
+
+  @Test func aDamagedGenerationItemRefusesEveryRegistry() throws {
+    let home = try UnlockedVault()
+    let minted = try AssistantKeyRegistry(vault: home.vault).mint(name: "agent")
+    let bogus = try Array("not eight bytes".utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
+    try home.vault.setItem(
+      bogus, named: AssistantKeyRegistry.generationItemName, class: .afterFirstUnlockThisDeviceOnly)
+    let error = assistantError { _ = try AssistantKeyRegistry(vault: home.vault).verify(minted.key.testString) }
+    guard case .registryDamaged(.rolledBack)? = error else {
+      Issue.record("got \(String(describing: error))")
+      return
+    }
+  }
+
+  /// The documented limit (SECURITY.md §9.13): someone who can write the
+  /// whole device-only directory and kept an older copy of it, registry and
+  /// device-only store together, can still put both back.
+  @Test func puttingBackTheRegistryAndTheDeviceOnlyStoreTogetherIsNotDetected() throws {
+    let home = try UnlockedVault()
+    let minted = try AssistantKeyRegistry(vault: home.vault).mint(name: "agent")
+    let oldRegistry = try registryBytes(home)
+    let oldStore = try Data(contentsOf: URL(fileURLWithPath: home.vault.deviceOnlyDirectory + "/device.tkv"))
+    _ = try AssistantKeyRegistry(vault: home.vault).revoke(minted.record.id)
+    try putBack(oldRegistry, home)
+    try putBack(oldStore, home, file: "device.tkv")
+    #expect(
+      try AssistantKeyRegistry(vault: Vault(at: home.vault.directory)).verify(minted.key.testString).name == "agent")
+  }
+}
