@@ -131,7 +131,8 @@ enum Files {
     guard file.size <= limit else {
       throw TaskVaultError.damaged(path: path, reason: "\(file.size) bytes is more than the limit of \(limit)")
     }
-    var bytes = [UInt8](repeating: 0, count: limit + 1)
+    // One spare byte notices a file that grew after fstat.
+    var bytes = [UInt8](repeating: 0, count: file.size + 1)
     var total = 0
     while total < bytes.count {
       let count = try bytes.withUnsafeMutableBytes { buffer in
@@ -140,8 +141,8 @@ enum Files {
       if count == 0 { break }
       total += count
     }
-    guard total <= limit else {
-      throw TaskVaultError.damaged(path: path, reason: "more than the limit of \(limit) bytes")
+    guard total <= file.size else {
+      throw TaskVaultError.damaged(path: path, reason: "the file grew while it was read")
     }
     bytes.removeSubrange(total...)
     return bytes

@@ -1,3 +1,4 @@
+import Glibc
 import TaskCrypto
 
 /// Why a vault counts as locked.
@@ -94,7 +95,9 @@ extension TaskVaultError: CustomStringConvertible {
     case .notOwner(let path): return "'\(path)' is not owned by you"
     case .untrustedSymlink(let path): return "'\(path)' is a symbolic link owned by another user"
     case .wrongFileType(let path, let expected): return "'\(path)' is not \(expected)"
-    case .io(let path, let call, let code): return "\(call) failed on '\(path)': errno \(code)"
+    case .io(let path, let call, let code):
+      let text = strerror(code).map { String(cString: $0) } ?? "unknown error"
+      return "\(call) failed on '\(path)': \(text) (errno \(code))"
     case .itemNotFound(let name): return "no item named '\(name)'"
     case .invalidItemName(let reason): return "invalid item name: \(reason)"
     case .invalidLabel(let reason): return "invalid label: \(reason)"

@@ -77,6 +77,7 @@ public final class Vault: @unchecked Sendable {
   init(at directory: String, environment: VaultEnvironment) throws {
     self.directory = directory
     self.environment = environment
+    self.memoryName = nil
     guard try Files.checkPrivateDirectory(directory) else { throw TaskVaultError.notInitialised(path: directory) }
     guard let file = try Files.openPrivate(vaultPath) else { throw TaskVaultError.notInitialised(path: vaultPath) }
     close(file.fd)
@@ -132,6 +133,7 @@ public final class Vault: @unchecked Sendable {
   private init(unchecked directory: String, environment: VaultEnvironment) {
     self.directory = directory
     self.environment = environment
+    self.memoryName = nil
   }
 
   /// A vault with no directory, for `VaultFileReader`: `vaultPath` is
@@ -142,7 +144,8 @@ public final class Vault: @unchecked Sendable {
     self.memoryName = name
   }
 
-  private var memoryName: String?
+  /// Set only for in-memory reading (`VaultFileReader`).
+  private let memoryName: String?
 
   // MARK: - Unlocking
 
@@ -234,6 +237,8 @@ public final class Vault: @unchecked Sendable {
         until: session.notAfter == 0 ? nil : Date(timeIntervalSince1970: TimeInterval(session.notAfter)))
     } catch TaskVaultError.locked(let reason) {
       state = .locked(reason)
+    } catch TaskVaultError.unlockUnavailable {
+      state = .locked(.notUnlocked)
     }
     return VaultStatus(
       directory: directory, formatVersion: Int(VaultFile.version), vaultID: encodeHex(file.vaultID),
@@ -267,7 +272,8 @@ public final class Vault: @unchecked Sendable {
   /// - Parameters:
   ///   - value: at most 64 KiB, in locked memory.
   ///   - name: 1 to 128 bytes of `A-Z a-z 0-9 . _ - : @ /`.
-  ///   - label: at most 256 bytes of UTF-8; the name when nil.
+  ///   - label: at most 256 bytes of UTF-8; when nil, the existing item's
+  ///     label, or the name for a new item.
   ///   - itemClass: which store; device-only items never leave the device.
   /// - Throws: `TaskVaultError.locked`, `.invalidItemName`, `.invalidLabel`,
   ///   `.itemTooLarge`, `.itemClassConflict`, `.storeFull`, and the errors
@@ -283,14 +289,16 @@ public final class Vault: @unchecked Sendable {
     let now = environment.now()
     try modify { stores in
       let target = itemClass == .afterFirstUnlock ? 0 : 1
+      let other: VaultItemClass = target == 0 ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock
       if stores[1 - target].index(of: name) != nil {
-        throw TaskVaultError.itemClassConflict(name: name, existing: stores[1 - target].items.first!.itemClass)
+        throw TaskVaultError.itemClassConflict(name: name, existing: other)
       }
-      let created = stores[target].index(of: name).map { stores[target].items[$0].created } ?? now
+      let existing = stores[target].index(of: name).map { stores[target].items[$0] }
       let copy = try value.withUnsafeBytes { raw in try wrapCrypto { try SecureBytes(copying: raw) } }
       stores[target].put(
         StoredItem(
-          name: name, label: label ?? name, itemClass: itemClass, created: created, modified: now, value: copy))
+          name: name, label: label ?? existing?.label ?? name, itemClass: itemClass, created: existing?.created ?? now,
+          modified: now, value: copy))
     }
   }
 
@@ -475,8 +483,8 @@ public final class Vault: @unchecked Sendable {
     if session.notAfter != 0 && environment.now() >= session.notAfter {
       throw TaskVaultError.locked(reason: .expired)
     }
-    let runtime: String
-    do { runtime = try environment.runtimeDirectory() } catch { throw TaskVaultError.locked(reason: .machineRestarted) }
+    // An unsafe runtime directory is reported as such, not as "locked".
+    let runtime = try environment.runtimeDirectory()
     guard
       let sessionKey = try SessionKeyFile.read(path: runtime + "/" + encodeHex(file.vaultID) + ".key", bootID: bootID)
     else { throw TaskVaultError.locked(reason: .machineRestarted) }

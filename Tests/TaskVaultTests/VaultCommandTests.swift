@@ -102,6 +102,22 @@ struct VaultCommandTests {
     chmod(vault.passphraseFile, 0o644)
     let loosePassphrase = try vault.run(["unlock", "--passphrase-file", vault.passphraseFile])
     #expect(loosePassphrase.status == 77)
+    chmod(vault.passphraseFile, 0o600)
+    let link = vault.home.path("pass-link")
+    symlink(vault.passphraseFile, link)
+    #expect(try vault.run(["unlock", "--passphrase-file", link]).status == 77)
+  }
+
+  @Test func syncExportWritesANewPrivateFileAndNeverReplacesOne() throws {
+    let vault = try CLIVault()
+    let out = vault.home.path("bundle.tksync")
+    let first = try vault.run(["sync", "export", "--out", out, "--passphrase-file", vault.passphraseFile])
+    #expect(first.status == 0, "\(first.stderr)")
+    let attributes = try FileManager.default.attributesOfItem(atPath: out)
+    #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    let again = try vault.run(["sync", "export", "--out", out, "--passphrase-file", vault.passphraseFile])
+    #expect(again.status == 74)
+    #expect(again.stderr.contains("already exists"))
   }
 
   @Test func statusShowsTheFastPresetAndLockState() throws {

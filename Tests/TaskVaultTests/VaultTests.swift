@@ -44,6 +44,9 @@ struct VaultTests {
     #expect(bytes(of: item.value) == Array("two".utf8))
     #expect(item.attributes.created == Date(timeIntervalSince1970: 1_800_000_000))
     #expect(item.attributes.modified == Date(timeIntervalSince1970: 1_800_000_060))
+    try vault.setItem(secret("three"), named: "x", label: "Kept", class: .afterFirstUnlock)
+    try vault.setItem(secret("four"), named: "x", class: .afterFirstUnlock)
+    #expect(try vault.item(named: "x").attributes.label == "Kept", "a nil label keeps the existing one")
   }
 
   @Test func removedItemIsGoneAndMissingItemIsNamed() throws {
@@ -270,5 +273,34 @@ struct StoreLimitTests {
     }
     #expect(throws: ParseFailure.self) { _ = try StoreContents.decode(swapped, store: .deviceOnly) }
     #expect(throws: ParseFailure.self) { _ = try StoreContents.decode(good, store: .synchronisable) }
+  }
+}
+
+@Suite("Vault: nothing on disk or in tmpfs in the clear")
+struct AtRestTests {
+  @Test func noFileHoldsThePassphraseAMasterKeyANoteKeyOrAValueInTheClear() throws {
+    let machine = try TestMachine()
+    let vault = try machine.create("a rather memorable passphrase")
+    try vault.unlock(passphrase: secret("a rather memorable passphrase"))
+    try vault.setItem(secret("sk-device-value-0123456789"), named: "d", class: .afterFirstUnlockThisDeviceOnly)
+    try vault.setItem(secret("sync-value-0123456789"), named: "s", class: .afterFirstUnlock)
+    let masterKeys = try vault.sessionKeys(try vault.readFile()).keys.map { key in key.withUnsafeBytes { Array($0) } }
+    let noteKey = try vault.noteKeyring().primary.key.withUnsafeBytes { Array($0) }
+    var files = [String]()
+    for directory in [machine.vaultDirectory, machine.runtime.url.path] {
+      for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+        files.append(directory + "/" + name)
+      }
+    }
+    #expect(files.count == 4, "vault.tkv, vault.lock, unlock.session and the session key")
+    for path in files {
+      let contents = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+      for needle in [
+        Array("a rather memorable passphrase".utf8), Array("sk-device-value".utf8), Array("sync-value".utf8),
+        noteKey,
+      ] + masterKeys {
+        #expect(!contains(contents, needle), "\(path)")
+      }
+    }
   }
 }

@@ -9,7 +9,7 @@ struct SyncCommand: Command {
   static let name = "sync"
   static let abstract = "Export or import the synchronisable store (note keys) as an encrypted bundle."
   static let usage =
-    "taskkey sync export [--out F] | import F [--adopt-primary] [--json]  [--passphrase-file F | --passphrase-fd N]"
+    "taskkey sync export [--out F] | import F [--adopt-primary] [--json] [--passphrase-file F | --passphrase-fd N]"
   static let options = """
     SUBCOMMANDS:
       export            Write a sync bundle of the note keyring and the
@@ -82,6 +82,10 @@ struct SyncCommand: Command {
       }
     case .import(let path, let adoptPrimary):
       let bundle = try readBundle(path)
+      // Say "locked" before asking for a passphrase that could not be used.
+      if case .locked(let reason) = try vaultCall({ try vault.status() }).lockState {
+        throw CLIError.vault(.locked(reason: reason))
+      }
       let secret = try passphrase.read(prompt: "Bundle passphrase: ")
       let report = try vaultCall { try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: adoptPrimary) }
       let output = Report(

@@ -162,7 +162,8 @@ enum Terminal {
     }
     defer { close(fd) }
     let first = try askOnce(fd: fd, prompt: prompt)
-    guard confirm else { return first }
+    // Nothing to confirm after Ctrl-D or an empty line; the caller refuses it.
+    guard confirm, first.count > 0 else { return first }
     let second = try askOnce(fd: fd, prompt: "Repeat the passphrase: ")
     guard first == second else { throw CLIError.passphraseMismatch }
     return first
