@@ -20,9 +20,6 @@ public final class CLIVault: @unchecked Sendable {
   ///
   /// - Throws: `SetupFailure` when `init` or `unlock` fails.
   public init(passphrase: String = "correct horse battery", initialise: Bool = true, unlock: Bool = true) throws {
-    // A command that exits before reading its standard input must not kill
-    // the test process with SIGPIPE while TaskKeyBinary feeds it.
-    signal(SIGPIPE, SIG_IGN)
     home = try TemporaryDirectory()
     passphraseFile = home.path("pass")
     try writePrivate(passphraseFile, passphrase + "\n")
