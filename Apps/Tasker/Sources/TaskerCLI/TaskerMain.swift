@@ -12,7 +12,8 @@ public enum TaskerMain {
 
   static let commands: [any Command.Type] = [
     AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
-    DoneCommand.self, UndoCommand.self, DeleteCommand.self, PageCommand.self,
+    DoneCommand.self, UndoCommand.self, DeleteCommand.self, PageCommand.self, PlanContextCommand.self,
+    EncryptCommand.self, RewrapCommand.self, KeysCommand.self, SettingsCommand.self,
   ]
 
   static var help: String {

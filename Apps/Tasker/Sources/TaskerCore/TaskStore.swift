@@ -77,6 +77,21 @@ public final class TaskStore {
     try setSetting("body-encryption", on ? "on" : "off")
   }
 
+  /// Whether new attachment files are sealed (off by default).
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func attachmentEncryption() throws -> Bool {
+    try setting("attachment-encryption") == "on"
+  }
+
+  /// Turns sealing of new attachment files on or off; files already stored
+  /// stay as they are.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func setAttachmentEncryption(_ on: Bool) throws {
+    try setSetting("attachment-encryption", on ? "on" : "off")
+  }
+
   func setting(_ name: String) throws -> String? {
     try connection.prepare("SELECT value FROM settings WHERE name = ?").first([.text(name)]) { $0.text(0) }
   }
