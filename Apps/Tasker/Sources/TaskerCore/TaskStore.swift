@@ -276,15 +276,18 @@ public final class TaskStore {
     }
   }
 
-  /// Deletes a task and its attachment rows (their files are removed by
-  /// the attachment store).
+  /// Deletes a task with its notes and its attachments (rows, then files).
   ///
   /// - Throws: `TaskerError.notFound`, `.database`.
   public func deleteTask(id: Int64) throws {
-    try connection.transaction {
+    let files = try connection.transaction { () -> [String] in
       try requireTask(id)
+      let files = try attachmentFiles(ofTask: id)
       try connection.prepare("DELETE FROM tasks WHERE id = ?").run([.integer(id)])
+      return files
     }
+    // After the commit: a crash in between leaves unreferenced files, never a row without its file.
+    for file in files { AttachmentFile.remove(attachmentsDirectory + "/" + file) }
   }
 
   func requireTask(_ id: Int64) throws {
