@@ -83,7 +83,8 @@ struct OpenCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
-    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
+    // One more byte than the longest value: the newline seal writes after it.
+    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount + 1)
     // A sealed value never ends in white space, so its one trailing newline
     // goes even with --exact; a plain value is written back as it came.
     let value = input.last == UInt8(ascii: "\n") ? Array(input.dropLast()) : input
