@@ -7,8 +7,9 @@
 // the backup tag. Properties: never a crash, never an error other than
 // BackupError.
 
-@testable import BackupRules
 import TaskCrypto
+
+@testable import BackupRules
 
 private let fuzzPassphrase: SecureBytes = {
   let bytes = Array("correct horse battery staple".utf8)

@@ -8,6 +8,7 @@
 //     re-encodes to the same bytes (one spelling per store).
 
 import TaskCrypto
+
 @testable import TaskVault
 
 @_cdecl("LLVMFuzzerTestOneInput")

@@ -6,6 +6,7 @@
 // that made it (the fuzzer cannot forge a GCM tag).
 
 import TaskCrypto
+
 @testable import TaskVault
 
 private let fuzzPassphrase: SecureBytes = {

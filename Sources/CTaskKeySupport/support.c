@@ -46,10 +46,15 @@ int taskkey_end_on_fatal_signals(void) {
   memset(&action, 0, sizeof action);
   action.sa_handler = end_on_fatal_signal;
   sigfillset(&action.sa_mask);
+  sigset_t blocked;
+  sigemptyset(&blocked);
   for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
     if (sigaction(fatal_signals[i], &action, NULL) != 0) return -1;
+    sigaddset(&blocked, fatal_signals[i]);
   }
-  return 0;
+  // A parent may have blocked some of them (the mask survives exec); a
+  // blocked SIGQUIT or SIGABRT would be held pending and never end us.
+  return sigprocmask(SIG_UNBLOCK, &blocked, NULL);
 }
 
 int taskkey_ends_on_signal(int signo) {

@@ -19,9 +19,9 @@ long taskkey_get_xattr(const char *path, const char *name, void *value, unsigned
 /// Installs, for every signal whose default action is to dump core
 /// (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGQUIT, SIGSYS, and
 /// SIGXCPU, SIGXFSZ), a handler that prints nothing and ends the process at
-/// once by the same signal. It replaces the Swift runtime's backtracer,
-/// which would print registers and the memory they point to. Returns 0, or
-/// -1 with errno set.
+/// once by the same signal, and unblocks them all. It replaces the Swift
+/// runtime's backtracer, which would print registers and the memory they
+/// point to. Returns 0, or -1 with errno set.
 int taskkey_end_on_fatal_signals(void);
 
 /// Returns 1 when the handler of `signo` is the one

@@ -24,6 +24,7 @@ struct NoteOptions {
     context = try arguments.option("--context") ?? ""
     exact = try arguments.flag("--exact")
     keyFile = try arguments.option("--key-file")
+    if let keyFile { try refuseStandardStream(keyFile, option: "--key-file", arguments) }
     try arguments.finish()
   }
 
@@ -121,6 +122,7 @@ struct KeygenCommand: Command {
 
   init(parsing arguments: inout Arguments) throws {
     guard let path = try arguments.option("--out") else { throw arguments.usageError("missing --out F") }
+    try refuseStandardStream(path, option: "--out", arguments)
     self.path = path
     try arguments.finish()
   }
