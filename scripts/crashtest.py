@@ -13,14 +13,17 @@ injection, and checks after every run that
 
     crashtest.py BINARY [--quick] [--json FILE]
 
---quick (what `make test` runs) injects at every 7th call and every command
-once per fault kind; the full sweep (`make crashtest`) injects at every call.
+--quick (what `make test` runs) injects at every 13th call (killed or EIO
+in turn), fills the disk to two levels and sends two signals; the full sweep
+(`make crashtest`) injects every fault at every call, at eleven levels of
+free space and four signals at eight delays.
 Exits 0 when every check held, 1 when one failed (each failure is printed),
 77 when strace is missing.
 """
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,6 +41,7 @@ class Harness:
         self.binary = binary
         self.root = root
         self.failures = []
+        self.skipped = []
         self.runs = 0
         self.calls_seen = {}
         for name, text in (("old", PASS_OLD), ("new", PASS_NEW)):
@@ -168,12 +172,11 @@ class Harness:
         if status != 0:
             self.fail(label, f"the vault does not open afterwards: status exits {status}: {status_err[:200]}")
             return
+        if code == 0 and effect and not effect(home):
+            self.fail(label, "exit 0, but the acknowledged change is not there")
         if not (self.unlocks(home, "old") or self.unlocks(home, "new")):
             self.fail(label, "neither the old nor the new passphrase unlocks the vault")
             return
-        took = effect(home) if effect else None
-        if code == 0 and effect and not took:
-            self.fail(label, "exit 0, but the acknowledged change is not there")
         if name != "item set replace" and self.item(home, "keep/sync") != b"value-one":
             self.fail(label, "the acknowledged item keep/sync was lost")
         if name not in ("item remove", "restore") and self.item(home, "keep/device") != b"value-two":
@@ -235,10 +238,9 @@ class Harness:
             print(f"crashtest: {name}: {sum(len(v) for v in calls.values())} calls after the first on the vault",
                   flush=True)
             for call, indices in sorted(calls.items()):
-                chosen = indices[::7] if quick else indices
-                for fault, action in FAULTS.items():
-                    if quick and fault == "enospc":
-                        continue
+                for number, (fault, action) in enumerate(FAULTS.items()):
+                    # Quick: every 13th call, killed or failed with EIO in turn.
+                    chosen = indices[number::26] if quick and fault != "enospc" else [] if quick else indices
                     for index in chosen:
                         label = f"{name} / {call} #{index} / {fault}"
                         home = self.fresh_home("trial", empty=empty)
@@ -248,6 +250,72 @@ class Harness:
                         code, _, err = self.run(home, arguments, stdin, strace=strace)
                         self.runs += 1
                         self.check(label, name, home, code, err, effect)
+
+
+    # A full disk: the vault on a small tmpfs, filled so that only `room`
+    # bytes are left, for each write command and a range of rooms.
+    def disk_full(self, quick):
+        mount = os.path.join(self.root, "small")
+        os.mkdir(mount, 0o700)
+        size = 2 << 20
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", mount],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            reason = done.stderr.strip() or "mount failed"
+            print(f"crashtest: disk-full test skipped: cannot mount a small tmpfs ({reason}); "
+                  "it needs root or CAP_SYS_ADMIN", flush=True)
+            self.skipped.append(f"disk-full: {reason}")
+            return
+        try:
+            rooms = [0, 8192] if quick else list(range(0, 40960 + 1, 4096))
+            for name, arguments, stdin, effect in self.commands():
+                for room in rooms:
+                    label = f"{name} / disk full with {room} bytes free"
+                    home = os.path.join(mount, "home")
+                    shutil.rmtree(home, ignore_errors=True)
+                    filler = os.path.join(mount, "filler")
+                    if os.path.exists(filler):
+                        os.unlink(filler)
+                    if name != "restore":
+                        shutil.copytree(self.template, home, symlinks=True)
+                        if name == "unlock":
+                            self.run(home, ["lock"])
+                    free = os.statvfs(mount)
+                    with open(filler, "wb") as handle:
+                        handle.write(b"\0" * max(0, free.f_bavail * free.f_frsize - room))
+                    code, _, err = self.run(home, arguments, stdin)
+                    self.runs += 1
+                    os.unlink(filler)
+                    self.check(label, name, home, code, err, effect)
+        finally:
+            for home in ("home",):
+                self.run(os.path.join(mount, home), ["lock"])
+            subprocess.run(["umount", mount], capture_output=True)
+
+    # Signals against a running command: TERM, INT, HUP and KILL at a range
+    # of delays while it runs.
+    def signals(self, quick):
+        delays = [0.02] if quick else [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12]
+        kinds = (signal.SIGTERM, signal.SIGKILL) if quick else (signal.SIGTERM, signal.SIGINT, signal.SIGHUP,
+                                                                  signal.SIGKILL)
+        for name, arguments, stdin, effect in self.commands():
+            empty = name == "restore"
+            for signal_number in kinds:
+                for delay in delays:
+                    label = f"{name} / {signal.Signals(signal_number).name} after {delay * 1000:.0f} ms"
+                    home = self.fresh_home("trial", empty=empty)
+                    if name == "unlock":
+                        self.run(home, ["lock"])
+                    environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TASKKEY_HOME": home}
+                    process = subprocess.Popen([self.binary] + arguments, stdin=subprocess.PIPE,
+                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
+                    time.sleep(delay)
+                    process.send_signal(signal_number)
+                    out, err = process.communicate(stdin, timeout=60)
+                    self.runs += 1
+                    code = process.returncode
+                    # Killed by the signal: like a crash, nothing was acknowledged.
+                    self.check(label, name, home, code if code >= 0 else -9, err.decode("utf-8", "replace"), effect)
 
 
 def main():
@@ -263,17 +331,23 @@ def main():
     started = time.time()
     with tempfile.TemporaryDirectory(prefix="taskkey-crash-") as root:
         os.chmod(root, 0o700)
-        harness = Harness(binary, root)
+        # A private copy: a rebuild meanwhile must not change the binary under test.
+        copy = os.path.join(root, "taskkey")
+        shutil.copy2(binary, copy)
+        harness = Harness(copy, root)
         harness.make_fixture()
         harness.sweep(quick)
+        harness.disk_full(quick)
+        harness.signals(quick)
         for home in ("template", "trial", "count"):
             harness.run(os.path.join(root, home), ["lock"])
     seconds = time.time() - started
     summary = {"mode": "quick" if quick else "full", "runs": harness.runs, "failures": len(harness.failures),
+               "skipped": harness.skipped,
                "seconds": round(seconds, 1),
                "calls": {name: sum(len(v) for v in calls.values()) for name, calls in harness.calls_seen.items()}}
     print(f"crashtest: {harness.runs} faulted runs ({summary['mode']}), {len(harness.failures)} failed checks, "
-          f"{seconds:.0f} s")
+          f"{seconds:.0f} s" + (f"; skipped: {'; '.join(harness.skipped)}" if harness.skipped else ""))
     if report:
         with open(report, "w") as handle:
             json.dump(summary, handle, indent=2, sort_keys=True)
