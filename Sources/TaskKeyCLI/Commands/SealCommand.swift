@@ -84,6 +84,11 @@ struct OpenCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
+    // A key file is read and checked whatever the input turns out to be, so
+    // a missing, loose or malformed one is never hidden by a plain value
+    // (docs/formats/key-file.md). The vault is consulted only for a sealed
+    // value, so plain notes still open while it is locked.
+    let fileKeyring = note.keyFile == nil ? nil : try note.keyring(streams)
     // One more byte than the longest value: the newline seal writes after it.
     let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount + 1)
     // A sealed value never ends in white space, so its one trailing newline
@@ -95,7 +100,7 @@ struct OpenCommand: Command {
       try note.writeOutput(streams, input)
       return
     }
-    let keyring = try note.keyring(streams)
+    let keyring = try fileKeyring ?? note.keyring(streams)
     let plaintext = try cryptoCall {
       try SealedValue.openBytes(text, using: keyring, context: note.context)
     }
