@@ -58,7 +58,10 @@ public enum CLIError: Error, Equatable {
     case .keyStillInUse: return .keyInUse
     case .crypto(let error):
       switch error {
-      case .authenticationFailed: return .authenticationFailed
+      case .authenticationFailed, .commitmentMismatch, .chunkAuthenticationFailed, .chunkOutOfPlace,
+        .finalChunkAuthenticationFailed, .trailingData:
+        return .authenticationFailed
+      case .truncatedHeader, .missingFinalChunk, .truncatedChunk, .rangeOutOfBounds: return .dataError
       case .unknownKeyID: return .unknownKey
       case .unsupportedVersion: return .unsupportedVersion
       case .invalidBase64, .truncated, .tooLarge, .invalidUTF8, .invalidKeyID, .malformedKeyFile, .invalidKeySize,

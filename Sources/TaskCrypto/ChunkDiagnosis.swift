@@ -1,0 +1,66 @@
+/// Names why a chunk failed to authenticate, after it failed. Security does
+/// not depend on it: the message is already refused. It only turns one
+/// "did not authenticate" into the cause a person can act on, by trying the
+/// chunk's bytes at other positions and lengths. Every trial decrypts into
+/// scratch memory that is wiped; nothing is released.
+enum ChunkDiagnosis {
+  /// How far from its position a chunk is looked for (reorder, duplicate).
+  static let searchWindow: UInt64 = 1024
+
+  /// The cause for a full (16 400-byte) chunk that failed at `index`:
+  /// its start is the real final chunk followed by appended bytes, or it is
+  /// another chunk of the same message, or it was altered or spliced.
+  ///
+  /// - Parameter chunkCount: the message's chunk count when known (random
+  ///   access), which bounds the search.
+  static func fullChunk(
+    _ sealed: UnsafeRawBufferPointer, index: UInt64, chunkCount: UInt64?, cipher: ChunkCipher
+  ) -> TaskCryptoError {
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: sealed.count, alignment: 16)
+    defer {
+      wipe(scratch)
+      scratch.deallocate()
+    }
+    if endsEarly(sealed, index: index, cipher: cipher, scratch: scratch) {
+      return .trailingData(afterChunkIndex: index)
+    }
+    let lowest = index > searchWindow ? index - searchWindow : 0
+    let limit = Swift.min(chunkCount ?? (index + searchWindow + 1), ChunkedEncryption.maximumChunkCount - 1)
+    var other = lowest
+    while other < limit {
+      if other != index && cipher.authenticates(sealed, index: other, scratch: scratch) {
+        return .chunkOutOfPlace(chunkIndex: index, sealedAt: other)
+      }
+      other += 1
+    }
+    return .chunkAuthenticationFailed(chunkIndex: index)
+  }
+
+  /// The cause for a short final chunk that failed at `index`: it is the
+  /// real final chunk followed by appended bytes, or it was cut or altered.
+  static func finalChunk(_ sealed: UnsafeRawBufferPointer, index: UInt64, cipher: ChunkCipher) -> TaskCryptoError {
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: sealed.count, alignment: 16)
+    defer {
+      wipe(scratch)
+      scratch.deallocate()
+    }
+    if endsEarly(sealed, index: index, cipher: cipher, scratch: scratch) {
+      return .trailingData(afterChunkIndex: index)
+    }
+    return .finalChunkAuthenticationFailed(chunkIndex: index)
+  }
+
+  /// Whether a proper prefix of `sealed` authenticates as the final chunk
+  /// at `index` (so the bytes after that prefix were appended).
+  static func endsEarly(
+    _ sealed: UnsafeRawBufferPointer, index: UInt64, cipher: ChunkCipher, scratch: UnsafeMutableRawBufferPointer
+  ) -> Bool {
+    let longest = Swift.min(sealed.count - 1, ChunkedEncryption.sealedChunkByteCount - 1)
+    guard longest >= AES.GCM.tagByteCount else { return false }
+    for length in AES.GCM.tagByteCount...longest
+    where cipher.authenticates(UnsafeRawBufferPointer(rebasing: sealed[0..<length]), index: index, scratch: scratch) {
+      return true
+    }
+    return false
+  }
+}
