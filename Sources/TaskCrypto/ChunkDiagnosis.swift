@@ -24,20 +24,32 @@ enum ChunkDiagnosis {
     if endsEarly(sealed, index: index, cipher: cipher, scratch: scratch) {
       return .trailingData(afterChunkIndex: index)
     }
-    let lowest = index > searchWindow ? index - searchWindow : 0
-    let limit = Swift.min(chunkCount ?? (index + searchWindow + 1), ChunkedEncryption.maximumChunkCount - 1)
-    var other = lowest
-    while other < limit {
-      if other != index && cipher.authenticates(sealed, index: other, scratch: scratch) {
-        return .chunkOutOfPlace(chunkIndex: index, sealedAt: other)
-      }
-      other += 1
+    if let other = position(of: sealed, near: index, below: chunkCount, cipher: cipher, scratch: scratch) {
+      return .chunkOutOfPlace(chunkIndex: index, sealedAt: other)
     }
     return .chunkAuthenticationFailed(chunkIndex: index)
   }
 
+  /// The other index, within `searchWindow` of `index` (and below
+  /// `limit` when known), at which `sealed` authenticates.
+  static func position(
+    of sealed: UnsafeRawBufferPointer, near index: UInt64, below limit: UInt64?, cipher: ChunkCipher,
+    scratch: UnsafeMutableRawBufferPointer
+  ) -> UInt64? {
+    let lowest = index > searchWindow ? index - searchWindow : 0
+    let end = Swift.min(limit ?? (index + searchWindow + 1), ChunkedEncryption.maximumChunkCount)
+    var other = lowest
+    while other < end {
+      if other != index && cipher.authenticates(sealed, index: other, scratch: scratch) { return other }
+      other += 1
+    }
+    return nil
+  }
+
   /// The cause for a short final chunk that failed at `index`: it is the
-  /// real final chunk followed by appended bytes, or it was cut or altered.
+  /// real final chunk followed by appended bytes, or the final chunk of
+  /// another position (chunks removed or added before it), or it was cut
+  /// or altered.
   static func finalChunk(_ sealed: UnsafeRawBufferPointer, index: UInt64, cipher: ChunkCipher) -> TaskCryptoError {
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: sealed.count, alignment: 16)
     defer {
@@ -46,6 +58,9 @@ enum ChunkDiagnosis {
     }
     if endsEarly(sealed, index: index, cipher: cipher, scratch: scratch) {
       return .trailingData(afterChunkIndex: index)
+    }
+    if let other = position(of: sealed, near: index, below: nil, cipher: cipher, scratch: scratch) {
+      return .chunkOutOfPlace(chunkIndex: index, sealedAt: other)
     }
     return .finalChunkAuthenticationFailed(chunkIndex: index)
   }

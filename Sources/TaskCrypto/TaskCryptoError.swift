@@ -57,8 +57,8 @@ public enum TaskCryptoError: Error, Equatable, Sendable {
   /// A full chunk did not authenticate at its position: it was altered, or
   /// comes from another message (spliced).
   case chunkAuthenticationFailed(chunkIndex: UInt64)
-  /// A full chunk authenticates, but at another position of the same
-  /// message: chunks were reordered or duplicated.
+  /// A chunk authenticates, but at another position of the same message:
+  /// chunks were reordered, duplicated or removed.
   case chunkOutOfPlace(chunkIndex: UInt64, sealedAt: UInt64)
   /// The last, short chunk did not authenticate: the message was cut inside
   /// a chunk, or its last chunk was altered.
@@ -148,7 +148,7 @@ extension TaskCryptoError: CustomStringConvertible {
     case .chunkAuthenticationFailed(let index):
       return "chunk \(index) does not authenticate: the attachment was altered or spliced from another file"
     case .chunkOutOfPlace(let index, let sealedAt):
-      return "chunk \(index) is chunk \(sealedAt) of this attachment: chunks were reordered or duplicated"
+      return "chunk \(index) is chunk \(sealedAt) of this attachment: chunks were reordered, duplicated or removed"
     case .finalChunkAuthenticationFailed(let index):
       return "the final chunk (\(index)) does not authenticate: the attachment was cut inside a chunk or altered"
     case .trailingData(let index):
