@@ -81,7 +81,8 @@ final class ChunkCipher {
     // SET_TAG takes a non-const pointer but only reads from it.
     try check(
       EVP_CIPHER_CTX_ctrl(
-        context, EVP_CTRL_GCM_SET_TAG, Int32(AES.GCM.tagByteCount), UnsafeMutableRawPointer(mutating: sealed.baseAddress! + count)),
+        context, EVP_CTRL_GCM_SET_TAG, Int32(AES.GCM.tagByteCount),
+        UnsafeMutableRawPointer(mutating: sealed.baseAddress! + count)),
       "EVP_CIPHER_CTX_ctrl(SET_TAG)")
     var finalLength: Int32 = 0
     // EVP_DecryptFinal_ex returns <= 0 exactly when the tag does not verify.

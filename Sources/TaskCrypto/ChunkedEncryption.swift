@@ -87,7 +87,9 @@ public enum ChunkedEncryption {
       let nonceCount = AES.GCM.nonceByteCount
       let derived = try HKDFSHA512.expand(
         pseudoRandomKey: inputKey, info: info, outputByteCount: keyCount + nonceCount + commitmentByteCount)
-      self.key = try derived.withUnsafeBytes { try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[..<keyCount])) }
+      self.key = try derived.withUnsafeBytes {
+        try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[..<keyCount]))
+      }
       self.baseNonce = derived.withUnsafeBytes { Array($0[keyCount..<(keyCount + nonceCount)]) }
       self.commitment = derived.withUnsafeBytes { Array($0[(keyCount + nonceCount)...]) }
     }

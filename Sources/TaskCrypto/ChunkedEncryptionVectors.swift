@@ -36,7 +36,8 @@ public enum ChunkedEncryptionVectors {
     var report = Report()
     for group in file.testGroups {
       guard group.aead == ChunkedEncryption.aeadName, group.sha == "SHA-512" else {
-        report.skipped.append("group \(group.aead) with \(group.sha) (\(group.tests.count) tests): TaskKey is Cobblestone-256")
+        report.skipped.append(
+          "group \(group.aead) with \(group.sha) (\(group.tests.count) tests): TaskKey is Cobblestone-256")
         continue
       }
       for vector in group.tests {
@@ -116,7 +117,12 @@ public enum ChunkedEncryptionVectors {
     }
     var paths: [(String, Outcome)] = [
       ("stream", stream({ try ChunkedEncryption.Opener(key: key, context: context) }, sealed)),
-      ("random access", randomAccess(vector, sealed) { try ChunkedEncryption.RandomAccessOpener(key: key, context: context, sealedByteCount: $0, reader: $1) }),
+      (
+        "random access",
+        randomAccess(vector, sealed) {
+          try ChunkedEncryption.RandomAccessOpener(key: key, context: context, sealedByteCount: $0, reader: $1)
+        }
+      ),
     ]
     if !vector.flags.contains("HeaderFailure"), let rawBytes = vector.aeadKey.flatMap(hex),
       let nonce = vector.baseNonce.flatMap(hex), sealed.count >= ChunkedEncryption.headerByteCount
@@ -126,8 +132,12 @@ public enum ChunkedEncryptionVectors {
         let body = Array(sealed[ChunkedEncryption.headerByteCount...])
         paths.append(("raw stream", stream({ try ChunkedEncryption.Opener(rawKey: raw, baseNonce: nonce) }, body)))
         paths.append(
-          ("raw random access",
-           randomAccess(vector, body) { try ChunkedEncryption.RandomAccessOpener(rawKey: raw, baseNonce: nonce, sealedByteCount: $0, reader: $1) }))
+          (
+            "raw random access",
+            randomAccess(vector, body) {
+              try ChunkedEncryption.RandomAccessOpener(rawKey: raw, baseNonce: nonce, sealedByteCount: $0, reader: $1)
+            }
+          ))
         if vector.result == "valid", let message = paths[0].1.error == nil ? paths[0].1.released : nil {
           if try reseal(message, with: ChunkedEncryption.Sealer(rawKey: raw, baseNonce: nonce)) != body {
             return "raw-mode sealing gives other bytes"
@@ -200,7 +210,8 @@ public enum ChunkedEncryptionVectors {
   /// without `ValidFinalChunk` must already fail at the length check.
   static func randomAccess(
     _ vector: Vector, _ sealed: [UInt8],
-    _ make: (UInt64, @escaping ChunkedEncryption.RandomAccessOpener.Reader) throws -> ChunkedEncryption.RandomAccessOpener
+    _ make: (UInt64, @escaping ChunkedEncryption.RandomAccessOpener.Reader) throws ->
+      ChunkedEncryption.RandomAccessOpener
   ) -> Outcome {
     var outcome = Outcome()
     let reader: ChunkedEncryption.RandomAccessOpener.Reader = { offset, buffer in
@@ -253,7 +264,8 @@ public enum ChunkedEncryptionVectors {
   static func hex(_ text: String) -> [UInt8]? {
     var bytes = [UInt8](repeating: 0, count: text.utf8.count / 2)
     guard text.utf8.count % 2 == 0 else { return nil }
-    let ok = Array(text.utf8).withUnsafeBytes { source in bytes.withUnsafeMutableBytes { Hex.decode(source, into: $0) } }
+    let ok = Array(text.utf8).withUnsafeBytes { source in bytes.withUnsafeMutableBytes { Hex.decode(source, into: $0) }
+    }
     return ok ? bytes : nil
   }
 }

@@ -67,7 +67,9 @@ public enum HKDFSHA512 {
           let take = Swift.min(hashByteCount, outputByteCount - written)
           out.baseAddress!.advanced(by: written).copyMemory(from: previousBytes, byteCount: take)
           written += take
-          if counter == UInt8.max && written < outputByteCount { throw TaskCryptoError.backendFailure(function: "HKDF") }
+          if counter == UInt8.max && written < outputByteCount {
+            throw TaskCryptoError.backendFailure(function: "HKDF")
+          }
           counter &+= 1
         }
       }

@@ -109,7 +109,9 @@ struct Inflate {
   private static let lengthBase = [
     3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258,
   ]
-  private static let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+  private static let lengthExtra = [
+    0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0,
+  ]
   private static let distanceBase = [
     1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097,
     6145, 8193, 12_289, 16_385, 24_577,
@@ -125,9 +127,11 @@ struct Inflate {
       switch try bits(2) {
       case 0: try stored()
       case 1:
-        let lengths = [Int](repeating: 8, count: 144) + [Int](repeating: 9, count: 112)
+        let lengths =
+          [Int](repeating: 8, count: 144) + [Int](repeating: 9, count: 112)
           + [Int](repeating: 7, count: 24) + [Int](repeating: 8, count: 8)
-        try codes(literals: try Huffman(lengths: lengths), distances: try Huffman(lengths: [Int](repeating: 5, count: 30)))
+        try codes(
+          literals: try Huffman(lengths: lengths), distances: try Huffman(lengths: [Int](repeating: 5, count: 30)))
       case 2: try dynamic()
       default: throw Failure(reason: "invalid block type")
       }

@@ -25,7 +25,8 @@ final class ChunkedEncryptionVectorTests: XCTestCase {
     // A valid vector whose digest is altered must be reported, so the check can fail.
     var text = try String(contentsOf: Self.file, encoding: .utf8)
     text = text.replacingOccurrences(
-      of: "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e",
+      of:
+        "cf83e1357eefb8bdf1542850d66d8007d620e4050b5715dc83f4a921d36ce9ce47d0d13c5d85f2b0ff8318d2877eec2f63b931bd47417a81a538327af927da3e",
       with: String(repeating: "00", count: 64))
     let report = try XCTUnwrap(ChunkedEncryptionVectors.check(Data(text.utf8)))
     XCTAssertTrue(report.failures.contains { $0.hasPrefix("tcId 1 (empty message)") }, "\(report.failures)")

@@ -27,7 +27,8 @@ final class ChunkedTamperTests: XCTestCase {
     XCTAssertEqual(error, expected, "stream", file: file, line: line)
     XCTAssertLessThanOrEqual(out.count, released, "stream released too much", file: file, line: line)
     XCTAssertEqual(out, Array(message[..<out.count]), "stream released other bytes", file: file, line: line)
-    XCTAssertEqual(Chunked.randomAccessError(bytes, key: key, context: context), expected, "random access", file: file, line: line)
+    XCTAssertEqual(
+      Chunked.randomAccessError(bytes, key: key, context: context), expected, "random access", file: file, line: line)
   }
 
   func testHeaderTruncation() {
@@ -56,13 +57,16 @@ final class ChunkedTamperTests: XCTestCase {
   }
 
   func testTruncationInsideATagIsATruncatedChunk() {
-    assertBoth(Array(sealed[..<(at(3) + 15)]), .truncatedChunk(chunkIndex: 3, byteCount: 15), released: 3 * Chunked.chunk)
+    assertBoth(
+      Array(sealed[..<(at(3) + 15)]), .truncatedChunk(chunkIndex: 3, byteCount: 15), released: 3 * Chunked.chunk)
     assertBoth(Array(sealed[..<(at(1) + 1)]), .truncatedChunk(chunkIndex: 1, byteCount: 1), released: Chunked.chunk)
   }
 
   func testTruncationInsideAChunkFailsTheFinalChunk() {
-    assertBoth(Array(sealed[..<(sealed.count - 1)]), .finalChunkAuthenticationFailed(chunkIndex: 3), released: 3 * Chunked.chunk)
-    assertBoth(Array(sealed[..<(at(1) + 5000)]), .finalChunkAuthenticationFailed(chunkIndex: 1), released: Chunked.chunk)
+    assertBoth(
+      Array(sealed[..<(sealed.count - 1)]), .finalChunkAuthenticationFailed(chunkIndex: 3), released: 3 * Chunked.chunk)
+    assertBoth(
+      Array(sealed[..<(at(1) + 5000)]), .finalChunkAuthenticationFailed(chunkIndex: 1), released: Chunked.chunk)
   }
 
   func testAFlippedBitInAnyChunkOrTagIsNamedByIndex() {
@@ -78,7 +82,8 @@ final class ChunkedTamperTests: XCTestCase {
 
   func testAppendedBytesAreTrailingData() throws {
     assertBoth(sealed + [0], .trailingData(afterChunkIndex: 3), released: 3 * Chunked.chunk)
-    assertBoth(sealed + [UInt8](repeating: 9, count: 40), .trailingData(afterChunkIndex: 3), released: 3 * Chunked.chunk)
+    assertBoth(
+      sealed + [UInt8](repeating: 9, count: 40), .trailingData(afterChunkIndex: 3), released: 3 * Chunked.chunk)
     // A whole further chunk appended (a copy of chunk 1).
     let appended = sealed + Array(sealed[at(1)..<at(2)])
     assertBoth(appended, .trailingData(afterChunkIndex: 3), released: 3 * Chunked.chunk)
@@ -101,7 +106,8 @@ final class ChunkedTamperTests: XCTestCase {
     // access meets the final chunk (sealed at 3) at position 2.
     let (_, error) = Chunked.stream(head + c0 + c2 + tail, key: key)
     XCTAssertEqual(error, .chunkOutOfPlace(chunkIndex: 1, sealedAt: 2))
-    XCTAssertEqual(Chunked.randomAccessError(head + c0 + c2 + tail, key: key), .chunkOutOfPlace(chunkIndex: 2, sealedAt: 3))
+    XCTAssertEqual(
+      Chunked.randomAccessError(head + c0 + c2 + tail, key: key), .chunkOutOfPlace(chunkIndex: 2, sealedAt: 3))
   }
 
   func testAChunkSplicedFromAnotherMessageUnderTheSameKeyFails() throws {
