@@ -261,11 +261,5 @@ public enum ChunkedEncryptionVectors {
     return digest
   }
 
-  static func hex(_ text: String) -> [UInt8]? {
-    var bytes = [UInt8](repeating: 0, count: text.utf8.count / 2)
-    guard text.utf8.count % 2 == 0 else { return nil }
-    let ok = Array(text.utf8).withUnsafeBytes { source in bytes.withUnsafeMutableBytes { Hex.decode(source, into: $0) }
-    }
-    return ok ? bytes : nil
-  }
+  static func hex(_ text: String) -> [UInt8]? { Hex.decode(text) }
 }

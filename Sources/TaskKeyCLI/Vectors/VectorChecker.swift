@@ -25,7 +25,7 @@ enum VectorChecker {
   /// The formats this build can check.
   static let formats =
     ["aes-256-gcm", "argon2id", "backup", "sealed-value", "vault", "wycheproof AES-GCM"]
-    + AssistantKeyVectors.formats
+    + AssistantKeyVectors.formats + AttachmentVectorCheck.formats
 
   /// Checks one file.
   static func check(path: String) -> FileReport {
@@ -39,6 +39,7 @@ enum VectorChecker {
       report.failures.append("not a vector file: no 'format' and 'version' fields")
       return report
     }
+    if let attachment = AttachmentVectorCheck.report(data: data, path: path) { return attachment }
     if header.format == nil, header.algorithm == "AES-GCM",
       header.schema == "aead_test_schema.json" || header.schema == "aead_test_schema_v1.json"
     {
