@@ -99,18 +99,59 @@ extension Attachment {
       isSealed: true, keyID: primary.id, plaintextByteCount: opened.plaintextByteCount, storedByteCount: stored)
   }
 
-  /// Reads `source`, writes through `body` into a temporary file beside
-  /// `destination`, and gives it the real name only when `body` returned.
+  /// Seals what remains of file descriptor `input` (for example standard
+  /// input) into a new file at `destination`, as `seal(file:to:…)` does.
+  ///
+  /// - Throws: as `seal(file:to:using:record:progress:)`.
+  public static func seal(
+    fileDescriptor input: Int32, toFile destination: String, using keyring: Keyring, record: String,
+    progress: Progress? = nil
+  ) throws -> Summary {
+    try transform(descriptor: input, name: "<fd \(input)>", to: destination, replacing: false) { input, write in
+      try sealStream(
+        read: { try SystemIO.read(input, into: $0, name: "<fd \(input)>") }, write: write, key: keyring.primary,
+        record: record, progress: progress)
+    }
+  }
+
+  /// Opens what remains of file descriptor `input` into a new file at
+  /// `destination`, as `open(file:to:…)` does: the file appears only after
+  /// the final chunk verified.
+  ///
+  /// - Throws: as `open(file:to:using:record:progress:)`.
+  public static func open(
+    fileDescriptor input: Int32, toFile destination: String, using keyring: Keyring, record: String,
+    progress: Progress? = nil
+  ) throws -> Summary {
+    try transform(descriptor: input, name: "<fd \(input)>", to: destination, replacing: false) { input, write in
+      try openStream(
+        read: { try SystemIO.read(input, into: $0, name: "<fd \(input)>") }, write: write, keyring: keyring,
+        record: record, progress: progress)
+    }
+  }
+
+  /// Opens `source` and runs `transform(descriptor:…)` on it.
   private static func transform(
     _ source: String, to destination: String, replacing: Bool, _ body: (Int32, Write) throws -> Summary
   ) throws -> Summary {
     if !replacing && SystemIO.exists(destination) { throw AttachmentError.destinationExists(path: destination) }
     let input = try SystemIO.openForReading(source)
     defer { try? SystemIO.close(input.fd, path: source) }
+    return try transform(descriptor: input.fd, name: source, to: destination, replacing: replacing, body)
+  }
+
+  /// Reads `input`, writes through `body` into a temporary file beside
+  /// `destination`, and gives it the real name only when `body` returned;
+  /// on any failure the temporary file is removed.
+  static func transform(
+    descriptor input: Int32, name: String, to destination: String, replacing: Bool,
+    _ body: (Int32, Write) throws -> Summary
+  ) throws -> Summary {
+    if !replacing && SystemIO.exists(destination) { throw AttachmentError.destinationExists(path: destination) }
     let temporary = try SystemIO.createTemporary(beside: destination)
     var open = true
     do {
-      let summary = try body(input.fd) { try SystemIO.write(temporary.fd, $0, name: temporary.path) }
+      let summary = try body(input) { try SystemIO.write(temporary.fd, $0, name: temporary.path) }
       try SystemIO.fsync(temporary.fd, path: temporary.path)
       open = false
       try SystemIO.close(temporary.fd, path: temporary.path)

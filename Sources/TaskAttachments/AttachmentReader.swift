@@ -85,4 +85,45 @@ public final class AttachmentReader {
     try bytes.withUnsafeMutableBytes { try read(offset: offset, into: $0) }
     return bytes
   }
+
+  /// Writes `length` plaintext bytes from `offset` to file descriptor
+  /// `output`, 1 MiB at a time, each piece verified before it is written.
+  ///
+  /// - Returns: what was written.
+  /// - Throws: as `read(offset:into:)`; `AttachmentError.io`.
+  public func copy(offset: UInt64, length: UInt64, to output: Int32) throws -> Attachment.Summary {
+    try copy(offset: offset, length: length) { try SystemIO.write(output, $0, name: "<fd \(output)>") }
+  }
+
+  /// Writes `length` plaintext bytes from `offset` to a new file at
+  /// `destination`, which appears only whole (temporary file, then rename).
+  ///
+  /// - Returns: what was written.
+  /// - Throws: as `read(offset:into:)`; `AttachmentError.destinationExists`,
+  ///   `.io`.
+  public func copy(offset: UInt64, length: UInt64, toFile destination: String) throws -> Attachment.Summary {
+    try Attachment.transform(descriptor: -1, name: path, to: destination, replacing: false) { _, write in
+      try copy(offset: offset, length: length, write)
+    }
+  }
+
+  private func copy(offset: UInt64, length: UInt64, _ write: Attachment.Write) throws -> Attachment.Summary {
+    guard offset <= byteCount, length <= byteCount - offset else {
+      throw AttachmentError.crypto(.rangeOutOfBounds(offset: offset, length: length, messageByteCount: byteCount))
+    }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Attachment.readByteCount, alignment: 16)
+    defer {
+      buffer.initializeMemory(as: UInt8.self, repeating: 0)
+      buffer.deallocate()
+    }
+    var done: UInt64 = 0
+    while done < length {
+      let piece = UnsafeMutableRawBufferPointer(
+        rebasing: buffer[..<Int(Swift.min(length - done, UInt64(buffer.count)))])
+      try read(offset: offset + done, into: piece)
+      try write(UnsafeRawBufferPointer(piece))
+      done += UInt64(piece.count)
+    }
+    return Attachment.Summary(isSealed: isSealed, keyID: keyID, plaintextByteCount: length, storedByteCount: length)
+  }
 }

@@ -38,7 +38,9 @@ final class AttachmentVectorGenerationTests: XCTestCase {
     let primary = keyring.primary
     let second = keyring.keys[1]
     var tests = [AttachmentVectors.Case]()
-    func add(_ comment: String, record: String = "attachment/1", _ file: [UInt8], plaintext: [UInt8]? = nil, _ expect: String) {
+    func add(
+      _ comment: String, record: String = "attachment/1", _ file: [UInt8], plaintext: [UInt8]? = nil, _ expect: String
+    ) {
       tests.append(
         AttachmentVectors.Case(
           id: tests.count + 1, comment: comment, record: record, file: file.lowercaseHex,
