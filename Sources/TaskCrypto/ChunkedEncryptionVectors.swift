@@ -19,8 +19,16 @@ public enum ChunkedEncryptionVectors {
     public var cases = 0
     /// One line per vector that misbehaved; empty when the file passed.
     public var failures: [String] = []
-    /// One line per group skipped (an AEAD other than AES-256-GCM).
-    public var skipped: [String] = []
+    /// One entry per group skipped (an AEAD other than AES-256-GCM).
+    public var skipped: [Skip] = []
+  }
+
+  /// A group of vectors not run, and how many vectors it holds.
+  public struct Skip: Equatable, Sendable {
+    /// Names the group and why it was skipped.
+    public var description: String
+    /// How many vectors the group holds.
+    public var count: Int
   }
 
   /// The schema name these files carry.
@@ -37,7 +45,8 @@ public enum ChunkedEncryptionVectors {
     for group in file.testGroups {
       guard group.aead == ChunkedEncryption.aeadName, group.sha == "SHA-512" else {
         report.skipped.append(
-          "group \(group.aead) with \(group.sha) (\(group.tests.count) tests): TaskKey is Cobblestone-256")
+          Skip(
+            description: "group \(group.aead) with \(group.sha): TaskKey is Cobblestone-256", count: group.tests.count))
         continue
       }
       for vector in group.tests {

@@ -2,25 +2,43 @@ import Foundation
 import TaskAttachments
 import TaskCrypto
 
-/// The attachment checkers of `taskkey vectors check`: TaskKey's own
-/// wrapper vectors (`Vectors/attachment-v1.json`) and the published
-/// Cobblestone vectors of the C2SP chunked-encryption standard (Wycheproof
-/// files of `c2sp_chunked_encryption_schema.json`).
-enum AttachmentVectorCheck {
-  /// The formats these checkers read.
-  static let formats = [AttachmentVectors.format, "wycheproof Cobblestone"]
+/// `Vectors/attachment-v1.json`: TaskKey's own wrapper vectors, decided by
+/// `AttachmentVectors` inside the TaskAttachments module with the same
+/// stream reader that `taskkey attach open` uses.
+enum AttachmentVectorChecker: VectorChecker {
+  static let formats = [AttachmentVectors.format]
 
-  /// The report for `data`, or nil when it is neither kind of file.
-  static func report(data: Data, path: String) -> VectorChecker.FileReport? {
-    if let result = ChunkedEncryptionVectors.check(data) {
-      return VectorChecker.FileReport(
-        path: path, format: "wycheproof Cobblestone", cases: result.cases, failures: result.failures,
-        skipped: result.skipped)
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    guard let result = AttachmentVectors.check(data) else {
+      report.fail("not an attachment vector file")
+      return
     }
-    if let result = AttachmentVectors.check(data) {
-      return VectorChecker.FileReport(
-        path: path, format: AttachmentVectors.format, cases: result.cases, failures: result.failures)
+    // AttachmentVectors reports one line per failed case.
+    report.passed += max(0, result.cases - result.failures.count)
+    report.failed += result.failures.count
+    report.failures += result.failures
+  }
+}
+
+/// Wycheproof files of `c2sp_chunked_encryption_schema.json`: the published
+/// Cobblestone vectors of the C2SP chunked-encryption standard, run by
+/// `ChunkedEncryptionVectors` inside TaskCrypto through every opener path
+/// and raw mode, with the flags honoured.
+enum CobblestoneVectorChecker: VectorChecker {
+  static let formats = ["wycheproof Cobblestone"]
+
+  static func accepts(_ header: VectorFileHeader) -> Bool {
+    header.format == nil && header.schema == ChunkedEncryptionVectors.schema
+  }
+
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    guard let result = ChunkedEncryptionVectors.check(data) else {
+      report.fail("not a c2sp_chunked_encryption_schema file")
+      return
     }
-    return nil
+    report.passed += max(0, result.cases - result.failures.count)
+    report.failed += result.failures.count
+    report.failures += result.failures
+    for group in result.skipped { report.skip(group.description, count: group.count) }
   }
 }
