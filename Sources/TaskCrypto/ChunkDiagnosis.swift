@@ -7,14 +7,17 @@ enum ChunkDiagnosis {
   /// How far from its position a chunk is looked for (reorder, duplicate).
   static let searchWindow: UInt64 = 1024
 
-  /// The cause for a full (16 400-byte) chunk that failed at `index`:
-  /// its start is the real final chunk followed by appended bytes, or it is
-  /// another chunk of the same message, or it was altered or spliced.
+  /// The cause for a chunk that failed at `index`: its start is the real
+  /// final chunk followed by appended bytes (`trailingData`), or it is a
+  /// chunk of the same message sealed at another index (`chunkOutOfPlace`:
+  /// reordered, duplicated, or chunks removed before it), or else it was
+  /// altered, spliced or cut (`chunkAuthenticationFailed` for a full chunk,
+  /// `finalChunkAuthenticationFailed` for the short final one).
   ///
   /// - Parameter chunkCount: the message's chunk count when known (random
   ///   access), which bounds the search.
-  static func fullChunk(
-    _ sealed: UnsafeRawBufferPointer, index: UInt64, chunkCount: UInt64?, cipher: ChunkCipher
+  static func cause(
+    of sealed: UnsafeRawBufferPointer, index: UInt64, isFinal: Bool, chunkCount: UInt64?, cipher: ChunkCipher
   ) -> TaskCryptoError {
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: sealed.count, alignment: 16)
     defer {
@@ -24,10 +27,11 @@ enum ChunkDiagnosis {
     if endsEarly(sealed, index: index, cipher: cipher, scratch: scratch) {
       return .trailingData(afterChunkIndex: index)
     }
-    if let other = position(of: sealed, near: index, below: chunkCount, cipher: cipher, scratch: scratch) {
+    let limit = isFinal ? nil : chunkCount
+    if let other = position(of: sealed, near: index, below: limit, cipher: cipher, scratch: scratch) {
       return .chunkOutOfPlace(chunkIndex: index, sealedAt: other)
     }
-    return .chunkAuthenticationFailed(chunkIndex: index)
+    return isFinal ? .finalChunkAuthenticationFailed(chunkIndex: index) : .chunkAuthenticationFailed(chunkIndex: index)
   }
 
   /// The other index, within `searchWindow` of `index` (and below
@@ -44,25 +48,6 @@ enum ChunkDiagnosis {
       other += 1
     }
     return nil
-  }
-
-  /// The cause for a short final chunk that failed at `index`: it is the
-  /// real final chunk followed by appended bytes, or the final chunk of
-  /// another position (chunks removed or added before it), or it was cut
-  /// or altered.
-  static func finalChunk(_ sealed: UnsafeRawBufferPointer, index: UInt64, cipher: ChunkCipher) -> TaskCryptoError {
-    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: sealed.count, alignment: 16)
-    defer {
-      wipe(scratch)
-      scratch.deallocate()
-    }
-    if endsEarly(sealed, index: index, cipher: cipher, scratch: scratch) {
-      return .trailingData(afterChunkIndex: index)
-    }
-    if let other = position(of: sealed, near: index, below: nil, cipher: cipher, scratch: scratch) {
-      return .chunkOutOfPlace(chunkIndex: index, sealedAt: other)
-    }
-    return .finalChunkAuthenticationFailed(chunkIndex: index)
   }
 
   /// Whether a proper prefix of `sealed` authenticates as the final chunk

@@ -107,7 +107,7 @@ extension ChunkedEncryption {
         let plainCount = sealedCount - AES.GCM.tagByteCount
         let target = UnsafeMutableRawBufferPointer(rebasing: output[outputCount..<(outputCount + plainCount)])
         guard try cipher.open(piece, index: chunkIndex, into: target) else {
-          throw ChunkDiagnosis.finalChunk(piece, index: chunkIndex, cipher: cipher)
+          throw ChunkDiagnosis.cause(of: piece, index: chunkIndex, isFinal: true, chunkCount: nil, cipher: cipher)
         }
         outputCount += plainCount
         finished = true
@@ -178,7 +178,7 @@ extension ChunkedEncryption {
       let count = ChunkedEncryption.chunkByteCount
       let target = UnsafeMutableRawBufferPointer(rebasing: output[outputCount..<(outputCount + count)])
       guard try cipher.open(chunk, index: chunkIndex, into: target) else {
-        throw ChunkDiagnosis.fullChunk(chunk, index: chunkIndex, chunkCount: nil, cipher: cipher)
+        throw ChunkDiagnosis.cause(of: chunk, index: chunkIndex, isFinal: false, chunkCount: nil, cipher: cipher)
       }
       chunkIndex += 1
       outputCount += count

@@ -115,8 +115,8 @@ extension ChunkedEncryption {
       let chunk = try readChunk(index)
       let count = chunk.count - AES.GCM.tagByteCount
       guard try cipher.open(chunk, index: index, into: UnsafeMutableRawBufferPointer(rebasing: plain[0..<count])) else {
-        if index == chunkCount - 1 { throw ChunkDiagnosis.finalChunk(chunk, index: index, cipher: cipher) }
-        throw ChunkDiagnosis.fullChunk(chunk, index: index, chunkCount: chunkCount, cipher: cipher)
+        throw ChunkDiagnosis.cause(
+          of: chunk, index: index, isFinal: index == chunkCount - 1, chunkCount: chunkCount, cipher: cipher)
       }
       return count
     }
