@@ -29,6 +29,7 @@ let package = Package(
         "CSQLite",
         .product(name: "TaskCrypto", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
+        .product(name: "TaskAttachments", package: "TaskKey"),
       ]
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.

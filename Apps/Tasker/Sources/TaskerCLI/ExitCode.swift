@@ -8,7 +8,8 @@ import TaskerCore
 public enum ExitCode: Int32, CaseIterable, Sendable {
   /// The command did what was asked.
   case success = 0
-  /// A sealed body failed authentication: altered, or moved to another record.
+  /// A sealed body or attachment failed authentication: altered, truncated,
+  /// or moved to another record.
   case authenticationFailed = 10
   /// A sealed body names a key this device's vault does not hold.
   case unknownKey = 11
@@ -20,6 +21,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case vaultFailure = 15
   /// No TaskKey vault was found.
   case vaultNotFound = 16
+  /// `keys --check KID`: the database still uses the key; run `tasker rewrap`.
+  case keyInUse = 17
   /// No task, page or attachment with the given id.
   case notFound = 40
   /// The database was written by a newer Tasker.
@@ -49,6 +52,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .vaultLocked: return "the TaskKey vault is locked; run 'taskkey unlock'"
     case .vaultFailure: return "the TaskKey vault failed (damaged, altered, permissions)"
     case .vaultNotFound: return "no TaskKey vault; run 'taskkey init' or set TASKKEY_HOME"
+    case .keyInUse: return "keys --check: the database still uses the key; run 'tasker rewrap'"
     case .notFound: return "no task, page or attachment with that id"
     case .databaseTooNew: return "the database was written by a newer Tasker"
     case .databaseBusy: return "another Tasker process holds the database"
@@ -76,6 +80,13 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
       if case .locked = inner { return .vaultLocked }
       return .vaultFailure
     case .sealedBodyUnreadable(_, let cause), .sealingFailed(_, let cause): return of(cause)
+    case .attachment(_, let cause):
+      switch cause {
+      case .crypto(let inner): return of(inner)
+      case .truncatedWrapper: return .authenticationFailed
+      case .unsupportedVersion: return .unsupportedVersion
+      case .io, .destinationExists, .notSealed, .malformedSettings: return .ioError
+      }
     case .fileAccess: return .ioError
     }
   }
@@ -86,6 +97,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .unknownKeyID: return .unknownKey
     case .unsupportedVersion: return .unsupportedVersion
     case .tooLarge, .invalidBase64, .truncated, .invalidUTF8: return .dataError
+    case .truncatedHeader, .commitmentMismatch, .missingFinalChunk, .truncatedChunk, .chunkAuthenticationFailed,
+      .chunkOutOfPlace, .finalChunkAuthenticationFailed, .trailingData:
+      return .authenticationFailed
     default: return .software
     }
   }

@@ -1,3 +1,4 @@
+import TaskAttachments
 import TaskCrypto
 import TaskVault
 
@@ -36,6 +37,10 @@ public enum TaskerError: Error, Equatable, Sendable {
   case sealedBodyUnreadable(record: String, cause: TaskCryptoError)
   /// Sealing a body failed (too large, or the random source failed).
   case sealingFailed(record: String, cause: TaskCryptoError)
+  /// An attachment file did not seal or open: `record` names it
+  /// (`attachment/<file>`), `cause` says why (unknown key, altered,
+  /// truncated, I/O). Nothing of a failed chunk is released.
+  case attachment(record: String, cause: AttachmentError)
   /// A file beside the database could not be read or written.
   case fileAccess(path: String, reason: String)
 }
@@ -70,6 +75,7 @@ extension TaskerError: CustomStringConvertible {
     case .sealedBodyUnreadable(let record, let cause):
       return "\(record) is sealed and cannot be opened on this device: \(cause.description)"
     case .sealingFailed(let record, let cause): return "cannot seal \(record): \(cause.description)"
+    case .attachment(let record, let cause): return "\(record): \(cause.description)"
     case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
     }
   }
@@ -89,6 +95,8 @@ extension TaskerError: CustomStringConvertible {
         return "this device lacks the key: import a sync bundle with 'taskkey sync import'"
       }
       return "the stored value was altered or moved; restore the database from a backup"
+    case .attachment(_, .crypto(.unknownKeyID)):
+      return "this device lacks the key: import a sync bundle with 'taskkey sync import'"
     case .notFound: return "run 'tasker list' (or 'tasker page list') to see the ids"
     default: return nil
     }
