@@ -1,4 +1,5 @@
 import AssistantKeys
+import TaskerCore
 
 /// Every way the assistant gate can fail. Messages say what happened and
 /// what to do; none carries a key.
@@ -16,6 +17,23 @@ public enum GateError: Error, Equatable, Sendable {
   case trustedModeOverHTTP
   /// The assistant key in the environment was refused.
   case keyRefused(AssistantKeyError)
+  /// No approval with this number.
+  case approvalNotFound(Int64)
+  /// The approval was already approved or denied.
+  case approvalNotPending(Int64)
+  /// The approval's stored call no longer parses (the database was edited).
+  case approvalUnreadable(Int64)
+  /// The key that asked was revoked, expired or is unknown now, so its
+  /// call is not run; deny it.
+  case keyNoLongerValid(keyID: String, status: String)
+  /// No receipt with this number.
+  case receiptNotFound(Int64)
+  /// The receipt records something that cannot be undone.
+  case notUndoable(Int64, tool: String)
+  /// The receipt was already undone, by receipt `by`.
+  case alreadyUndone(Int64, by: Int64)
+  /// The store failed.
+  case store(TaskerError)
 
   /// The message for people.
   public var message: String {
@@ -32,6 +50,16 @@ public enum GateError: Error, Equatable, Sendable {
       return "HTTP never runs in trusted mode; every request must carry an assistant key (Authorization: Bearer tk_…)"
     case .keyRefused(let error):
       return "assistant key refused: \(error)"
+    case .approvalNotFound(let id): return "no approval #\(id); 'tasker approvals list' shows them"
+    case .approvalNotPending(let id): return "approval #\(id) was already approved or denied"
+    case .approvalUnreadable(let id): return "approval #\(id) holds a call that no longer parses; deny it"
+    case .keyNoLongerValid(let keyID, let status):
+      return "the key \(keyID) that asked is \(status) now, so its call is not run; deny it"
+    case .receiptNotFound(let id): return "no receipt r\(id); 'tasker receipts' lists them"
+    case .notUndoable(let id, let tool):
+      return "receipt r\(id) (\(tool)) cannot be undone: only additions and completions that ran can"
+    case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
+    case .store(let error): return error.description
     }
   }
 }
