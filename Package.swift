@@ -62,32 +62,37 @@ let package = Package(
       dependencies: ["TaskCrypto", "CBenchBaseline"]
     ),
 
-    // Helpers shared by the test targets: running the real binary, temp dirs.
+    // Helpers shared by the test targets: running the real binary, temp dirs, test secrets.
     .target(
       name: "TaskKeyTestSupport",
+      dependencies: ["TaskCrypto"],
       path: "Tests/TaskKeyTestSupport"
     ),
+    // Unit tests: each imports its own module (and lower ones it needs) and test support only.
     .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskVaultTests",
+      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "AssistantKeysTests",
       dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
-      name: "TaskKeyCLITests",
-      dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskVault", "TaskKeyTestSupport", "taskkey"]
-    ),
-    .testTarget(
       name: "BackupRulesTests",
-      dependencies: [
-        "BackupRules", "AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey",
-      ]
+      dependencies: ["BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
-      name: "TaskVaultTests",
-      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey"]
+      name: "TaskKeyCLITests",
+      dependencies: ["TaskKeyCLI", "BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    // End-to-end tests: run the built `taskkey` binary and check stdout, stderr and exit code.
+    .testTarget(
+      name: "TaskKeyEndToEndTests",
+      dependencies: ["taskkey", "BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
   ]
 )

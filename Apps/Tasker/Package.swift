@@ -1,24 +1,86 @@
 // swift-tools-version:5.9
-// Tasker: the Linux task app that links TaskKey by path, as any app would.
+// Tasker for Linux: the task app that links TaskKey. It depends on the
+// TaskKey package by path, exactly as any outside app would, and on
+// Debian's libsqlite3 through a system-library target.
 import PackageDescription
 
 let package = Package(
   name: "Tasker",
-  dependencies: [.package(name: "TaskKey", path: "../..")],
+  products: [
+    .library(name: "TaskerCore", targets: ["TaskerCore"]),
+    .executable(name: "tasker", targets: ["tasker"]),
+  ],
+  dependencies: [
+    .package(name: "TaskKey", path: "../..")
+  ],
   targets: [
-    // libmicrohttpd from Debian; only the gate's HTTP binding file imports it.
+    // SQLite from Debian (libsqlite3-dev), found through pkg-config; only the
+    // store's files in TaskerCore import it.
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    // The store, the model, sealing through TaskKey, and the PlanContext builder.
+    .target(
+      name: "TaskerCore",
+      dependencies: [
+        "CSQLite",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
+    // libmicrohttpd from Debian (libmicrohttpd-dev); only the gate's HTTP
+    // binding file imports it.
     .systemLibrary(
       name: "CMicroHTTPD",
       pkgConfig: "libmicrohttpd",
       providers: [.apt(["libmicrohttpd-dev"])]
     ),
+    // The assistant gate (`tasker mcp`): MCP over stdio and Streamable HTTP,
+    // keys checked by AssistantKeys, the decision, approvals and receipts.
     .target(
       name: "TaskerGate",
       dependencies: [
-        "CMicroHTTPD",
+        "TaskerCore", "CMicroHTTPD",
         .product(name: "AssistantKeys", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
       ]
     ),
-    .testTarget(name: "TaskerGateTests", dependencies: ["TaskerGate"]),
+    // The command layer: parsing, output, the one map from errors to exit codes.
+    .target(
+      name: "TaskerCLI",
+      dependencies: ["TaskerCore", "TaskerGate"]
+    ),
+    .executableTarget(
+      name: "tasker",
+      dependencies: ["TaskerCLI"]
+    ),
+
+    // Helpers shared by the test targets: temporary homes, running the binaries.
+    .target(
+      name: "TaskerTestSupport",
+      dependencies: [
+        "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ],
+      path: "Tests/TaskerTestSupport"
+    ),
+    .testTarget(
+      name: "TaskerCoreTests",
+      dependencies: ["TaskerCore", "TaskerTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskerGateTests",
+      dependencies: ["TaskerGate", "TaskerTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskerEndToEndTests",
+      dependencies: [
+        "TaskerTestSupport", "tasker",
+        .product(name: "taskkey", package: "TaskKey"),
+      ]
+    ),
   ]
 )

@@ -26,7 +26,9 @@ public final class GateAuthenticator: @unchecked Sendable {
     do {
       (vault, vaultError) = (try Vault(at: directory), nil)
     } catch {
-      (vault, vaultError) = (nil, .registryDamaged(.integrityKeyUnavailable(reason: "the vault cannot be opened: \(error)")))
+      (vault, vaultError) = (
+        nil, .registryDamaged(.integrityKeyUnavailable(reason: "the vault cannot be opened: \(error)"))
+      )
     }
   }
 

@@ -65,7 +65,8 @@ public enum GateCall: Equatable, Sendable {
     switch tool {
     case "list_tasks":
       let filter = TaskFilter(rawValue: try reader.string("status") ?? "open") ?? .open
-      return .listTasks(filter: filter, includeNotes: try reader.bool("include_notes") ?? false, limit: try limit(reader))
+      return .listTasks(
+        filter: filter, includeNotes: try reader.bool("include_notes") ?? false, limit: try limit(reader))
     case "search_tasks":
       return .searchTasks(
         query: try reader.requiredString("query"), includeNotes: try reader.bool("include_notes") ?? false,
@@ -99,7 +100,9 @@ public enum GateCall: Equatable, Sendable {
     changes.title = try reader.string("title")
     changes.notes = try reader.string("notes")
     changes.due = try reader.date("due")
-    if reader.has("estimate_minutes") { changes.estimateMinutes = .some(try reader.integer("estimate_minutes").map(Int.init)) }
+    if reader.has("estimate_minutes") {
+      changes.estimateMinutes = .some(try reader.integer("estimate_minutes").map(Int.init))
+    }
     changes.priority = try reader.level("priority", Priority.self) ?? nil
     changes.energy = try reader.level("energy", Energy.self)
     changes.contexts = try reader.string("contexts")

@@ -88,7 +88,9 @@ public struct GateDesk {
     guard let undo = receipt.undo, let step = UndoStep(undo) else {
       throw GateError.notUndoable(id, tool: receipt.tool)
     }
-    if let earlier = try storeCall({ try store.receipt(undoing: id) }) { throw GateError.alreadyUndone(id, by: earlier.id) }
+    if let earlier = try storeCall({ try store.receipt(undoing: id) }) {
+      throw GateError.alreadyUndone(id, by: earlier.id)
+    }
     return try storeCall {
       try store.inOneTransaction {
         let summary: String

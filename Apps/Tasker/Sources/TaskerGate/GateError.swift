@@ -12,9 +12,6 @@ public enum GateError: Error, Equatable, Sendable {
   case invalidListenAddress(String)
   /// The HTTP server could not start (the port is taken or not allowed).
   case httpStartFailed(address: String)
-  /// `--http` was asked for without `TASKER_ASSISTANT_KEY`-style keys:
-  /// HTTP never runs in trusted mode.
-  case trustedModeOverHTTP
   /// The assistant key in the environment was refused.
   case keyRefused(AssistantKeyError)
   /// No approval with this number.
@@ -46,8 +43,6 @@ public enum GateError: Error, Equatable, Sendable {
       return "invalid listen address '\(text.prefix(64))': use PORT or IPv4:PORT, e.g. 8765 or 127.0.0.1:8765"
     case .httpStartFailed(let address):
       return "could not listen on \(address): the port may be in use or not allowed"
-    case .trustedModeOverHTTP:
-      return "HTTP never runs in trusted mode; every request must carry an assistant key (Authorization: Bearer tk_…)"
     case .keyRefused(let error):
       return "assistant key refused: \(error)"
     case .approvalNotFound(let id): return "no approval #\(id); 'tasker approvals list' shows them"

@@ -20,15 +20,18 @@ struct GateExecutor {
     switch call {
     case .listTasks(let filter, let notes, let limit):
       let tasks = Array(try store.tasks(filter).prefix(limit))
-      return Outcome(content: ["tasks": .array(try tasks.map { try json($0, notes: notes) })], summary: "\(tasks.count) task(s)")
+      return Outcome(
+        content: ["tasks": .array(try tasks.map { try json($0, notes: notes) })], summary: "\(tasks.count) task(s)")
     case .searchTasks(let query, let notes, let limit):
       let tasks = try store.searchTasks(query, limit: limit)
-      return Outcome(content: ["tasks": .array(try tasks.map { try json($0, notes: notes) })], summary: "\(tasks.count) task(s)")
+      return Outcome(
+        content: ["tasks": .array(try tasks.map { try json($0, notes: notes) })], summary: "\(tasks.count) task(s)")
     case .showTask(let id, let notes):
       let task = try store.task(id: id)
       return Outcome(content: ["task": notes ? full(task) : planning(task)], summary: "task \(id)")
     case .readNote(let id):
-      return Outcome(content: ["id": .integer(id), "notes": .string(try store.notes(ofTask: id))], summary: "note of task \(id)")
+      return Outcome(
+        content: ["id": .integer(id), "notes": .string(try store.notes(ofTask: id))], summary: "note of task \(id)")
     case .addTask(let draft):
       let task = try store.addTask(draft)
       return Outcome(
@@ -51,7 +54,8 @@ struct GateExecutor {
     case .deleteTask(let id):
       let task = try store.task(id: id)
       try store.deleteTask(id: id)
-      return Outcome(content: ["deleted": .integer(id)], summary: "deleted task \(id) '\(task.title)'", target: "task/\(id)")
+      return Outcome(
+        content: ["deleted": .integer(id)], summary: "deleted task \(id) '\(task.title)'", target: "task/\(id)")
     case .addPage(let title, let body):
       let page = try store.addPage(title: title, body: body)
       return Outcome(

@@ -142,7 +142,8 @@ public final class GateToolbox: AssistantToolProvider {
     case .missingGrant(let grant):
       return MCPError(
         code: MCPError.insufficientScopeCode,
-        message: "this key lacks the '\(grant.rawValue)' grant this call needs; mint a key with --grant \(grant.rawValue)",
+        message:
+          "this key lacks the '\(grant.rawValue)' grant this call needs; mint a key with --grant \(grant.rawValue)",
         data: ["scope": .string(grant.rawValue)])
     case .budgetExhausted:
       return MCPError(

@@ -152,8 +152,12 @@ struct ArgumentReader {
     }
     switch value {
     case .integer(let number):
-      if let minimum = schema["minimum"]?.integerValue, number < minimum { throw fail("'\(name)' must be ≥ \(minimum)") }
-      if let maximum = schema["maximum"]?.integerValue, number > maximum { throw fail("'\(name)' must be ≤ \(maximum)") }
+      if let minimum = schema["minimum"]?.integerValue, number < minimum {
+        throw fail("'\(name)' must be ≥ \(minimum)")
+      }
+      if let maximum = schema["maximum"]?.integerValue, number > maximum {
+        throw fail("'\(name)' must be ≤ \(maximum)")
+      }
     case .string(let text):
       if let minimum = schema["minLength"]?.integerValue, text.count < minimum {
         throw fail("'\(name)' must not be empty")

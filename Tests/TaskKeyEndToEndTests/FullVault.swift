@@ -53,21 +53,6 @@ struct SetupFailure: Error, CustomStringConvertible {
   let description: String
 }
 
-func fileBytes(_ path: String) throws -> [UInt8] {
-  [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-}
-
-func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-  guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-  let first = needle[0]
-  var index = 0
-  while index <= haystack.count - needle.count {
-    if haystack[index] == first && Array(haystack[index..<(index + needle.count)]) == needle { return true }
-    index += 1
-  }
-  return false
-}
-
 /// Every regular file under `root`, as (relative path, bytes).
 func allFiles(under root: String) -> [(String, [UInt8])] {
   var result = [(String, [UInt8])]()

@@ -35,7 +35,7 @@ struct BackupTableTests {
       ["sync", "export", "--out", vault.home.path("s.tksync"), "--passphrase-file", vault.cli.passphraseFile])
     try FullVault.check(bundleResult)
     let bundle = try fileBytes(vault.home.path("s.tksync"))
-    let passphrase = try secret("correct horse battery")
+    let passphrase = secret("correct horse battery")
     let bundleContents = try VaultFileReader.openSyncBundle(bundle, passphrase: passphrase)
     let backupContents = try BackupRules.inspect(backup, passphrase: passphrase)
     let archive = vault.home.path("system.tar")

@@ -21,7 +21,7 @@ enum BackupVectors {
 
   static func generate() throws -> [String: [UInt8]] {
     let vaultFile = [UInt8](try Data(contentsOf: vectors.appendingPathComponent("vault-v1/vault.tkv")))
-    let snapshot = try Vault.openSnapshot(vaultFile, passphrase: try secret(passphrase), label: "vault-v1/vault.tkv")
+    let snapshot = try Vault.openSnapshot(vaultFile, passphrase: secret(passphrase), label: "vault-v1/vault.tkv")
     let good = BackupFile.encode(snapshot, created: created)
     var files = [String: [UInt8]]()
     var cases = [BackupVectorFile.Case]()

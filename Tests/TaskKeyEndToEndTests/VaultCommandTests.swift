@@ -67,19 +67,19 @@ struct VaultCommandTests {
     #expect(try vault.run(["status"]).status == 12)
   }
 
-  @Test func aTimedUnlockExpiresForEveryProcess() throws {
+  /// Expiry itself is checked with the injected clock in TaskVaultTests
+  /// (`aTimedUnlockExpiresForEveryProcess`); here the binary only has to
+  /// accept the limit and report it, without a real wait.
+  @Test func aTimedUnlockIsAcceptedAndReported() throws {
     let vault = try CLIVault(unlock: false)
-    let start = Date()
-    #expect(try vault.run(["unlock", "--for", "4s", "--passphrase-file", vault.passphraseFile]).status == 0)
-    let unlocked = Date()
-    let during = try vault.run(["item", "list"])
-    if Date().timeIntervalSince(start) < 3 {  // a loaded machine may take longer; then only expiry is checked
-      #expect(during.status == 0)
-    }
-    Thread.sleep(until: unlocked.addingTimeInterval(5.1))
-    let expired = try vault.run(["item", "list"])
-    #expect(expired.status == 14)
-    #expect(expired.stderr.contains("the timed unlock expired"))
+    let unlock = try vault.run(["unlock", "--for", "1h", "--passphrase-file", vault.passphraseFile])
+    #expect(unlock.status == 0)
+    #expect(unlock.stdoutText.hasPrefix("Unlocked until ") && !unlock.stdoutText.hasPrefix("Unlocked until reboot"))
+    #expect(try vault.run(["item", "list"]).status == 0)
+    let status = try vault.run(["status"])
+    #expect(status.status == 0)
+    #expect(status.stdoutText.contains("unlocked until "))
+    #expect(!status.stdoutText.contains("reboot or lock"))
   }
 
   @Test func everyVaultCommandHasHelp() throws {
