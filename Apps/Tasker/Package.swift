@@ -73,13 +73,15 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskerGateTests",
-      dependencies: ["TaskerGate", "TaskerTestSupport"]
+      dependencies: ["TaskerGate", "TaskerTestSupport", .product(name: "TaskCrypto", package: "TaskKey")]
     ),
     .testTarget(
       name: "TaskerEndToEndTests",
       dependencies: [
         "TaskerTestSupport", "tasker",
         .product(name: "taskkey", package: "TaskKey"),
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
       ]
     ),
   ]

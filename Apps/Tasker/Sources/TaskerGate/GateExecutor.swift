@@ -79,17 +79,20 @@ struct GateExecutor {
       priority: task.priority, energy: task.energy)
   }
 
+  /// The six `PlanCandidate` fields (encoded by TaskerCore, so the list
+  /// cannot grow here) plus the id and status an assistant needs to act.
   private func planning(
     id: Int64, status: TaskStatus, title: String, estimate: Int?, due: CalendarDate?, priority: Priority,
     energy: Energy?
   ) -> JSONValue {
-    [
-      "id": .integer(id), "status": .string(status.rawValue), "title": .string(title),
-      "estimate_minutes": estimate.map { .integer(Int64($0)) } ?? .null,
-      "due": due.map { .string($0.description) } ?? .null, "priority": .string(priority.name),
-      "energy": energy.map { .string($0.name) } ?? .null,
-      "overdue": .bool(status == .open && due.map { $0 < today } ?? false),
-    ]
+    let candidate = PlanCandidate(
+      title: title, estimateMinutes: estimate, due: due, priority: priority, energy: energy,
+      overdue: status == .open && due.map { $0 < today } ?? false)
+    let encoded = (try? JSONEncoder().encode(candidate)).flatMap { JSONValue.parse($0) }
+    var members = encoded?.objectValue ?? ["title": .string(title)]
+    members["id"] = .integer(id)
+    members["status"] = .string(status.rawValue)
+    return .object(members)
   }
 
   private func full(_ task: TaskRecord) -> JSONValue {
