@@ -8,8 +8,8 @@ DEBIAN_PACKAGES := libssl-dev libsodium-dev libsqlite3-dev sqlite3 libmicrohttpd
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test app-test gate-venv gate-test gate-load lint format demo vectors bench \
-  interop fuzz fuzz-smoke crashtest crashtest-quick strace install clean
+.PHONY: all deps backup-tools build release test app-test app-bench gate-venv gate-test gate-load lint format demo \
+  vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick strace install clean
 
 all: build
 
@@ -41,7 +41,7 @@ test: deps backup-tools strace lint
 	$(MAKE) app-test gate-test fuzz-smoke crashtest-quick
 
 # The Tasker app (Apps/Tasker), a separate package that links TaskKey by path.
-app-test: deps
+app-test: deps strace
 	cd Apps/Tasker && $(SWIFT) build --build-tests && $(SWIFT) test
 
 # The assistant gate end to end: the official MCP Python SDK, installed with
@@ -70,6 +70,11 @@ gate-load: deps gate-venv
 	  TASKER_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker" \
 	  BENCH_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker-gate-bench" \
 	  $(GATE_VENV)/bin/python -W ignore::ResourceWarning Apps/Tasker/Tests/GateMCPTests/load.py
+
+# Tasker at scale (10^5 tasks with 1 KiB notes, a 1 GiB attachment), each
+# figure next to its floor in the same run (release build).
+app-bench: deps
+	cd Apps/Tasker && $(SWIFT) build -c release && .build/release/tasker-bench
 
 LINTED := Sources Tests Package.swift Apps/Tasker/Sources Apps/Tasker/Tests Apps/Tasker/Package.swift
 

@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .library(name: "TaskerCore", targets: ["TaskerCore"]),
     .executable(name: "tasker", targets: ["tasker"]),
+    .executable(name: "tasker-bench", targets: ["tasker-bench"]),
   ],
   dependencies: [
     .package(name: "TaskKey", path: "../..")
@@ -55,6 +56,15 @@ let package = Package(
     .executableTarget(
       name: "tasker",
       dependencies: ["TaskerCLI"]
+    ),
+    // Tasker at scale against SQLite and process-start floors: `make app-bench`.
+    .executableTarget(
+      name: "tasker-bench",
+      dependencies: [
+        "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
     ),
 
     // Helpers shared by the test targets: temporary homes, running the binaries.

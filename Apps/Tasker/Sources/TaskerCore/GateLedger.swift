@@ -79,7 +79,7 @@ public struct GateApproval: Sendable, Equatable {
 }
 
 extension TaskStore {
-  /// Version 2 of the schema: the gate's receipts (append-only, enforced
+  /// Version 3 of the schema: the gate's receipts (append-only, enforced
   /// by triggers) and its approval queue.
   static let gateLedgerMigration = """
     CREATE TABLE gate_receipts (
