@@ -16,10 +16,10 @@ targets=("$@")
 out=.build/fuzz
 mkdir -p "$out/mods"
 
-printf 'module CTaskKeySupport {\n  header "%s"\n  export *\n}\n' \
-  "$PWD/Sources/CTaskKeySupport/include/taskkey_support.h" > "$out/CTaskKeySupport.modulemap"
-clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskKeySupport/support.c \
-  -I Sources/CTaskKeySupport/include -o "$out/support.o"
+printf 'module CTaskSystem {\n  header "%s"\n  export *\n}\n' \
+  "$PWD/Sources/CTaskSystem/include/task_system.h" > "$out/CTaskSystem.modulemap"
+clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskSystem/shim.c \
+  -I Sources/CTaskSystem/include -o "$out/support.o"
 
 build() {  # build NAME HARNESS MODULE... (modules in dependency order)
   local name="$1" harness="$2"; shift 2
@@ -32,7 +32,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
         -emit-library -static -emit-module -emit-module-path "$out/mods/$module.swiftmodule" -I "$out/mods" \
         -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
-        -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
+        -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
         Sources/"$module"/*.swift -o "$out/lib$module.a"
     fi
     libs=("$out/lib$module.a" "${libs[@]}")  # dependents before their dependencies
@@ -40,7 +40,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
   swiftc -O -sanitize=fuzzer,address -parse-as-library -I "$out/mods" \
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
-    -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
+    -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
     "$harness" "${libs[@]}" "$out/support.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
     grep -v -E 'ld.gold: warning: Cannot export local symbol' || true
   test -x "$out/fuzz-$name"
@@ -59,13 +59,13 @@ PY
 for target in "${targets[@]}"; do
   case "$target" in
     sealed-value)
-      build sealed-value Fuzz/FuzzSealedValue.swift TaskCrypto
+      build sealed-value Fuzz/FuzzSealedValue.swift TaskSystem TaskCrypto
       seed sealed-value '[t["value"].encode() for t in json.load(open("Vectors/sealed-value-v1.json"))["tests"]]' ;;
     assistant-keys)
-      build assistant-keys Fuzz/FuzzAssistantKeys.swift TaskCrypto TaskVault AssistantKeys
+      build assistant-keys Fuzz/FuzzAssistantKeys.swift TaskSystem TaskCrypto TaskVault AssistantKeys
       seed assistant-keys '[t["key"].encode() for t in json.load(open("Vectors/assistant-key-v1.json"))["tests"]]' ;;
     vault-file)
-      build vault-file Fuzz/FuzzVaultFile.swift TaskCrypto TaskVault
+      build vault-file Fuzz/FuzzVaultFile.swift TaskSystem TaskCrypto TaskVault
       seed vault-file '[open(f, "rb").read()[:-32] for f in glob.glob("Vectors/vault-v1/*")]' ;;
     *) echo "fuzz.sh: unknown target '$target'" >&2; exit 64 ;;
   esac

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 extension CLIError {
@@ -13,8 +13,8 @@ extension CLIError {
     case .damaged, .tampered: return .tampered
     case .notInitialised: return .vaultNotFound
     case .unsupportedVersion: return .unsupportedVersion
-    case .loosePermissions, .notOwner, .untrustedSymlink, .wrongFileType: return .permission
-    case .io, .alreadyInitialised: return .ioError
+    case .system(let system): return system.isRefusal ? .permission : .ioError
+    case .alreadyInitialised: return .ioError
     case .itemNotFound: return .noInput
     case .emptyPassphrase, .passphraseTooLong, .invalidItemName, .invalidLabel, .itemTooLarge, .storeFull,
       .itemClassConflict, .keyConflict:
@@ -115,10 +115,8 @@ func readLine(fd: Int32, path: String) throws -> SecureBytes {
   try buffer.withUnsafeMutableBytes { out in
     while true {
       var byte: UInt8 = 0
-      let count = Glibc.read(fd, &byte, 1)
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw CLIError.io(path: path, call: "read", errno: errno)
+      let count = try systemCall {
+        try withUnsafeMutableBytes(of: &byte) { try FileDescriptor(fd, name: path).readSome(into: $0) }
       }
       if count == 0 || byte == UInt8(ascii: "\n") { break }
       guard length < passphraseLimit else { throw CLIError.vault(.passphraseTooLong(limit: passphraseLimit)) }
@@ -135,66 +133,31 @@ func readLine(fd: Int32, path: String) throws -> SecureBytes {
 /// Reads the first line of a passphrase file, refusing it unless it is a
 /// regular file owned by the user with mode 0600 (no group or other bits).
 func readPassphraseFile(_ path: String) throws -> SecureBytes {
-  let fd = try openOwnerOnlyFile(path)
-  defer { close(fd) }
-  return try readLine(fd: fd, path: path)
+  let file = try openOwnerOnlyFile(path)
+  return try withExtendedLifetime(file) { try readLine(fd: file.descriptor.rawValue, path: path) }
 }
 
 /// The controlling terminal, for prompts with echo off. Prompts go to
 /// `/dev/tty`, never to standard output.
 enum Terminal {
   static func ask(prompt: String, confirm: Bool) throws -> SecureBytes {
-    let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard fd >= 0 else {
+    guard let terminal = ControllingTerminal() else {
       throw CLIError.usage(
         message: "no terminal to ask for the passphrase",
         usage: "use --passphrase-file F (mode 0600) or --passphrase-fd N")
     }
-    defer { close(fd) }
-    let first = try askOnce(fd: fd, prompt: prompt)
+    let first = try askOnce(terminal, prompt: prompt)
     // Nothing to confirm after Ctrl-D or an empty line; the caller refuses it.
     guard confirm, first.count > 0 else { return first }
-    let second = try askOnce(fd: fd, prompt: "Repeat the passphrase: ")
+    let second = try askOnce(terminal, prompt: "Repeat the passphrase: ")
     guard first == second else { throw CLIError.passphraseMismatch }
     return first
   }
 
-  private static func askOnce(fd: Int32, prompt: String) throws -> SecureBytes {
-    try writeAll(fd: fd, Array(prompt.utf8), path: "/dev/tty")
-    var saved = termios()
-    let isTerminal = tcgetattr(fd, &saved) == 0
-    let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-    var previous = [sighandler_t?]()
-    if isTerminal {
-      // Ctrl-C while echo is off must not leave the terminal silent.
-      savedTerminal = saved
-      savedTerminalFD = fd
-      previous = signals.map { signal($0, restoreTerminalAndDie) }
-      var quiet = saved
-      quiet.c_lflag &= ~tcflag_t(ECHO)
-      quiet.c_lflag |= tcflag_t(ECHONL)
-      _ = tcsetattr(fd, TCSAFLUSH, &quiet)
-    }
-    defer {
-      if isTerminal {
-        _ = tcsetattr(fd, TCSAFLUSH, &saved)
-        for (number, handler) in zip(signals, previous) { signal(number, handler) }
-        savedTerminalFD = -1
-      }
-    }
-    return try readLine(fd: fd, path: "/dev/tty")
+  private static func askOnce(_ terminal: ControllingTerminal, prompt: String) throws -> SecureBytes {
+    try systemCall { try terminal.descriptor.write(Array(prompt.utf8)) }
+    return try terminal.withEchoOff { try readLine(fd: terminal.descriptor.rawValue, path: "/dev/tty") }
   }
-}
-
-/// The terminal state to restore if a signal arrives while echo is off.
-nonisolated(unsafe) private var savedTerminal = termios()
-nonisolated(unsafe) private var savedTerminalFD: Int32 = -1
-
-/// Restores the terminal, then dies of the same signal.
-private func restoreTerminalAndDie(_ number: Int32) {
-  if savedTerminalFD >= 0 { _ = tcsetattr(savedTerminalFD, TCSAFLUSH, &savedTerminal) }
-  signal(number, SIG_DFL)
-  raise(number)
 }
 
 /// Parses a duration such as `90s`, `15m`, `8h` or `7d` (1 second to 365 days).
