@@ -3,17 +3,17 @@
 #   make test   install the C libraries if missing, lint, run every test
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libssl-dev libsodium-dev pkg-config
+DEBIAN_PACKAGES := libssl-dev libsodium-dev libsqlite3-dev sqlite3 pkg-config
 # The real backup tools the BackupRules tests run (they skip, saying why, without them).
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test lint format demo vectors bench interop fuzz install clean
+.PHONY: all deps backup-tools build release test app-test lint format demo vectors bench interop fuzz install clean
 
 all: build
 
 deps:
-	@if ! pkg-config --exists libcrypto libsodium 2>/dev/null; then \
+	@if ! pkg-config --exists libcrypto libsodium sqlite3 2>/dev/null || ! command -v sqlite3 >/dev/null 2>&1; then \
 	  echo "make: installing $(DEBIAN_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(DEBIAN_PACKAGES); \
@@ -36,12 +36,19 @@ release: deps
 
 test: deps backup-tools lint
 	$(SWIFT) test
+	$(MAKE) app-test
+
+# The Tasker app (Apps/Tasker), a separate package that links TaskKey by path.
+app-test: deps
+	cd Apps/Tasker && $(SWIFT) build --build-tests && $(SWIFT) test
+
+LINTED := Sources Tests Package.swift Apps/Tasker/Sources Apps/Tasker/Tests Apps/Tasker/Package.swift
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r $(LINTED)
 
 format:
-	$(SWIFT) format format -i -r Sources Tests Package.swift
+	$(SWIFT) format format -i -r $(LINTED)
 
 demo: build
 	@bash scripts/demo.sh "$$($(SWIFT) build --show-bin-path)/taskkey"
@@ -60,7 +67,7 @@ install: release
 	$(DESTDIR)$(PREFIX)/bin/taskkey completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/taskkey
 
 clean:
-	rm -rf .build
+	rm -rf .build Apps/Tasker/.build
 
 # Performance goals as ratios against raw OpenSSL in the same run (release build).
 bench: deps

@@ -47,16 +47,26 @@ struct CLIConventionsTests {
     }
   }
 
-  @Test func theExitCodeTableInTheReadmeMatchesTheBinary() throws {
-    let readme = try String(
+  /// SECURITY.md holds the one exit-code table; its rows must be the
+  /// binary's own lines, in order, none missing and none extra.
+  @Test func securityExitCodeTableMatchesTheBinary() throws {
+    let security = try String(
       contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+        .deletingLastPathComponent().appendingPathComponent("SECURITY.md"), encoding: .utf8)
+    let chapter =
+      try #require(security.components(separatedBy: "\n## 11. Exit codes\n").last)
+      .components(separatedBy: "\n## ").first ?? ""
+    let documented = chapter.split(separator: "\n").filter { $0.hasPrefix("| ") && $0.first(where: \.isNumber) != nil }
+      .filter { $0.dropFirst(2).first?.isNumber == true }.map(String.init)
     let help = try TaskKeyBinary.run(["--help"]).stdoutText
     let table = try #require(help.components(separatedBy: "EXIT CODES:\n").last)
-    for line in table.split(separator: "\n") {
-      let code = line.drop { $0 == " " }.prefix { $0 != " " }
-      #expect(readme.contains("| \(code) | "), "README lacks exit code \(code)")
+    let expected = table.split(separator: "\n").map { line -> String in
+      let trimmed = line.drop { $0 == " " }
+      let code = trimmed.prefix { $0 != " " }
+      let meaning = trimmed.dropFirst(code.count).drop { $0 == " " }
+      return "| \(code) | \(meaning) |"
     }
+    #expect(documented == expected)
   }
 
   @Test func versionAndTopLevelHelp() throws {

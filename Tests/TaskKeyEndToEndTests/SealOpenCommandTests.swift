@@ -53,6 +53,25 @@ struct SealOpenCommandTests {
     #expect(result.stdoutText == "tc2. call Bob\n")
   }
 
+  /// `open --key-file F` checks F even for a plain value, which needs no key.
+  @Test func aBadKeyFileIsRefusedEvenWhenTheValueIsPlain() throws {
+    let missing = try TaskKeyBinary.run(["open", "--key-file", home.path("absent.key")], input: "plain note\n")
+    #expect(missing.status == 66, "\(missing.stderr)")
+    #expect(missing.stdout.isEmpty)
+    let loose = home.path("loose.key")
+    try FileManager.default.copyItem(atPath: keyPath, toPath: loose)
+    chmod(loose, 0o644)
+    let refused = try TaskKeyBinary.run(["open", "--key-file", loose], input: "plain note\n")
+    #expect(refused.status == 77, "\(refused.stderr)")
+    #expect(refused.stdout.isEmpty)
+    let malformed = home.path("malformed.key")
+    #expect(FileManager.default.createFile(atPath: malformed, contents: Data("not a key\n".utf8)))
+    chmod(malformed, 0o600)
+    let bad = try TaskKeyBinary.run(["open", "--key-file", malformed], input: "plain note\n")
+    #expect(bad.status == 65, "\(bad.stderr)")
+    #expect(bad.stdout.isEmpty)
+  }
+
   @Test func wrongContextIsRefusedWithNothingOnStdout() throws {
     let sealed = try TaskKeyBinary.run(["seal", "--key-file", keyPath, "--context", "note/1/body"], input: "secret")
     let opened = try TaskKeyBinary.run(

@@ -83,6 +83,11 @@ struct OpenCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
+    // A key file is read and checked whatever the input turns out to be, so
+    // a missing, loose or malformed one is never hidden by a plain value
+    // (docs/formats/key-file.md). The vault is consulted only for a sealed
+    // value, so plain notes still open while it is locked.
+    let fileKeyring = note.keyFile == nil ? nil : try note.keyring(streams)
     let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
     // A sealed value never ends in white space, so its one trailing newline
     // goes even with --exact; a plain value is written back as it came.
@@ -93,7 +98,7 @@ struct OpenCommand: Command {
       try note.writeOutput(streams, input)
       return
     }
-    let keyring = try note.keyring(streams)
+    let keyring = try fileKeyring ?? note.keyring(streams)
     let plaintext = try cryptoCall {
       try SealedValue.openBytes(text, using: keyring, context: note.context)
     }

@@ -1,0 +1,65 @@
+// swift-tools-version:5.9
+// Tasker for Linux: the task app that links TaskKey. It depends on the
+// TaskKey package by path, exactly as any outside app would, and on
+// Debian's libsqlite3 through a system-library target.
+import PackageDescription
+
+let package = Package(
+  name: "Tasker",
+  products: [
+    .library(name: "TaskerCore", targets: ["TaskerCore"]),
+    .executable(name: "tasker", targets: ["tasker"]),
+  ],
+  dependencies: [
+    .package(name: "TaskKey", path: "../..")
+  ],
+  targets: [
+    // SQLite from Debian (libsqlite3-dev), found through pkg-config; only the
+    // store's files in TaskerCore import it.
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    // The store, the model, sealing through TaskKey, and the PlanContext builder.
+    .target(
+      name: "TaskerCore",
+      dependencies: [
+        "CSQLite",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
+    // The command layer: parsing, output, the one map from errors to exit codes.
+    .target(
+      name: "TaskerCLI",
+      dependencies: ["TaskerCore"]
+    ),
+    .executableTarget(
+      name: "tasker",
+      dependencies: ["TaskerCLI"]
+    ),
+
+    // Helpers shared by the test targets: temporary homes, running the binaries.
+    .target(
+      name: "TaskerTestSupport",
+      dependencies: [
+        "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ],
+      path: "Tests/TaskerTestSupport"
+    ),
+    .testTarget(
+      name: "TaskerCoreTests",
+      dependencies: ["TaskerCore", "TaskerTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskerEndToEndTests",
+      dependencies: [
+        "TaskerTestSupport", "tasker",
+        .product(name: "taskkey", package: "TaskKey"),
+      ]
+    ),
+  ]
+)
