@@ -9,6 +9,8 @@ Python opens). It makes its own virtual environment on first run.
     python3 scripts/interop.py PATH/TO/taskkey        (what `make interop` runs)
 """
 import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -163,6 +165,18 @@ def check_wycheproof(doc, name):
             report(ok, f"{name} tcId {t['tcId']}")
 
 
+def check_wycheproof_mac(doc, name):
+    """HMAC-SHA256 groups TaskKey runs (Vectors/README.md): 256-bit keys, untruncated tags."""
+    for group in doc["testGroups"]:
+        if (group["type"], group["keySize"], group["tagSize"]) != ("MacTest", 256, 256):
+            continue
+        for t in group["tests"]:
+            key, msg, tag = (bytes.fromhex(t[f]) for f in ("key", "msg", "tag"))
+            verifies = hmac.compare_digest(hmac.new(key, msg, hashlib.sha256).digest(), tag)
+            ok = verifies if t["result"] == "valid" else (not verifies if t["result"] == "invalid" else True)
+            report(ok, f"{name} tcId {t['tcId']}")
+
+
 def check_vault(doc, name):
     """The vault reader written from SECURITY.md's vault section, with
     argon2-cffi for Argon2id (scripts/vault-reader.py)."""
@@ -242,6 +256,8 @@ def check_vectors():
             checker = CHECKERS.get((doc.get("format"), doc.get("version")))
             if doc.get("algorithm") == "AES-GCM" and "testGroups" in doc:
                 checker = check_wycheproof
+            if doc.get("algorithm") == "HMACSHA256" and "testGroups" in doc:
+                checker = check_wycheproof_mac
             if checker:
                 checker(doc, name)
             else:

@@ -111,8 +111,9 @@ struct BackupVectorGenerationTests {
     let file = try JSONDecoder().decode(BackupVectorFile.self, from: data)
     #expect(
       Set(file.tests.map(\.expect)) == ["success", "wrong_passphrase", "damaged", "tampered", "unsupported_version"])
-    let result = BackupVectorCheck.check(data: data, path: path)
-    #expect(result.cases == file.tests.count)
-    #expect(result.failures.isEmpty, "\(result.failures)")
+    var report = VectorReport(path: path)
+    try BackupVectorChecker.check(data, path: path, into: &report)
+    #expect(report.passed == file.tests.count)
+    #expect(report.failures.isEmpty, "\(report.failures)")
   }
 }

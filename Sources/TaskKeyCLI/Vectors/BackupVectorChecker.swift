@@ -30,26 +30,19 @@ struct BackupVectorFile: Codable, Equatable {
   var tests: [Case]
 }
 
-/// Checks `Vectors/backup-v1.json` with `BackupRules.inspect`: nothing is
-/// written or restored.
-enum BackupVectorCheck {
-  /// Checks every case of the file at `path`.
-  ///
-  /// - Returns: the number of cases and one line per failure.
-  static func check(data: Data, path: String) -> (cases: Int, failures: [String]) {
-    let file: BackupVectorFile
-    do {
-      file = try JSONDecoder().decode(BackupVectorFile.self, from: data)
-    } catch {
-      return (0, ["malformed backup vector file: \(error)"])
-    }
-    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file.files)
-    let failures = VectorChecker.checkFileCases(
-      file.tests, in: directory, id: \.id, file: \.file, expect: \.expect
+/// `Vectors/backup-v1.json`: backup files, opened with
+/// `BackupRules.inspect` (nothing written or restored).
+enum BackupVectorChecker: VectorChecker {
+  static let formats = ["backup"]
+
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    let file = try JSONDecoder().decode(BackupVectorFile.self, from: data)
+    VectorVerdict.checkFileCases(
+      file.tests, in: VectorVerdict.directory(file.files, besideFileAt: path), into: &report, id: \.id,
+      file: \.file, expect: \.expect
     ) { test, bytes in
-      .success(outcome(of: test, bytes: bytes, expected: file.expected))
+      outcome(of: test, bytes: bytes, expected: file.expected)
     }
-    return (file.tests.count, failures)
   }
 
   /// Opens one case and names its outcome from the closed set.

@@ -52,33 +52,27 @@ struct VaultVectorFile: Codable, Equatable {
   var tests: [Case]
 }
 
-/// Checks `Vectors/vault-v1.json` against this build with
-/// `VaultFileReader`: nothing is written, no vault is unlocked.
-enum VaultVectorCheck {
-  /// Checks every case of the file at `path`.
-  ///
-  /// - Returns: the number of cases and one line per failure.
-  static func check(data: Data, path: String) -> (cases: Int, failures: [String]) {
-    let file: VaultVectorFile
-    do {
-      file = try JSONDecoder().decode(VaultVectorFile.self, from: data)
-    } catch {
-      return (0, ["malformed vault vector file: \(error)"])
-    }
-    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(file.files)
-    let failures = VectorChecker.checkFileCases(
-      file.tests, in: directory, id: \.id, file: \.file, expect: \.expect
+/// `Vectors/vault-v1.json`: vault files, device-only files and sync
+/// bundles, opened with `VaultFileReader` (nothing written, nothing
+/// unlocked). `success` only when every key and item matches `expected`.
+enum VaultVectorChecker: VectorChecker {
+  static let formats = ["vault"]
+
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    let file = try JSONDecoder().decode(VaultVectorFile.self, from: data)
+    let directory = VectorVerdict.directory(file.files, besideFileAt: path)
+    VectorVerdict.checkFileCases(
+      file.tests, in: directory, into: &report, id: \.id, file: \.file, expect: \.expect
     ) { test, bytes in
       var deviceBytes: [UInt8]?
       if let deviceFile = test.deviceFile {
         guard let read = FileManager.default.contents(atPath: directory.appendingPathComponent(deviceFile).path) else {
-          return .failure(.init(message: "cannot read \(deviceFile)"))
+          throw VectorVerdict.FileCaseFailure(description: "cannot read \(deviceFile)")
         }
         deviceBytes = [UInt8](read)
       }
-      return .success(outcome(of: test, bytes: bytes, deviceBytes: deviceBytes, expected: file.expected))
+      return outcome(of: test, bytes: bytes, deviceBytes: deviceBytes, expected: file.expected)
     }
-    return (file.tests.count, failures)
   }
 
   /// Opens one case and names its outcome from the closed set; `success`
@@ -121,7 +115,8 @@ enum VaultVectorCheck {
     let keyring = contents.noteKeyring
     guard keyring.primaryID.hex == expected.primaryKeyID,
       keyring.keys.map(\.id.hex) == expected.noteKeys.map(\.id),
-      keyring.keys.map({ key in key.key.withUnsafeBytes { hex(Array($0)) } }) == expected.noteKeys.map(\.key)
+      keyring.keys.map({ key in key.key.withUnsafeBytes { VectorVerdict.hex(Array($0)) } })
+        == expected.noteKeys.map(\.key)
     else { return "mismatch: note keys" }
     guard contents.items.map(\.attributes.name) == names else { return "mismatch: item names" }
     for item in contents.items {
@@ -136,7 +131,4 @@ enum VaultVectorCheck {
     return "success"
   }
 
-  private static func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { String(format: "%02x", $0) }.joined()
-  }
 }
