@@ -154,9 +154,13 @@ enum Terminal {
     return first
   }
 
+  /// Echo goes off before the prompt is shown, so nothing typed after the
+  /// prompt appears is flushed by the switch (or echoed).
   private static func askOnce(_ terminal: ControllingTerminal, prompt: String) throws -> SecureBytes {
-    try systemCall { try terminal.descriptor.write(Array(prompt.utf8)) }
-    return try terminal.withEchoOff { try readLine(fd: terminal.descriptor.rawValue, path: "/dev/tty") }
+    try terminal.withEchoOff {
+      try systemCall { try terminal.descriptor.write(Array(prompt.utf8)) }
+      return try readLine(fd: terminal.descriptor.rawValue, path: "/dev/tty")
+    }
   }
 }
 
