@@ -8,7 +8,8 @@ DEBIAN_PACKAGES := libssl-dev libsodium-dev libsqlite3-dev sqlite3 pkg-config
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test app-test lint format demo vectors bench interop fuzz install clean
+.PHONY: all deps backup-tools build release test app-test app-bench lint format demo vectors bench interop fuzz \
+  fuzz-smoke crashtest crashtest-quick strace install clean
 
 all: build
 
@@ -34,13 +35,18 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps backup-tools lint
+test: deps backup-tools strace lint
 	$(SWIFT) test
-	$(MAKE) app-test
+	$(MAKE) app-test fuzz-smoke crashtest-quick
 
 # The Tasker app (Apps/Tasker), a separate package that links TaskKey by path.
-app-test: deps
+app-test: deps strace
 	cd Apps/Tasker && $(SWIFT) build --build-tests && $(SWIFT) test
+
+# Tasker at scale (10^5 tasks with 1 KiB notes, a 1 GiB attachment), each
+# figure next to its floor in the same run (release build).
+app-bench: deps
+	cd Apps/Tasker && $(SWIFT) build -c release && .build/release/tasker-bench
 
 LINTED := Sources Tests Package.swift Apps/Tasker/Sources Apps/Tasker/Tests Apps/Tasker/Package.swift
 
@@ -82,3 +88,21 @@ interop: build
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# Every harness built and run for a few seconds, so none can rot (in make test).
+fuzz-smoke: deps
+	bash scripts/fuzz.sh 4
+
+# strace from Debian, for the crash-and-fault harness.
+strace:
+	@command -v strace >/dev/null 2>&1 || { echo "make: installing strace with apt-get"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq strace; }
+
+# The crash-and-fault harness (SECURITY.md, "Crashes, faults and full
+# disks"): every write command killed or failed at each of its file-system
+# calls. crashtest-quick (in make test) takes every 7th call.
+crashtest: strace release
+	python3 scripts/crashtest.py "$$($(SWIFT) build -c release --show-bin-path)/taskkey" --json .build/crashtest.json
+
+crashtest-quick: strace build
+	python3 scripts/crashtest.py "$$($(SWIFT) build --show-bin-path)/taskkey" --quick

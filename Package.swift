@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "TaskVault", targets: ["TaskVault"]),
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .library(name: "BackupRules", targets: ["BackupRules"]),
+    .library(name: "TaskAttachments", targets: ["TaskAttachments"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -50,12 +51,16 @@ let package = Package(
       dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "TaskSystem"]
     ),
     .target(
+      name: "TaskAttachments",
+      dependencies: ["TaskCrypto", "TaskSystem"]
+    ),
+    .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskSystem"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem"]
     ),
     .executableTarget(
       name: "taskkey",
-      dependencies: ["TaskKeyCLI"]
+      dependencies: ["TaskKeyCLI", "TaskSystem"]
     ),
 
     // The benchmark: TaskKey against raw OpenSSL (in C) in the same run.
@@ -82,6 +87,10 @@ let package = Package(
     .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskAttachmentsTests",
+      dependencies: ["TaskAttachments", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskVaultTests",

@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .library(name: "TaskerCore", targets: ["TaskerCore"]),
     .executable(name: "tasker", targets: ["tasker"]),
+    .executable(name: "tasker-bench", targets: ["tasker-bench"]),
   ],
   dependencies: [
     .package(name: "TaskKey", path: "../..")
@@ -39,6 +40,15 @@ let package = Package(
       name: "tasker",
       dependencies: ["TaskerCLI"]
     ),
+    // Tasker at scale against SQLite and process-start floors: `make app-bench`.
+    .executableTarget(
+      name: "tasker-bench",
+      dependencies: [
+        "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
 
     // Helpers shared by the test targets: temporary homes, running the binaries.
     .target(
@@ -59,6 +69,8 @@ let package = Package(
       dependencies: [
         "TaskerTestSupport", "tasker",
         .product(name: "taskkey", package: "TaskKey"),
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
       ]
     ),
   ]

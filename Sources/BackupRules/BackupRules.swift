@@ -28,16 +28,27 @@ public enum BackupRules {
   ///   the vault's read errors.
   @discardableResult
   public static func backup(_ vault: Vault, to path: String, now: Date = Date()) throws -> BackupSummary {
-    let snapshot = try vaultCall { try vault.snapshotForBackup() }
-    let bytes = BackupFile.encode(snapshot, created: Int64(now.timeIntervalSince1970))
+    let made = try backup(vault, now: now)
     do {
-      try PosixFileSystem().createNew(path, contents: bytes)
+      try PosixFileSystem().createNew(path, contents: made.bytes)
     } catch let error as SystemError where error.isAlreadyExisting {
       throw BackupError.outputExists(path: path)
     } catch let error as SystemError {
       throw BackupError.system(error)
     }
-    return BackupSummary(snapshot, created: Int64(now.timeIntervalSince1970))
+    return made.summary
+  }
+
+  /// Makes a backup of an unlocked vault in memory, for a caller that
+  /// writes it elsewhere (`backup create --out -` writes it to standard
+  /// output).
+  ///
+  /// - Returns: the backup file's bytes and what went in.
+  /// - Throws: `BackupError.vault(.locked)` and the vault's read errors.
+  public static func backup(_ vault: Vault, now: Date = Date()) throws -> (bytes: [UInt8], summary: BackupSummary) {
+    let snapshot = try vaultCall { try vault.snapshotForBackup() }
+    let created = Int64(now.timeIntervalSince1970)
+    return (BackupFile.encode(snapshot, created: created), BackupSummary(snapshot, created: created))
   }
 
   /// Opens a backup file's bytes with the passphrase and checks every
@@ -69,6 +80,17 @@ public enum BackupRules {
     from path: String, into directory: String, passphrase: SecureBytes, force: Bool = false, now: Date = Date()
   ) throws -> RestoreReport {
     let bytes = try readFile(path, limit: maximumBackupByteCount)
+    return try restore(bytes, named: path, into: directory, passphrase: passphrase, force: force, now: now)
+  }
+
+  /// Restores a backup held in memory (`backup restore -` reads it from
+  /// standard input), exactly as `restore(from:into:passphrase:force:now:)`.
+  ///
+  /// - Parameter path: how errors name the backup.
+  public static func restore(
+    _ bytes: [UInt8], named path: String, into directory: String, passphrase: SecureBytes, force: Bool = false,
+    now: Date = Date()
+  ) throws -> RestoreReport {
     let opened = try BackupFile.open(bytes, passphrase: passphrase, path: path)
     var movedAside: String?
     if try !isEmptyOrMissing(directory) {

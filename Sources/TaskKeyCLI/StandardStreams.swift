@@ -92,3 +92,10 @@ func createNewFile(_ path: String, contents: UnsafeRawBufferPointer) throws {
     throw CLIError(error)
   }
 }
+
+/// Refuses to write binary data to a terminal.
+func refuseBinaryOnTerminal(_ what: String) throws {
+  guard !FileDescriptor.standardOutput.isTerminal else {
+    throw CLIError.usage(message: "refusing to write \(what) to a terminal", usage: "use --out F or redirect stdout")
+  }
+}

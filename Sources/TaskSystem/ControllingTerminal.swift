@@ -16,14 +16,28 @@ public final class ControllingTerminal {
 
   deinit { Glibc.close(descriptor.rawValue) }
 
-  /// Runs `body` with echo off (newlines still echoed). If SIGINT, SIGTERM,
-  /// SIGHUP or SIGQUIT arrives meanwhile, the terminal is restored before
-  /// the process dies of the signal, so it is never left silent.
+  /// Runs `body` with the terminal's echo off; see
+  /// `FileDescriptor.withEchoOff(_:)`.
   ///
   /// - Returns: what `body` returns.
   /// - Throws: what `body` throws; the terminal is restored either way.
   public func withEchoOff<Result>(_ body: () throws -> Result) rethrows -> Result {
-    let fd = descriptor.rawValue
+    try descriptor.withEchoOff(body)
+  }
+}
+
+extension FileDescriptor {
+  /// Runs `body` with echo off on this descriptor's terminal (newlines
+  /// still echoed); when it is not a terminal, just runs `body`. Pending
+  /// input typed before the switch is discarded (TCSAFLUSH), so switch
+  /// before showing a prompt. If SIGINT, SIGTERM, SIGHUP or SIGQUIT
+  /// arrives meanwhile, the terminal is restored before the process dies
+  /// of the signal, so it is never left silent.
+  ///
+  /// - Returns: what `body` returns.
+  /// - Throws: what `body` throws; the terminal is restored either way.
+  public func withEchoOff<Result>(_ body: () throws -> Result) rethrows -> Result {
+    let fd = rawValue
     var saved = termios()
     guard tcgetattr(fd, &saved) == 0 else { return try body() }
     let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]

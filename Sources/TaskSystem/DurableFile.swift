@@ -107,10 +107,14 @@ extension FileSystem {
     try contents.withUnsafeBytes { try createNew(path, contents: $0) }
   }
 
-  /// The directory that holds `path`: everything before the last `/`
-  /// (`/` for a file at the root, `.` for a bare name).
+  /// The directory that holds `path`, as dirname(1) says: "." for a name
+  /// without a slash, "/" for a file in the root; trailing slashes ignored.
   static func directory(of path: String) -> String {
-    guard let slash = path.lastIndex(of: "/") else { return "." }
-    return slash == path.startIndex ? "/" : String(path[..<slash])
+    var bytes = Array(path.utf8)
+    while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+    guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+    var end = slash
+    while end > 0 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+    return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
   }
 }

@@ -85,6 +85,7 @@ struct PassphraseSource {
 
   init(parsing arguments: inout Arguments, prefix: String = "") throws {
     file = try arguments.option("--\(prefix)passphrase-file")
+    if let file { try refuseStandardStream(file, option: "--\(prefix)passphrase-file", arguments) }
     if let text = try arguments.option("--\(prefix)passphrase-fd") {
       guard let number = Int32(text), number >= 0 else {
         throw arguments.usageError("--\(prefix)passphrase-fd takes a file descriptor number")
@@ -109,8 +110,8 @@ let passphraseLimit = VaultLimits.maximumPassphraseByteCount
 
 /// Reads up to a newline (not included) or end of file from `fd` into
 /// locked memory, one byte at a time so nothing after the line is taken.
-func readLine(fd: Int32, path: String) throws -> SecureBytes {
-  let buffer = try cryptoCall { try SecureBytes(zeroedCount: passphraseLimit + 1) }
+func readLine(fd: Int32, path: String, limit: Int = passphraseLimit) throws -> SecureBytes {
+  let buffer = try cryptoCall { try SecureBytes(zeroedCount: limit + 1) }
   var length = 0
   try buffer.withUnsafeMutableBytes { out in
     while true {
@@ -119,7 +120,10 @@ func readLine(fd: Int32, path: String) throws -> SecureBytes {
         try withUnsafeMutableBytes(of: &byte) { try FileDescriptor(fd, name: path).readSome(into: $0) }
       }
       if count == 0 || byte == UInt8(ascii: "\n") { break }
-      guard length < passphraseLimit else { throw CLIError.vault(.passphraseTooLong(limit: passphraseLimit)) }
+      guard length < limit else {
+        if limit == passphraseLimit { throw CLIError.vault(.passphraseTooLong(limit: limit)) }
+        throw CLIError.inputTooLarge(limit: limit)
+      }
       out[length] = byte
       length += 1
       byte = 0
@@ -154,12 +158,27 @@ enum Terminal {
     return first
   }
 
+  private static func askOnce(_ terminal: ControllingTerminal, prompt: String) throws -> SecureBytes {
+    try readQuietly(terminal.descriptor, prompt: prompt, promptTo: terminal.descriptor, limit: passphraseLimit)
+  }
+
+  /// Reads a secret typed or pasted on standard input when it is a
+  /// terminal: the prompt goes to standard error, echo is off while the
+  /// line is read, and one line is taken (the newline is not part of it).
+  static func askOnStandardInput(prompt: String, limit: Int) throws -> SecureBytes {
+    try readQuietly(.standardInput, prompt: prompt, promptTo: .standardError, limit: limit)
+  }
+
+  /// Reads one line from the terminal `input` with echo off, restoring the
+  /// terminal afterwards, also when a signal ends the process meanwhile.
   /// Echo goes off before the prompt is shown, so nothing typed after the
   /// prompt appears is flushed by the switch (or echoed).
-  private static func askOnce(_ terminal: ControllingTerminal, prompt: String) throws -> SecureBytes {
-    try terminal.withEchoOff {
-      try systemCall { try terminal.descriptor.write(Array(prompt.utf8)) }
-      return try readLine(fd: terminal.descriptor.rawValue, path: "/dev/tty")
+  private static func readQuietly(
+    _ input: FileDescriptor, prompt: String, promptTo output: FileDescriptor, limit: Int
+  ) throws -> SecureBytes {
+    try input.withEchoOff {
+      try systemCall { try output.write(Array(prompt.utf8)) }
+      return try readLine(fd: input.rawValue, path: input.name, limit: limit)
     }
   }
 }

@@ -80,7 +80,8 @@ enum VectorCheck {
   static let checkers: [any VectorChecker.Type] = [
     AESGCMVectorChecker.self, Argon2idVectorChecker.self, SealedValueVectorChecker.self,
     VaultVectorChecker.self, BackupVectorChecker.self, AssistantKeyVectorChecker.self,
-    WycheproofAEADVectorChecker.self, WycheproofMACVectorChecker.self,
+    KeyFileVectorChecker.self, WycheproofAEADVectorChecker.self, WycheproofMACVectorChecker.self,
+    AttachmentVectorChecker.self, CobblestoneVectorChecker.self,
   ]
 
   /// Every format name this build checks.

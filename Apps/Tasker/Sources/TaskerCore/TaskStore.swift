@@ -77,6 +77,21 @@ public final class TaskStore {
     try setSetting("body-encryption", on ? "on" : "off")
   }
 
+  /// Whether new attachment files are sealed (off by default).
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func attachmentEncryption() throws -> Bool {
+    try setting("attachment-encryption") == "on"
+  }
+
+  /// Turns sealing of new attachment files on or off; files already stored
+  /// stay as they are.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func setAttachmentEncryption(_ on: Bool) throws {
+    try setSetting("attachment-encryption", on ? "on" : "off")
+  }
+
   func setting(_ name: String) throws -> String? {
     try connection.prepare("SELECT value FROM settings WHERE name = ?").first([.text(name)]) { $0.text(0) }
   }
@@ -114,27 +129,47 @@ public final class TaskStore {
   ///   the key source's errors (nothing written), `.database`.
   @discardableResult
   public func addTask(_ draft: TaskDraft) throws -> TaskRecord {
-    try Self.check(title: draft.title)
-    try Self.check(estimate: draft.estimateMinutes)
-    try prepareToSeal(draft.notes)
+    try task(id: try addTasks([draft])[0])
+  }
+
+  /// Adds many tasks in one transaction (an import): all or none.
+  ///
+  /// - Returns: the new ids, in order.
+  /// - Throws: as `addTask(_:)`; on any error no task was added.
+  @discardableResult
+  public func addTasks(_ drafts: [TaskDraft]) throws -> [Int64] {
+    for draft in drafts {
+      try Self.check(title: draft.title)
+      try Self.check(estimate: draft.estimateMinutes)
+    }
+    let sealing = try bodyEncryption()
+    if sealing && drafts.contains(where: { !$0.notes.isEmpty }) { _ = try sealer.keyring() }
     let created = Self.now()
-    let id = try connection.transaction { () -> Int64 in
-      try connection.prepare(
+    return try connection.transaction { () -> [Int64] in
+      let insert = try connection.prepare(
         """
         INSERT INTO tasks (title, due, estimate_minutes, priority, energy, created_at, contexts)
         VALUES (?, ?, ?, ?, ?, ?, ?)
-        """
-      ).run([
-        .text(draft.title), draft.due.map { .text($0.description) } ?? .null,
-        draft.estimateMinutes.map { .integer(Int64($0)) } ?? .null, .integer(Int64(draft.priority.rawValue)),
-        draft.energy.map { .integer(Int64($0.rawValue)) } ?? .null, .integer(created), .text(draft.contexts),
-      ])
-      let id = connection.lastInsertedRowID
-      let notes = try storedBody(draft.notes, context: BodyContext.notes(ofTask: id))
-      try connection.prepare("UPDATE tasks SET notes = ? WHERE id = ?").run([.text(notes), .integer(id)])
-      return id
+        """)
+      let setNotes = try connection.prepare("UPDATE tasks SET notes = ? WHERE id = ?")
+      var ids = [Int64]()
+      ids.reserveCapacity(drafts.count)
+      for draft in drafts {
+        try insert.run([
+          .text(draft.title), draft.due.map { .text($0.description) } ?? .null,
+          draft.estimateMinutes.map { .integer(Int64($0)) } ?? .null, .integer(Int64(draft.priority.rawValue)),
+          draft.energy.map { .integer(Int64($0.rawValue)) } ?? .null, .integer(created), .text(draft.contexts),
+        ])
+        let id = connection.lastInsertedRowID
+        if !draft.notes.isEmpty {
+          let context = BodyContext.notes(ofTask: id)
+          let notes = sealing ? try sealer.seal(draft.notes, context: context) : draft.notes
+          try setNotes.run([.text(notes), .integer(id)])
+        }
+        ids.append(id)
+      }
+      return ids
     }
-    return try task(id: id)
   }
 
   /// Tasks without their notes, by status; open tasks by due day (undated
@@ -261,15 +296,18 @@ public final class TaskStore {
     }
   }
 
-  /// Deletes a task and its attachment rows (their files are removed by
-  /// the attachment store).
+  /// Deletes a task with its notes and its attachments (rows, then files).
   ///
   /// - Throws: `TaskerError.notFound`, `.database`.
   public func deleteTask(id: Int64) throws {
-    try connection.transaction {
+    let files = try connection.transaction { () -> [String] in
       try requireTask(id)
+      let files = try attachmentFiles(ofTask: id)
       try connection.prepare("DELETE FROM tasks WHERE id = ?").run([.integer(id)])
+      return files
     }
+    // After the commit: a crash in between leaves unreferenced files, never a row without its file.
+    for file in files { AttachmentFile.remove(attachmentsDirectory + "/" + file) }
   }
 
   func requireTask(_ id: Int64) throws {
