@@ -57,6 +57,8 @@ enum Schema {
       due IS NULL, due, id, status, title, estimate_minutes, priority, energy, contexts
     );
     """,
+    // Version 3: the assistant gate's receipts and approval queue (GateLedger.swift).
+    TaskStore.gateLedgerMigration,
   ]
 
   /// The version this build writes.

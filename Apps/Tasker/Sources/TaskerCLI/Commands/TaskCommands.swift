@@ -129,15 +129,6 @@ struct DoneCommand: TaskStateCommand {
   func apply(_ store: TaskStore) throws { try store.completeTask(id: id) }
 }
 
-/// `tasker undo ID`.
-struct UndoCommand: TaskStateCommand {
-  static let name = "undo"
-  static let abstract = "Mark a done task open again."
-  static let verb = "Reopened"
-  let id: Int64
-  func apply(_ store: TaskStore) throws { try store.reopenTask(id: id) }
-}
-
 /// `tasker delete ID`.
 struct DeleteCommand: TaskStateCommand {
   static let name = "delete"
