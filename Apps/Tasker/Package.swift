@@ -59,6 +59,8 @@ let package = Package(
       dependencies: [
         "TaskerTestSupport", "tasker",
         .product(name: "taskkey", package: "TaskKey"),
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
       ]
     ),
   ]

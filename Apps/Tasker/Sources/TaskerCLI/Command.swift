@@ -95,7 +95,7 @@ final class OutputStream {
     }
   }
 
-  /// Encodes `value` as one JSON document (sorted keys) on standard output.
+  /// Encodes `value` as one line of JSON (sorted keys) on standard output.
   func json<Value: Encodable>(_ value: Value) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -12,7 +12,8 @@ public enum TaskerMain {
 
   static let commands: [any Command.Type] = [
     AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
-    DoneCommand.self, UndoCommand.self, DeleteCommand.self, PageCommand.self,
+    DoneCommand.self, UndoCommand.self, DeleteCommand.self, PageCommand.self, PlanContextCommand.self,
+    AttachCommand.self, EncryptCommand.self, RewrapCommand.self, KeysCommand.self, SettingsCommand.self,
   ]
 
   static var help: String {
@@ -103,15 +104,19 @@ public enum TaskerMain {
   static func readStandardInput(limit: Int) throws -> [UInt8] {
     var bytes = [UInt8]()
     while true {
-      let chunk: Data
-      do {
-        chunk = try FileHandle.standardInput.read(upToCount: 1 << 16) ?? Data()
-      } catch {
-        throw CLIError.cannotRead(path: "standard input", reason: error.localizedDescription)
-      }
+      let chunk = try readStandardInputChunk()
       if chunk.isEmpty { return bytes }
       bytes.append(contentsOf: chunk)
       guard bytes.count <= limit else { throw CLIError.inputTooLarge(limit: limit) }
+    }
+  }
+
+  /// The next bytes of standard input, at most 1 MiB; empty at the end.
+  static func readStandardInputChunk() throws -> [UInt8] {
+    do {
+      return [UInt8](try FileHandle.standardInput.read(upToCount: 1 << 20) ?? Data())
+    } catch {
+      throw CLIError.cannotRead(path: "standard input", reason: error.localizedDescription)
     }
   }
 }

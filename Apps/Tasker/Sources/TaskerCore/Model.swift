@@ -264,18 +264,33 @@ public protocol NamedLevel: Codable, CaseIterable {
 
 extension NamedLevel {
   /// Encodes the word.
-  public func encode(to encoder: Encoder) throws {
+  func encodeName(to encoder: Encoder) throws {
     var container = encoder.singleValueContainer()
     try container.encode(name)
   }
 
   /// Decodes the word.
-  ///
-  /// - Throws: `DecodingError`, `TaskerError.invalidValue`.
-  public init(from decoder: Decoder) throws {
-    try self.init(parsing: try decoder.singleValueContainer().decode(String.self))
+  static func decodeName(from decoder: Decoder) throws -> Self {
+    try Self(parsing: try decoder.singleValueContainer().decode(String.self))
   }
 }
 
-extension Priority: NamedLevel {}
-extension Energy: NamedLevel {}
+extension Priority: NamedLevel {
+  /// Encodes the word (`"high"`).
+  public func encode(to encoder: Encoder) throws { try encodeName(to: encoder) }
+
+  /// Decodes the word.
+  ///
+  /// - Throws: `DecodingError`, `TaskerError.invalidValue`.
+  public init(from decoder: Decoder) throws { self = try Self.decodeName(from: decoder) }
+}
+
+extension Energy: NamedLevel {
+  /// Encodes the word (`"low"`).
+  public func encode(to encoder: Encoder) throws { try encodeName(to: encoder) }
+
+  /// Decodes the word.
+  ///
+  /// - Throws: `DecodingError`, `TaskerError.invalidValue`.
+  public init(from decoder: Decoder) throws { self = try Self.decodeName(from: decoder) }
+}

@@ -77,6 +77,21 @@ public final class TaskStore {
     try setSetting("body-encryption", on ? "on" : "off")
   }
 
+  /// Whether new attachment files are sealed (off by default).
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func attachmentEncryption() throws -> Bool {
+    try setting("attachment-encryption") == "on"
+  }
+
+  /// Turns sealing of new attachment files on or off; files already stored
+  /// stay as they are.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func setAttachmentEncryption(_ on: Bool) throws {
+    try setSetting("attachment-encryption", on ? "on" : "off")
+  }
+
   func setting(_ name: String) throws -> String? {
     try connection.prepare("SELECT value FROM settings WHERE name = ?").first([.text(name)]) { $0.text(0) }
   }
@@ -261,15 +276,18 @@ public final class TaskStore {
     }
   }
 
-  /// Deletes a task and its attachment rows (their files are removed by
-  /// the attachment store).
+  /// Deletes a task with its notes and its attachments (rows, then files).
   ///
   /// - Throws: `TaskerError.notFound`, `.database`.
   public func deleteTask(id: Int64) throws {
-    try connection.transaction {
+    let files = try connection.transaction { () -> [String] in
       try requireTask(id)
+      let files = try attachmentFiles(ofTask: id)
       try connection.prepare("DELETE FROM tasks WHERE id = ?").run([.integer(id)])
+      return files
     }
+    // After the commit: a crash in between leaves unreferenced files, never a row without its file.
+    for file in files { AttachmentFile.remove(attachmentsDirectory + "/" + file) }
   }
 
   func requireTask(_ id: Int64) throws {

@@ -1,75 +1,77 @@
 import Foundation
 import TaskCrypto
 import TaskerTestSupport
-import XCTest
+import Testing
 
 @testable import TaskerCore
 
-final class SchemaTests: XCTestCase {
-  func testConnectionSettingsAndVersion() throws {
+@Suite struct SchemaTests {
+  @Test func connectionSettingsAndVersion() throws {
     let directory = try TemporaryDirectory()
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
     let pragma = { (name: String) in try store.connection.prepare("PRAGMA \(name)").first { $0.text(0) } }
-    XCTAssertEqual(try pragma("journal_mode"), "wal")
-    XCTAssertEqual(try pragma("foreign_keys"), "1")
-    XCTAssertEqual(try pragma("user_version"), String(Schema.current))
-    XCTAssertEqual(try pragma("busy_timeout"), "5000")
+    #expect(try pragma("journal_mode") == "wal")
+    #expect(try pragma("foreign_keys") == "1")
+    #expect(try pragma("user_version") == String(Schema.current))
+    #expect(try pragma("busy_timeout") == "5000")
     let mode = try FileManager.default.attributesOfItem(atPath: directory.path("t.db"))[.posixPermissions] as? Int
-    XCTAssertEqual(mode, 0o600)
+    #expect(mode == 0o600)
   }
 
-  func testForeignKeysAreEnforced() throws {
+  @Test func foreignKeysAreEnforced() throws {
     let directory = try TemporaryDirectory()
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
-    XCTAssertThrowsError(
+    let error = #expect(throws: TaskerError.self) {
       try store.connection.prepare(
         "INSERT INTO attachments (task_id, name, byte_count, media_type, file, created_at) VALUES (42, 'a', 0, 't', 'f', 0)"
       ).run()
-    ) { error in
-      guard case .database(_, let code, _) = error as? TaskerError else { return XCTFail("\(error)") }
-      XCTAssertEqual(code, 787, "SQLITE_CONSTRAINT_FOREIGNKEY")
     }
+    guard case .database(_, let code, _) = error else {
+      Issue.record("\(String(describing: error))")
+      return
+    }
+    #expect(code == 787, "SQLITE_CONSTRAINT_FOREIGNKEY")
   }
 
-  func testMigrationIsIdempotentAndANewerDatabaseIsRefusedUntouched() throws {
+  @Test func migrationIsIdempotentAndANewerDatabaseIsRefusedUntouched() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("t.db")
     try TaskStore(databasePath: path, keys: try Keyring.generate()).addTask(TaskDraft(title: "kept"))
-    XCTAssertEqual(try TaskStore(databasePath: path, keys: try Keyring.generate()).tasks().map(\.title), ["kept"])
+    #expect(try TaskStore(databasePath: path, keys: try Keyring.generate()).tasks().map(\.title) == ["kept"])
 
     let connection = try Connection(path: path, create: false)
     try connection.execute("PRAGMA user_version = \(Schema.current + 1)")
     let before = try Data(contentsOf: URL(fileURLWithPath: path))
-    XCTAssertThrowsError(try TaskStore(databasePath: path, keys: try Keyring.generate())) {
-      XCTAssertEqual(
-        $0 as? TaskerError, .databaseTooNew(path: path, version: Schema.current + 1, supported: Schema.current))
+    #expect(throws: TaskerError.databaseTooNew(path: path, version: Schema.current + 1, supported: Schema.current)) {
+      try TaskStore(databasePath: path, keys: try Keyring.generate())
     }
-    XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
   }
 
-  func testMissingDatabaseAndNonDatabaseFilesAreTypedErrors() throws {
+  @Test func missingDatabaseAndNonDatabaseFilesAreTypedErrors() throws {
     let directory = try TemporaryDirectory()
     let missing = directory.path("missing.db")
-    XCTAssertThrowsError(try TaskStore(databasePath: missing, keys: try Keyring.generate(), create: false)) {
-      XCTAssertEqual($0 as? TaskerError, .databaseNotFound(path: missing))
+    #expect(throws: TaskerError.databaseNotFound(path: missing)) {
+      try TaskStore(databasePath: missing, keys: try Keyring.generate(), create: false)
     }
-    XCTAssertFalse(FileManager.default.fileExists(atPath: missing))
+    #expect(!(FileManager.default.fileExists(atPath: missing)))
     let junk = directory.path("junk.db")
     FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 4096))
-    XCTAssertThrowsError(try TaskStore(databasePath: junk, keys: try Keyring.generate())) {
-      XCTAssertEqual($0 as? TaskerError, .notADatabase(path: junk))
+    #expect(throws: TaskerError.notADatabase(path: junk)) {
+      try TaskStore(databasePath: junk, keys: try Keyring.generate())
     }
   }
 
-  func testAFailedChangeRollsBackWhole() throws {
+  @Test func aFailedChangeRollsBackWhole() throws {
     let directory = try TemporaryDirectory()
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
-    struct Stop: Error {}
-    XCTAssertThrowsError(
+    struct Stop: Error, Equatable {}
+    #expect(throws: (any Error).self) {
       try store.connection.transaction {
         try store.connection.prepare("INSERT INTO tasks (title, created_at) VALUES ('x', 0)").run()
         throw Stop()
-      })
-    XCTAssertEqual(try store.tasks(.all).count, 0)
+      }
+    }
+    #expect(try store.tasks(.all).count == 0)
   }
 }

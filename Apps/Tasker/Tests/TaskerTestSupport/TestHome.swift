@@ -106,3 +106,37 @@ public final class TestDevice: @unchecked Sendable {
     try Binary(path: Binary.which("sqlite3")).run(["-batch", home.databasePath, sql])
   }
 }
+
+extension TestDevice {
+  /// Creates the database with encryption off (through `tasker`) and
+  /// inserts `count` tasks with distinct plain notes of about `noteBytes`
+  /// bytes, in one statement through the `sqlite3` shell, as an older
+  /// Tasker would have left them.
+  public func fillPlain(count: Int, noteBytes: Int = 48) throws {
+    let made = try tasker(["settings", "set", "encryption", "off"])
+    guard made.status == 0 else { throw SetupFailure("tasker settings: \(made.stderr)") }
+    let padding = max(0, noteBytes - 40) / 2
+    let filled = try sqlite(
+      """
+      WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count))
+      INSERT INTO tasks (title, notes, created_at)
+      SELECT 'task ' || i, 'note ' || i || ' ' || hex(randomblob(16)) || hex(zeroblob(\(padding))), 0 FROM n;
+      """)
+    guard filled.status == 0 else { throw SetupFailure("sqlite3: \(filled.stderr)") }
+  }
+
+  /// Every task's stored notes by id, read with the `sqlite3` shell.
+  public func storedNotes() throws -> [Int64: String] {
+    let result = try Binary(path: Binary.which("sqlite3")).run(
+      ["-json", home.databasePath, "SELECT id, notes FROM tasks ORDER BY id"])
+    guard result.status == 0 else { throw SetupFailure("sqlite3: \(result.stderr)") }
+    guard !result.stdout.isEmpty else { return [:] }
+    let rows = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [[String: Any]] ?? []
+    var notes = [Int64: String]()
+    for row in rows {
+      guard let id = row["id"] as? Int, let text = row["notes"] as? String else { throw SetupFailure("bad row \(row)") }
+      notes[Int64(id)] = text
+    }
+    return notes
+  }
+}

@@ -84,12 +84,19 @@ final class Statement {
   /// Binds `values` and maps every row through `row`.
   ///
   /// - Throws: `TaskerError.database`, or what `row` throws.
-  func rows<Row>(_ values: [SQLValue] = [], _ row: (Statement) throws -> Row) throws -> [Row] {
+  func rows<Row>(_ values: [SQLValue], _ row: (Statement) throws -> Row) throws -> [Row] {
     try bind(values)
     defer { sqlite3_reset(handle) }
     var result = [Row]()
     while try step() { result.append(try row(self)) }
     return result
+  }
+
+  /// Maps every row of a statement without parameters through `row`.
+  ///
+  /// - Throws: `TaskerError.database`, or what `row` throws.
+  func rows<Row>(_ row: (Statement) throws -> Row) throws -> [Row] {
+    try rows([], row)
   }
 
   /// The first row mapped through `row`, or nil when there is none.
