@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "TaskVault", targets: ["TaskVault"]),
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .library(name: "BackupRules", targets: ["BackupRules"]),
+    .library(name: "TaskAttachments", targets: ["TaskAttachments"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -44,8 +45,12 @@ let package = Package(
       dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys"]
     ),
     .target(
+      name: "TaskAttachments",
+      dependencies: ["TaskCrypto"]
+    ),
+    .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments"]
     ),
     .executableTarget(
       name: "taskkey",
@@ -72,6 +77,10 @@ let package = Package(
     .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskAttachmentsTests",
+      dependencies: ["TaskAttachments", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskVaultTests",

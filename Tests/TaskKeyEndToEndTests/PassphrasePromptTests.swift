@@ -7,40 +7,12 @@ import Testing
 /// Ctrl-D refused with nothing written, prompts on the terminal only.
 @Suite("Passphrase prompt on a terminal")
 struct PassphrasePromptTests {
-  static let driver = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("scripts/pty-drive.py").path
-
-  struct Outcome {
-    var status: Int
-    var terminal: String
-    var stdout: String
-    var stderr: String
-  }
+  typealias Outcome = TerminalDriver.Outcome
 
   func drive(_ arguments: [String], home: TemporaryDirectory, steps: [(expect: String, send: String)]) throws
     -> Outcome
   {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments =
-      ["python3", Self.driver, home.path("out"), home.path("err"), "--", TaskKeyBinary.url.path] + arguments
-    process.environment = ["TASKKEY_HOME": home.path("keys"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    let script = try JSONSerialization.data(withJSONObject: steps.map { ["expect": $0.expect, "send": $0.send] })
-    try input.fileHandleForWriting.write(contentsOf: script)
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-    return Outcome(
-      status: try #require(object["status"] as? Int), terminal: try #require(object["terminal"] as? String),
-      stdout: (try? String(contentsOfFile: home.path("out"), encoding: .utf8)) ?? "",
-      stderr: (try? String(contentsOfFile: home.path("err"), encoding: .utf8)) ?? "")
+    try TerminalDriver.drive(arguments, home: home, steps: steps)
   }
 
   func initialise(_ home: TemporaryDirectory, _ first: String, _ second: String) throws -> Outcome {

@@ -24,6 +24,7 @@ struct NoteOptions {
     context = try arguments.option("--context") ?? ""
     exact = try arguments.flag("--exact")
     keyFile = try arguments.option("--key-file")
+    if let keyFile { try refuseStandardStream(keyFile, option: "--key-file", arguments) }
     try arguments.finish()
   }
 
@@ -88,7 +89,8 @@ struct OpenCommand: Command {
     // (docs/formats/key-file.md). The vault is consulted only for a sealed
     // value, so plain notes still open while it is locked.
     let fileKeyring = note.keyFile == nil ? nil : try note.keyring(streams)
-    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
+    // One more byte than the longest value: the newline seal writes after it.
+    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount + 1)
     // A sealed value never ends in white space, so its one trailing newline
     // goes even with --exact; a plain value is written back as it came.
     let value = input.last == UInt8(ascii: "\n") ? Array(input.dropLast()) : input
@@ -125,6 +127,7 @@ struct KeygenCommand: Command {
 
   init(parsing arguments: inout Arguments) throws {
     guard let path = try arguments.option("--out") else { throw arguments.usageError("missing --out F") }
+    try refuseStandardStream(path, option: "--out", arguments)
     self.path = path
     try arguments.finish()
   }
