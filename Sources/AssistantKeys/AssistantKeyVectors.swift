@@ -215,7 +215,6 @@ public enum AssistantKeyVectors {
     case .malformed: return "malformed"
     case .unsupportedVersion: return "unsupported_version"
     case .tooLarge: return "too_large"
-    case .unsafeFile: return "unsafe_file"
     case .unreadable: return "unreadable"
     case .integrityKeyUnavailable: return "integrity_key_unavailable"
     case .rolledBack: return "rolled_back"
