@@ -149,7 +149,7 @@ enum AttachmentBench {
   /// `/usr/bin/time -v`, then times a 4 KiB range read from its middle.
   static func files(size: Int) throws -> Int {
     var missed = 0
-    let directory = NSTemporaryDirectory() + "/taskkey-bench-\(getpid())"
+    let directory = NSTemporaryDirectory() + "/taskkey-bench-\(ProcessInfo.processInfo.processIdentifier)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let plain = directory + "/plain"

@@ -1,7 +1,7 @@
 import Foundation
-import Glibc
 import TaskAttachments
 import TaskCrypto
+import TaskSystem
 
 /// `taskkey attach seal|open|rewrap`: attachment files sealed with C2SP
 /// chunked encryption inside the TaskKey wrapper (docs/formats/attachment.md).
@@ -272,15 +272,15 @@ extension CLIError {
   /// The exit code of each attachment error: the crypto codes for what the
   /// chunked encryption found, 12 for an unknown version, 65 for a
   /// truncated wrapper, a plain file given to rewrap or bad settings, 74
-  /// for an existing destination or a failed call (66 when the input is
-  /// missing).
+  /// for an existing destination, and the CLI's own codes for a file
+  /// operation (66 when the input cannot be opened, 74 for a failed write).
   static func exitCode(for error: AttachmentError) -> ExitCode {
     switch error {
     case .crypto(let crypto): return CLIError.crypto(crypto).exitCode
     case .truncatedWrapper, .notSealed, .malformedSettings: return .dataError
     case .unsupportedVersion: return .unsupportedVersion
     case .destinationExists: return .ioError
-    case .io(let call, _, let code): return call == "open" && code == ENOENT ? .noInput : .ioError
+    case .system(let error): return CLIError(error).exitCode
     }
   }
 }
@@ -297,7 +297,7 @@ final class Progress {
   init(streams: StandardStreams, totalByteCount: UInt64?) {
     self.streams = streams
     self.total = totalByteCount
-    self.enabled = isatty(2) == 1 && (totalByteCount ?? 0) > Self.threshold
+    self.enabled = FileDescriptor.standardError.isTerminal && (totalByteCount ?? 0) > Self.threshold
   }
 
   var report: Attachment.Progress? {
