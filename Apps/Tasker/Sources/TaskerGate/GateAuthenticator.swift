@@ -12,7 +12,19 @@ public final class GateAuthenticator: @unchecked Sendable {
   private let vault: Vault?
   private let vaultError: AssistantKeyError?
   private var registry: AssistantKeyRegistry?
+  private var unlocked: UnlockedState?
   private let mutex = NSLock()
+
+  /// The longest the gate trusts a remembered "unlocked" answer: 1 second.
+  public static let lockStateMaximumAge: UInt64 = 1_000_000_000
+
+  /// The last time the vault's full unlock state was read and found
+  /// unlocked, and the files that state depends on as they were then.
+  private struct UnlockedState {
+    let files: [String]
+    let readAt: UInt64
+    let until: Date?
+  }
 
   /// Prepares to check keys against the vault in `directory`.
   ///
@@ -43,7 +55,7 @@ public final class GateAuthenticator: @unchecked Sendable {
     defer { mutex.unlock() }
     guard let vault else { return .failure(vaultError ?? .vaultLocked) }
     do {
-      guard case .unlocked = try vault.status().lockState else { return .failure(.vaultLocked) }
+      guard try isUnlocked(vault) else { return .failure(.vaultLocked) }
     } catch {
       return .failure(.registryDamaged(.integrityKeyUnavailable(reason: "the vault cannot be read: \(error)")))
     }
@@ -58,6 +70,34 @@ public final class GateAuthenticator: @unchecked Sendable {
     } catch {
       return .failure(.registryDamaged(.integrityKeyUnavailable(reason: "the vault failed: \(error)")))
     }
+  }
+
+  /// Whether the vault is unlocked now. Reading the whole unlock state
+  /// (vault file, session file, session key) costs about a millisecond, so
+  /// the answer "unlocked" is remembered with the identity (inode, size,
+  /// modification time) of `vault.tkv` and `device-only/unlock.session`, and
+  /// read again as soon as either changes (every `lock`, `unlock` and
+  /// passphrase change replaces or removes them), when a timed unlock ends,
+  /// and at least once every `lockStateMaximumAge`. "Locked" is never
+  /// remembered.
+  private func isUnlocked(_ vault: Vault) throws -> Bool {
+    let files = [vault.directory + "/vault.tkv", vault.deviceOnlyDirectory + "/unlock.session"].map(Self.identity)
+    let now = DispatchTime.now().uptimeNanoseconds
+    if let unlocked, unlocked.files == files, now - unlocked.readAt < Self.lockStateMaximumAge,
+      unlocked.until.map({ Date() < $0 }) ?? true
+    {
+      return true
+    }
+    self.unlocked = nil
+    guard case .unlocked(let until) = try vault.status().lockState else { return false }
+    self.unlocked = UnlockedState(files: files, readAt: now, until: until)
+    return true
+  }
+
+  private static func identity(_ path: String) -> String {
+    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return "absent" }
+    let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+    return "\(attributes[.systemFileNumber] ?? 0)/\(attributes[.size] ?? 0)/\(modified)"
   }
 
   /// Whether a key is still valid by its public id (for approvals made
