@@ -105,6 +105,7 @@ clean:
 
 # Performance goals as ratios against raw OpenSSL in the same run (release build).
 bench: deps
+	@command -v /usr/bin/time >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq time; }
 	$(SWIFT) run -c release taskkey-bench
 
 # Independent Python cross-check of Vectors/ and the binary, from SECURITY.md.

@@ -280,6 +280,21 @@ CHECKERS = {
 }
 
 
+def load_script(name):
+    """Loads one of the independent readers beside this script as a module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_")[:-3], os.path.join(ROOT, "scripts", name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Attachments (docs/formats/attachment.md): scripts/attachment-reader.py, and
+# the standard's published Cobblestone vectors through the same reader.
+ATTACHMENTS = load_script("attachment-reader.py")
+CHECKERS[("attachment", 1)] = lambda doc, name: ATTACHMENTS.check_vectors(doc, name, report)
+
+
 def check_vectors():
     unchecked = []
     for directory, _, files in sorted(os.walk(os.path.join(ROOT, "Vectors"))):
@@ -292,6 +307,8 @@ def check_vectors():
                 checker = check_wycheproof
             if doc.get("algorithm") == "HMACSHA256" and "testGroups" in doc:
                 checker = check_wycheproof_mac
+            if doc.get("schema") == "c2sp_chunked_encryption_schema.json":
+                checker = lambda doc, name: ATTACHMENTS.check_cobblestone(doc, name, report)  # noqa: E731
             if checker:
                 checker(doc, name)
             else:
@@ -378,6 +395,7 @@ def main():
                    "Vectors/key-file-v1.json", sys.argv[1])
     check_binary(sys.argv[1])
     check_backup_binary(sys.argv[1])
+    ATTACHMENTS.check_binary(sys.argv[1], report)
     for name in unchecked:
         print(f"not cross-checked (no independent reader here yet): {name}")
     print(f"interop: {passed} passed, {failed} failed")
