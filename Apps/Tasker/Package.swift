@@ -47,6 +47,7 @@ let package = Package(
         "TaskerCore", "CMicroHTTPD",
         .product(name: "AssistantKeys", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
+        .product(name: "TaskSystem", package: "TaskKey"),
       ]
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.

@@ -1,5 +1,6 @@
 import AssistantKeys
 import Foundation
+import TaskSystem
 import TaskVault
 
 /// Checks assistant keys for the gate, failing closed: each check first
@@ -21,7 +22,8 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// The last time the vault's full unlock state was read and found
   /// unlocked, and the files that state depends on as they were then.
   private struct UnlockedState {
-    let files: [String]
+    let paths: [String]
+    let files: [FileIdentity?]
     let readAt: UInt64
     let until: Date?
   }
@@ -74,30 +76,33 @@ public final class GateAuthenticator: @unchecked Sendable {
 
   /// Whether the vault is unlocked now. Reading the whole unlock state
   /// (vault file, session file, session key) costs about a millisecond, so
-  /// the answer "unlocked" is remembered with the identity (inode, size,
-  /// modification time) of `vault.tkv` and `device-only/unlock.session`, and
-  /// read again as soon as either changes (every `lock`, `unlock` and
-  /// passphrase change replaces or removes them), when a timed unlock ends,
-  /// and at least once every `lockStateMaximumAge`. "Locked" is never
-  /// remembered.
+  /// the answer "unlocked" is remembered with the identity (device and
+  /// inode) of `vault.tkv`, `device-only/unlock.session` and the session key
+  /// file in `/dev/shm/taskkey-<uid>/`, and read again as soon as any of them
+  /// changes or goes (every `lock`, `unlock` and passphrase change removes or
+  /// replaces them; none is written in place), when a timed unlock ends, and
+  /// at least once every `lockStateMaximumAge`. "Locked" is never remembered.
   private func isUnlocked(_ vault: Vault) throws -> Bool {
-    let files = [vault.directory + "/vault.tkv", vault.deviceOnlyDirectory + "/unlock.session"].map(Self.identity)
     let now = DispatchTime.now().uptimeNanoseconds
-    if let unlocked, unlocked.files == files, now - unlocked.readAt < Self.lockStateMaximumAge,
+    if let unlocked, unlocked.files == Self.identities(unlocked.paths),
+      now - unlocked.readAt < Self.lockStateMaximumAge,
       unlocked.until.map({ Date() < $0 }) ?? true
     {
       return true
     }
     self.unlocked = nil
-    guard case .unlocked(let until) = try vault.status().lockState else { return false }
-    self.unlocked = UnlockedState(files: files, readAt: now, until: until)
+    let status = try vault.status()
+    guard case .unlocked(let until) = status.lockState else { return false }
+    let paths = [
+      vault.directory + "/vault.tkv", vault.deviceOnlyDirectory + "/unlock.session",
+      try RuntimeDirectory.sharedMemory() + "/" + status.vaultID + ".key",
+    ]
+    self.unlocked = UnlockedState(paths: paths, files: Self.identities(paths), readAt: now, until: until)
     return true
   }
 
-  private static func identity(_ path: String) -> String {
-    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return "absent" }
-    let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-    return "\(attributes[.systemFileNumber] ?? 0)/\(attributes[.size] ?? 0)/\(modified)"
+  private static func identities(_ paths: [String]) -> [FileIdentity?] {
+    paths.map { (try? FileStatus.of($0))?.identity }
   }
 
   /// Whether a key is still valid by its public id (for approvals made

@@ -80,7 +80,8 @@ public enum GateReceiptFormat {
       throw GateError.receiptMalformed("bad undo")
     }
     let undoes = object["undoes"]?.stringValue.flatMap { $0.hasPrefix("r") ? Int64($0.dropFirst()) : nil }
-    guard (decision == "undone") == (object["undoes"] != .null), object["undoes"] == .null || undoes.map({ $0 >= 1 && $0 < id }) == true,
+    guard (decision == "undone") == (object["undoes"] != .null),
+      object["undoes"] == .null || undoes.map({ $0 >= 1 && $0 < id }) == true,
       object["undoes"]?.stringValue.map({ $0 == "r\(undoes ?? 0)" }) ?? true
     else { throw GateError.receiptMalformed("bad undoes") }
     let approval = object["approval"]?.integerValue
