@@ -388,7 +388,16 @@ public final class Vault: @unchecked Sendable {
       guard var keyring = stores[0].keyring else {
         throw TaskVaultError.damaged(path: vaultPath, reason: "the synchronisable store has no keyring")
       }
+      let before = Set(keyring.ids)
       try body(&keyring)
+      // A key that leaves the keyring is remembered as retired (a
+      // tombstone that travels in bundles and backups); a retired id never
+      // comes back.
+      let after = Set(keyring.ids)
+      if let revived = after.subtracting(before).first(where: { stores[0].retired.contains($0) }) {
+        throw TaskVaultError.retiredKey(revived)
+      }
+      stores[0].remember(retired: Array(before.subtracting(after)))
       stores[0].keyring = keyring
     }
   }

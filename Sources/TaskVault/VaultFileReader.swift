@@ -13,6 +13,8 @@ public struct VaultContents: Sendable {
   public let kdfParameters: PasswordKDF.Parameters
   /// The note keyring of the synchronisable store.
   public let noteKeyring: Keyring
+  /// Ids of note keys retired from it (tombstones), ascending.
+  public let retiredKeyIDs: [KeyID]
   /// Every item of both stores (a bundle: the synchronisable store only),
   /// sorted by name.
   public let items: [VaultItem]
@@ -48,7 +50,7 @@ public enum VaultFileReader {
     }
     return VaultContents(
       vaultID: encodeHex(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
-      noteKeyring: keyring, items: sortedItems(stores))
+      noteKeyring: keyring, retiredKeyIDs: stores[0].retired, items: sortedItems(stores))
   }
 
   /// Opens the bytes of a sync bundle with the passphrase it was exported
@@ -65,7 +67,8 @@ public enum VaultFileReader {
     }
     return VaultContents(
       vaultID: encodeHex(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
-      kdfParameters: opened.bundle.kdf, noteKeyring: keyring, items: sortedItems([opened.contents]))
+      kdfParameters: opened.bundle.kdf, noteKeyring: keyring, retiredKeyIDs: opened.contents.retired,
+      items: sortedItems([opened.contents]))
   }
 
   static func sortedItems(_ stores: [StoreContents]) -> [VaultItem] {
