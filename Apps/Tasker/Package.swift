@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .library(name: "TaskerCore", targets: ["TaskerCore"]),
     .executable(name: "tasker", targets: ["tasker"]),
+    .executable(name: "tasker-bench", targets: ["tasker-bench"]),
   ],
   dependencies: [
     .package(name: "TaskKey", path: "../..")
@@ -30,14 +31,40 @@ let package = Package(
         .product(name: "TaskVault", package: "TaskKey"),
       ]
     ),
+    // libmicrohttpd from Debian (libmicrohttpd-dev); only the gate's HTTP
+    // binding file imports it.
+    .systemLibrary(
+      name: "CMicroHTTPD",
+      pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]
+    ),
+    // The assistant gate (`tasker mcp`): MCP over stdio and Streamable HTTP,
+    // keys checked by AssistantKeys, the decision, approvals and receipts.
+    .target(
+      name: "TaskerGate",
+      dependencies: [
+        "TaskerCore", "CMicroHTTPD",
+        .product(name: "AssistantKeys", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
     // The command layer: parsing, output, the one map from errors to exit codes.
     .target(
       name: "TaskerCLI",
-      dependencies: ["TaskerCore"]
+      dependencies: ["TaskerCore", "TaskerGate"]
     ),
     .executableTarget(
       name: "tasker",
       dependencies: ["TaskerCLI"]
+    ),
+    // Tasker at scale against SQLite and process-start floors: `make app-bench`.
+    .executableTarget(
+      name: "tasker-bench",
+      dependencies: [
+        "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
     ),
 
     // Helpers shared by the test targets: temporary homes, running the binaries.
@@ -53,6 +80,10 @@ let package = Package(
     .testTarget(
       name: "TaskerCoreTests",
       dependencies: ["TaskerCore", "TaskerTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskerGateTests",
+      dependencies: ["TaskerGate", "TaskerTestSupport", .product(name: "TaskCrypto", package: "TaskKey")]
     ),
     .testTarget(
       name: "TaskerEndToEndTests",

@@ -9,7 +9,7 @@ public enum TaskKeyMain {
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
     ItemCommand.self, SyncCommand.self, RewrapCommand.self, RetireCommand.self,
     MintCommand.self, VerifyCommand.self, RevokeCommand.self, RotateCommand.self, ListCommand.self,
-    BackupCommand.self, DoctorCommand.self, VectorsCommand.self, CompletionCommand.self,
+    BackupCommand.self, DoctorCommand.self, VectorsCommand.self, CompletionCommand.self, AttachCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"

@@ -49,7 +49,7 @@ public enum VaultFileReader {
       throw TaskVaultError.damaged(path: vault.vaultPath, reason: "the synchronisable store has no keyring")
     }
     return VaultContents(
-      vaultID: encodeHex(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
+      vaultID: Hex.encode(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
       noteKeyring: keyring, retiredKeyIDs: stores[0].retired, items: sortedItems(stores))
   }
 
@@ -66,7 +66,7 @@ public enum VaultFileReader {
       throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
     }
     return VaultContents(
-      vaultID: encodeHex(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
+      vaultID: Hex.encode(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
       kdfParameters: opened.bundle.kdf, noteKeyring: keyring, retiredKeyIDs: opened.contents.retired,
       items: sortedItems([opened.contents]))
   }

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// How `rewrap` and `retire` read a batch of stored values: one per line, or
@@ -91,7 +91,7 @@ struct ValueBatch {
 struct ProgressBar {
   let total: Int
   let label: String
-  let enabled = isatty(2) == 1
+  let enabled = FileDescriptor.standardError.isTerminal
   private var shown = -1
 
   init(total: Int, label: String) {
@@ -107,8 +107,7 @@ struct ProgressBar {
     let filled = percent * 30 / 100
     let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
     let text = "\r\(label) [\(bar)] \(done)/\(total)"
-    _ = text.withCString { write(2, $0, strlen($0)) }
-    if done == total { _ = write(2, "\n", 1) }
+    try? FileDescriptor.standardError.write(Array((text + (done == total ? "\n" : "")).utf8))
   }
 }
 
@@ -233,10 +232,7 @@ struct RetireCommand: Command {
       if input == "-" {
         bytes = try streams.readInput(ValueBatch.byteLimit)
       } else {
-        let fd = open(input, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw CLIError.cannotOpen(path: input, reason: errnoDescription(errno)) }
-        defer { close(fd) }
-        bytes = try readAll(fd: fd, path: input, limit: ValueBatch.byteLimit)
+        bytes = try readInputFile(input, limit: ValueBatch.byteLimit)
       }
       var uses = [Int]()
       for line in try batch.lines(of: bytes) {

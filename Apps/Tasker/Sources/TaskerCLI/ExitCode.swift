@@ -20,6 +20,16 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case vaultFailure = 15
   /// No TaskKey vault was found.
   case vaultNotFound = 16
+  /// The assistant key is malformed (as `taskkey`).
+  case assistantKeyMalformed = 20
+  /// The assistant key's checksum does not match (as `taskkey`).
+  case assistantKeyChecksum = 21
+  /// The assistant key is not in this device's registry (as `taskkey`).
+  case assistantKeyUnknown = 22
+  /// The assistant key was revoked (as `taskkey`).
+  case assistantKeyRevoked = 23
+  /// The assistant key expired (as `taskkey`).
+  case assistantKeyExpired = 24
   /// No task, page or attachment with the given id.
   case notFound = 40
   /// The database was written by a newer Tasker.
@@ -28,6 +38,11 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case databaseBusy = 42
   /// SQLite reported an error, or the file is not a Tasker database.
   case databaseError = 43
+  /// The gate refused: the approval was already decided, the receipt
+  /// cannot be undone or was undone, or the key that asked is no longer valid.
+  case gateRefused = 44
+  /// The HTTP server could not listen on the address.
+  case unavailable = 69
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
   /// A value was refused: empty title, bad date, body too large.
@@ -49,10 +64,17 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .vaultLocked: return "the TaskKey vault is locked; run 'taskkey unlock'"
     case .vaultFailure: return "the TaskKey vault failed (damaged, altered, permissions)"
     case .vaultNotFound: return "no TaskKey vault; run 'taskkey init' or set TASKKEY_HOME"
+    case .assistantKeyMalformed: return "assistant key malformed: not 'tk_' and 49 letters and digits"
+    case .assistantKeyChecksum: return "assistant key checksum mismatch: mistyped or cut short"
+    case .assistantKeyUnknown: return "unknown assistant key"
+    case .assistantKeyRevoked: return "assistant key revoked"
+    case .assistantKeyExpired: return "assistant key expired"
     case .notFound: return "no task, page or attachment with that id"
     case .databaseTooNew: return "the database was written by a newer Tasker"
     case .databaseBusy: return "another Tasker process holds the database"
     case .databaseError: return "SQLite error, or not a Tasker database"
+    case .gateRefused: return "the gate refused: approval decided, receipt not undoable, or key no longer valid"
+    case .unavailable: return "the HTTP server could not listen on the address"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "a value was refused (empty title, bad date, too large)"
     case .noInput: return "an input file or the database cannot be opened"

@@ -1,5 +1,6 @@
 import Foundation
 import TaskerCore
+import TaskerGate
 
 /// The entry point of `tasker`: parses the command line, runs one command,
 /// and maps every error to a message on standard error and an exit code.
@@ -14,6 +15,7 @@ public enum TaskerMain {
     AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
     DoneCommand.self, UndoCommand.self, DeleteCommand.self, PageCommand.self, PlanContextCommand.self,
     AttachCommand.self, EncryptCommand.self, RewrapCommand.self, KeysCommand.self, SettingsCommand.self,
+    McpCommand.self, ApprovalsCommand.self, ReceiptsCommand.self, GateCommand.self,
   ]
 
   static var help: String {
@@ -60,6 +62,9 @@ public enum TaskerMain {
       output.printError("tasker: error: \(error.message)")
       if let hint = error.hint { output.printError("hint: \(hint)") }
       return error.exitCode.rawValue
+    } catch let error as GateError {
+      output.printError("tasker: error: \(error.message)")
+      return ExitCode.of(error).rawValue
     } catch let error as TaskerError {
       output.printError("tasker: error: \(error.description)")
       if let hint = error.hint { output.printError("hint: \(hint)") }

@@ -64,6 +64,8 @@ extension TaskStore {
     }
     let keyring = try sealer.keyring()
     try setBodyEncryption(true)
+    // Room for a whole batch of changed pages, so none spills to the log twice.
+    try connection.execute("PRAGMA cache_size = -65536")
     var report = EncryptionReport()
     for body in BodyColumn.allCases {
       var after: Int64 = 0

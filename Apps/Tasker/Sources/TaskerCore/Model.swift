@@ -14,11 +14,24 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
   /// - Throws: `TaskerError.invalidValue` for any other text or a day the
   ///   calendar does not have (for example 2026-02-30).
   public init(parsing text: String) throws {
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    let widths = parts.map(\.count)
-    guard widths == [4, 2, 2], text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || ($0 >= 48 && $0 <= 57) }),
-      let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2])
-    else { throw TaskerError.invalidValue(field: "date", reason: "'\(text)' is not YYYY-MM-DD") }
+    // By bytes: this runs once per row of every listing.
+    var utf8 = Array(text.utf8)
+    guard utf8.count == 10, utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-") else {
+      throw TaskerError.invalidValue(field: "date", reason: "'\(text)' is not YYYY-MM-DD")
+    }
+    utf8[4] = UInt8(ascii: "0")
+    utf8[7] = UInt8(ascii: "0")
+    var digits = [Int]()
+    digits.reserveCapacity(10)
+    for byte in utf8 {
+      guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+        throw TaskerError.invalidValue(field: "date", reason: "'\(text)' is not YYYY-MM-DD")
+      }
+      digits.append(Int(byte - UInt8(ascii: "0")))
+    }
+    let year = digits[0] * 1000 + digits[1] * 100 + digits[2] * 10 + digits[3]
+    let month = digits[5] * 10 + digits[6]
+    let day = digits[8] * 10 + digits[9]
     guard year >= 1, (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day) else {
       throw TaskerError.invalidValue(field: "date", reason: "'\(text)' is not a day of the calendar")
     }
@@ -51,11 +64,13 @@ public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStrin
 
   /// `YYYY-MM-DD`.
   public var description: String {
-    func pad(_ number: Int, _ width: Int) -> String {
-      let digits = String(number)
-      return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-    return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
+    let zero = UInt8(ascii: "0")
+    let bytes: [UInt8] = [
+      zero + UInt8(year / 1000 % 10), zero + UInt8(year / 100 % 10), zero + UInt8(year / 10 % 10),
+      zero + UInt8(year % 10), UInt8(ascii: "-"), zero + UInt8(month / 10), zero + UInt8(month % 10),
+      UInt8(ascii: "-"), zero + UInt8(day / 10), zero + UInt8(day % 10),
+    ]
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// Earlier days sort first.

@@ -48,7 +48,17 @@ enum Schema {
       name TEXT PRIMARY KEY,
       value TEXT NOT NULL
     ) WITHOUT ROWID;
+    """,
+    // Version 2: one covering index in listing order, so `list` and the plan
+    // context read the index alone and never the pages that hold note bodies.
     """
+    DROP INDEX tasks_status_due;
+    CREATE INDEX tasks_listing ON tasks (
+      due IS NULL, due, id, status, title, estimate_minutes, priority, energy, contexts
+    );
+    """,
+    // Version 3: the assistant gate's receipts and approval queue (GateLedger.swift).
+    TaskStore.gateLedgerMigration,
   ]
 
   /// The version this build writes.

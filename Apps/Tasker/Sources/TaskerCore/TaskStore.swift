@@ -129,27 +129,47 @@ public final class TaskStore {
   ///   the key source's errors (nothing written), `.database`.
   @discardableResult
   public func addTask(_ draft: TaskDraft) throws -> TaskRecord {
-    try Self.check(title: draft.title)
-    try Self.check(estimate: draft.estimateMinutes)
-    try prepareToSeal(draft.notes)
+    try task(id: try addTasks([draft])[0])
+  }
+
+  /// Adds many tasks in one transaction (an import): all or none.
+  ///
+  /// - Returns: the new ids, in order.
+  /// - Throws: as `addTask(_:)`; on any error no task was added.
+  @discardableResult
+  public func addTasks(_ drafts: [TaskDraft]) throws -> [Int64] {
+    for draft in drafts {
+      try Self.check(title: draft.title)
+      try Self.check(estimate: draft.estimateMinutes)
+    }
+    let sealing = try bodyEncryption()
+    if sealing && drafts.contains(where: { !$0.notes.isEmpty }) { _ = try sealer.keyring() }
     let created = Self.now()
-    let id = try connection.transaction { () -> Int64 in
-      try connection.prepare(
+    return try connection.transaction { () -> [Int64] in
+      let insert = try connection.prepare(
         """
         INSERT INTO tasks (title, due, estimate_minutes, priority, energy, created_at, contexts)
         VALUES (?, ?, ?, ?, ?, ?, ?)
-        """
-      ).run([
-        .text(draft.title), draft.due.map { .text($0.description) } ?? .null,
-        draft.estimateMinutes.map { .integer(Int64($0)) } ?? .null, .integer(Int64(draft.priority.rawValue)),
-        draft.energy.map { .integer(Int64($0.rawValue)) } ?? .null, .integer(created), .text(draft.contexts),
-      ])
-      let id = connection.lastInsertedRowID
-      let notes = try storedBody(draft.notes, context: BodyContext.notes(ofTask: id))
-      try connection.prepare("UPDATE tasks SET notes = ? WHERE id = ?").run([.text(notes), .integer(id)])
-      return id
+        """)
+      let setNotes = try connection.prepare("UPDATE tasks SET notes = ? WHERE id = ?")
+      var ids = [Int64]()
+      ids.reserveCapacity(drafts.count)
+      for draft in drafts {
+        try insert.run([
+          .text(draft.title), draft.due.map { .text($0.description) } ?? .null,
+          draft.estimateMinutes.map { .integer(Int64($0)) } ?? .null, .integer(Int64(draft.priority.rawValue)),
+          draft.energy.map { .integer(Int64($0.rawValue)) } ?? .null, .integer(created), .text(draft.contexts),
+        ])
+        let id = connection.lastInsertedRowID
+        if !draft.notes.isEmpty {
+          let context = BodyContext.notes(ofTask: id)
+          let notes = sealing ? try sealer.seal(draft.notes, context: context) : draft.notes
+          try setNotes.run([.text(notes), .integer(id)])
+        }
+        ids.append(id)
+      }
+      return ids
     }
-    return try task(id: id)
   }
 
   /// Tasks without their notes, by status; open tasks by due day (undated

@@ -14,6 +14,7 @@ import Testing
     #expect(try pragma("foreign_keys") == "1")
     #expect(try pragma("user_version") == String(Schema.current))
     #expect(try pragma("busy_timeout") == "5000")
+    #expect(try pragma("page_size") == "16384")
     let mode = try FileManager.default.attributesOfItem(atPath: directory.path("t.db"))[.posixPermissions] as? Int
     #expect(mode == 0o600)
   }
@@ -46,6 +47,25 @@ import Testing
       try TaskStore(databasePath: path, keys: try Keyring.generate())
     }
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+  }
+
+  @Test func aVersionOneDatabaseMigratesForwardWithItsRows() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("t.db")
+    do {
+      FileManager.default.createFile(atPath: path, contents: nil)
+      let old = try Connection(path: path, create: false)
+      try old.execute(Schema.migrations[0])
+      try old.execute("PRAGMA user_version = 1")
+      try old.execute("INSERT INTO tasks (title, notes, created_at) VALUES ('from v1', 'plain', 0)")
+    }
+    let store = try TaskStore(databasePath: path, keys: try Keyring.generate())
+    #expect(try store.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == Int64(Schema.current))
+    #expect(try store.task(id: 1).notes == "plain")
+    let plan = try store.connection.prepare(
+      "EXPLAIN QUERY PLAN SELECT \(TaskStore.summaryColumns) FROM tasks WHERE status = 'open' ORDER BY due IS NULL, due, id"
+    ).rows { $0.text(3) }
+    #expect(plan == ["SCAN tasks USING COVERING INDEX tasks_listing"], "list reads the index alone")
   }
 
   @Test func missingDatabaseAndNonDatabaseFilesAreTypedErrors() throws {

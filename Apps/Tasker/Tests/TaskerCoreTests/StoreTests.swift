@@ -51,6 +51,25 @@ import Testing
     #expect(try store.addTask(TaskDraft(title: "next")).id == 2)
   }
 
+  @Test func addTasksIsAllOrNothing() throws {
+    let directory = try TemporaryDirectory()
+    let keyring = try Keyring.generate()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    var first = TaskDraft(title: "one")
+    first.notes = "n1"
+    var second = TaskDraft(title: "two")
+    second.notes = "n2"
+    #expect(try store.addTasks([first, second]) == [1, 2])
+    #expect(try store.task(id: 2).notes == "n2")
+    #expect(throws: TaskerError.invalidValue(field: "title", reason: "a title must not be empty")) {
+      try store.addTasks([first, TaskDraft(title: "")])
+    }
+    var huge = TaskDraft(title: "huge")
+    huge.notes = String(repeating: "x", count: SealedValue.maximumPlaintextByteCount + 1)
+    #expect(throws: TaskerError.self) { try store.addTasks([first, huge]) }
+    #expect(try store.tasks(.all).map(\.id) == [1, 2])
+  }
+
   @Test func bodiesAreSealedAndBoundToTheirRecord() throws {
     let directory = try TemporaryDirectory()
     let keyring = try Keyring.generate()

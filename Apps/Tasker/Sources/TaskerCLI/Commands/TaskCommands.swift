@@ -33,15 +33,24 @@ struct ListCommand: Command {
     var tasks = try search.map { try store.searchTasks($0, limit: Int.max) } ?? store.tasks(filter)
     if search != nil && filter != .all { tasks.removeAll { $0.status != (filter == .done ? .done : .open) } }
     if json { return try context.output.json(tasks) }
-    var lines = [String]()
-    lines.reserveCapacity(tasks.count)
+    // One buffer for the whole listing: this runs over every task.
+    var text = ""
+    text.reserveCapacity(tasks.count * 48)
     for task in tasks {
-      var line = "\(task.id)\t\(task.status == .done ? "[x]" : "[ ]") \(task.title)"
-      if let due = task.due { line += "  due \(due)" }
-      if task.priority != .none { line += "  !\(task.priority.name)" }
-      lines.append(line)
+      text += String(task.id)
+      text += task.status == .done ? "\t[x] " : "\t[ ] "
+      text += task.title
+      if let due = task.due {
+        text += "  due "
+        text += due.description
+      }
+      if task.priority != .none {
+        text += "  !"
+        text += task.priority.name
+      }
+      text += "\n"
     }
-    if !lines.isEmpty { try context.output.print(lines.joined(separator: "\n")) }
+    try context.output.write(Array(text.utf8))
   }
 }
 
@@ -118,15 +127,6 @@ struct DoneCommand: TaskStateCommand {
   static let verb = "Completed"
   let id: Int64
   func apply(_ store: TaskStore) throws { try store.completeTask(id: id) }
-}
-
-/// `tasker undo ID`.
-struct UndoCommand: TaskStateCommand {
-  static let name = "undo"
-  static let abstract = "Mark a done task open again."
-  static let verb = "Reopened"
-  let id: Int64
-  func apply(_ store: TaskStore) throws { try store.reopenTask(id: id) }
 }
 
 /// `tasker delete ID`.
