@@ -18,27 +18,17 @@ extension AssistantKeyRegistry {
       }
       table[id] = now
       let live = Set(snapshot.contents.entries.map(\.id))
-      let lines = table.filter { live.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
       try files.replace(
-        files.lastUsedPath, with: AuthenticatedFile.seal(header: LastUsedFormat.header, lines: lines, key: key))
+        files.lastUsedPath, with: LastUsedFormat.encode(table.filter { live.contains($0.key) }, key: key))
     }
   }
 
   /// The last-used table, or an empty one when the file is missing,
-  /// unreadable or fails its integrity check.
+  /// unreadable or refused by `LastUsedFormat.decode` for any reason.
   func readLastUsed() -> [AssistantKeyID: Int64] {
     guard let read = try? files.read(files.lastUsedPath, limit: RegistryFormat.maximumFileByteCount),
-      let lines = try? AuthenticatedFile.open(
-        read.bytes, header: LastUsedFormat.header, headerStem: LastUsedFormat.headerStem,
-        limit: RegistryFormat.maximumFileByteCount, key: key)
+      let table = try? LastUsedFormat.decode(read.bytes, key: key)
     else { return [:] }
-    var table = [AssistantKeyID: Int64]()
-    for line in lines {
-      let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-      guard fields.count == 2, let id = AssistantKeyID(String(fields[0])), let time = RegistryFormat.decimal(fields[1])
-      else { return [:] }
-      table[id] = time
-    }
     return table
   }
 
@@ -62,10 +52,41 @@ extension AssistantKeyRegistry {
   }
 }
 
-/// The advisory last-used file, version 1: the authenticated frame with
-/// header `taskkey assistant-key last-used v1` and lines `<id> <unix seconds>`
-/// sorted by id.
+/// The advisory last-used file, version 1 (docs/formats/last-used.md): the
+/// authenticated frame with header `taskkey assistant-key last-used v1`,
+/// then one line `<id> <unix seconds>` per key, strictly ascending by id,
+/// and no generation line.
 enum LastUsedFormat {
   static let header = "taskkey assistant-key last-used v1"
   static let headerStem = "taskkey assistant-key last-used v"
+
+  /// The file's bytes for `table`, lines sorted by id, under `key`.
+  static func encode(_ table: [AssistantKeyID: Int64], key: SymmetricKey) -> [UInt8] {
+    let lines = table.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+    return AuthenticatedFile.seal(header: header, lines: lines, key: key)
+  }
+
+  /// Reads the file in the order of its specification: size, header, MAC
+  /// line, MAC, then every line `id SP number` with ids strictly ascending.
+  ///
+  /// - Throws: `AssistantKeyError.registryDamaged` with `.tooLarge`,
+  ///   `.unsupportedVersion`, `.authenticationFailed` or `.malformed`.
+  static func decode(_ bytes: [UInt8], key: SymmetricKey) throws -> [AssistantKeyID: Int64] {
+    let lines = try AuthenticatedFile.open(
+      bytes, header: header, headerStem: headerStem, limit: RegistryFormat.maximumFileByteCount, key: key)
+    var table = [AssistantKeyID: Int64]()
+    var previous: AssistantKeyID?
+    for (index, line) in lines.enumerated() {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+      guard fields.count == 2, let id = AssistantKeyID(String(fields[0])), let time = RegistryFormat.decimal(fields[1]),
+        previous.map({ $0 < id }) ?? true
+      else {
+        throw AssistantKeyError.registryDamaged(
+          .malformed(line: index + 2, reason: "not '<id> <seconds>' in ascending id order"))
+      }
+      table[id] = time
+      previous = id
+    }
+    return table
+  }
 }
