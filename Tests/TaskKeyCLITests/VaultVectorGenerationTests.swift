@@ -48,7 +48,7 @@ enum VaultVectors {
   ) throws -> [UInt8] {
     var file = try vault.readFile()
     let keys = try vault.sessionKeys(file).keys
-    var store = try vault.openStores(file, keys: keys)[0]
+    var store = try vault.openStores(file, keys: keys).synchronisable
     change(&store)
     var plaintext = bytes(of: try store.encode())
     try edit(&plaintext)
