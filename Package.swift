@@ -26,10 +26,12 @@ let package = Package(
     ),
     // Non-variadic wrappers for variadic syscalls (prctl) that Swift cannot import.
     .target(name: "CTaskKeySupport"),
+    // Per-thread nonce randomness from getrandom(2), fork-safe; TaskCrypto only.
+    .target(name: "CTaskCryptoRandom"),
 
     .target(
       name: "TaskCrypto",
-      dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport"]
+      dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport", "CTaskCryptoRandom"]
     ),
     .target(
       name: "TaskVault",
