@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "TaskVault", targets: ["TaskVault"]),
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .library(name: "BackupRules", targets: ["BackupRules"]),
+    .library(name: "TaskAttachments", targets: ["TaskAttachments"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -46,8 +47,12 @@ let package = Package(
       dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys"]
     ),
     .target(
+      name: "TaskAttachments",
+      dependencies: ["TaskCrypto"]
+    ),
+    .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments"]
     ),
     .executableTarget(
       name: "taskkey",
@@ -64,32 +69,41 @@ let package = Package(
       dependencies: ["TaskCrypto", "CBenchBaseline"]
     ),
 
-    // Helpers shared by the test targets: running the real binary, temp dirs.
+    // Helpers shared by the test targets: running the real binary, temp dirs, test secrets.
     .target(
       name: "TaskKeyTestSupport",
+      dependencies: ["TaskCrypto"],
       path: "Tests/TaskKeyTestSupport"
     ),
+    // Unit tests: each imports its own module (and lower ones it needs) and test support only.
     .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskAttachmentsTests",
+      dependencies: ["TaskAttachments", "TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskVaultTests",
+      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "AssistantKeysTests",
       dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
-      name: "TaskKeyCLITests",
-      dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskVault", "TaskKeyTestSupport", "taskkey"]
-    ),
-    .testTarget(
       name: "BackupRulesTests",
-      dependencies: [
-        "BackupRules", "AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey",
-      ]
+      dependencies: ["BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
-      name: "TaskVaultTests",
-      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey"]
+      name: "TaskKeyCLITests",
+      dependencies: ["TaskKeyCLI", "BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    // End-to-end tests: run the built `taskkey` binary and check stdout, stderr and exit code.
+    .testTarget(
+      name: "TaskKeyEndToEndTests",
+      dependencies: ["taskkey", "BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
   ]
 )

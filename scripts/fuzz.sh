@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing with libFuzzer and AddressSanitizer. Not part of
-# `make test` (it runs for as long as you let it).
+# Coverage-guided fuzzing with libFuzzer and AddressSanitizer. `make fuzz`
+# runs every harness for FUZZ_SECONDS each; `make test` builds every harness
+# and runs each for a few seconds (`make fuzz-smoke`), so none can rot.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: sealed-value assistant-keys vault-file
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#
+# targets: sealed-value key-file assistant-keys vault-file sync-bundle
+#          backup-file json-lines (default: all of them)
 #
 # Each harness in Fuzz/ links instrumented static builds of the library
 # modules it needs (built with -enable-testing, so `@testable import` reaches
@@ -12,7 +16,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sealed-value assistant-keys vault-file)
+[ ${#targets[@]} -gt 0 ] || targets=(sealed-value key-file assistant-keys vault-file sync-bundle backup-file json-lines)
 out=.build/fuzz
 mkdir -p "$out/mods"
 
@@ -33,7 +37,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
         -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
         -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
-        Sources/"$module"/*.swift -o "$out/lib$module.a"
+        $(find Sources/"$module" -name '*.swift' | sort) -o "$out/lib$module.a"
     fi
     libs=("$out/lib$module.a" "${libs[@]}")  # dependents before their dependencies
   done
@@ -64,14 +68,26 @@ for target in "${targets[@]}"; do
     assistant-keys)
       build assistant-keys Fuzz/FuzzAssistantKeys.swift TaskCrypto TaskVault AssistantKeys
       seed assistant-keys '[t["key"].encode() for t in json.load(open("Vectors/assistant-key-v1.json"))["tests"]]' ;;
+    key-file)
+      build key-file Fuzz/FuzzKeyFile.swift TaskCrypto
+      seed key-file '[(t["kid"] + ":" + t["key"] + "\n").encode() for t in json.load(open("Vectors/sealed-value-v1.json"))["keys"]]' ;;
     vault-file)
       build vault-file Fuzz/FuzzVaultFile.swift TaskCrypto TaskVault
       seed vault-file '[open(f, "rb").read()[:-32] for f in glob.glob("Vectors/vault-v1/*")]' ;;
+    sync-bundle)
+      build sync-bundle Fuzz/FuzzSyncBundle.swift TaskCrypto TaskVault
+      seed sync-bundle '[open(f, "rb").read()[:-32] for f in glob.glob("Vectors/vault-v1/*.tksync")] + [bytes(4) * 3 + bytes(500)]' ;;
+    backup-file)
+      build backup-file Fuzz/FuzzBackupFile.swift TaskCrypto TaskVault AssistantKeys BackupRules
+      seed backup-file '[open(f, "rb").read() for f in glob.glob("Vectors/backup-v1/*")]' ;;
+    json-lines)
+      build json-lines Fuzz/FuzzJSONLines.swift TaskCrypto TaskVault AssistantKeys BackupRules TaskKeyCLI
+      seed json-lines '[b"tc1.0a0b0c0d:AAAA\nplain\n", b"{\"v\": \"tc1.0a0b0c0d:AA==\", \"c\": \"note/1\"}\n{\"v\": null, \"c\": \"x\"}"]' ;;
     *) echo "fuzz.sh: unknown target '$target'" >&2; exit 64 ;;
   esac
   echo "== fuzzing $target for $seconds s"
   status=0
-  "$out/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
+  SWIFT_BACKTRACE=enable=no "$out/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
     -artifact_prefix="$out/crash-$target-" "$out/corpus-$target" > "$out/log-$target" 2>&1 || status=$?
   grep -E '^(Done|==[0-9]+==ERROR|SUMMARY|Fatal error|stat::number_of_executed_units)' "$out/log-$target" || true
   if [ "$status" -ne 0 ]; then

@@ -28,10 +28,21 @@ public enum BackupRules {
   ///   vault's read errors.
   @discardableResult
   public static func backup(_ vault: Vault, to path: String, now: Date = Date()) throws -> BackupSummary {
+    let made = try backup(vault, now: now)
+    try writeNewFile(path, made.bytes)
+    return made.summary
+  }
+
+  /// Makes a backup of an unlocked vault in memory, for a caller that
+  /// writes it elsewhere (`backup create --out -` writes it to standard
+  /// output).
+  ///
+  /// - Returns: the backup file's bytes and what went in.
+  /// - Throws: `BackupError.vault(.locked)` and the vault's read errors.
+  public static func backup(_ vault: Vault, now: Date = Date()) throws -> (bytes: [UInt8], summary: BackupSummary) {
     let snapshot = try vaultCall { try vault.snapshotForBackup() }
-    let bytes = BackupFile.encode(snapshot, created: Int64(now.timeIntervalSince1970))
-    try writeNewFile(path, bytes)
-    return BackupSummary(snapshot, created: Int64(now.timeIntervalSince1970))
+    let created = Int64(now.timeIntervalSince1970)
+    return (BackupFile.encode(snapshot, created: created), BackupSummary(snapshot, created: created))
   }
 
   /// Opens a backup file's bytes with the passphrase and checks every
@@ -63,6 +74,17 @@ public enum BackupRules {
     from path: String, into directory: String, passphrase: SecureBytes, force: Bool = false, now: Date = Date()
   ) throws -> RestoreReport {
     let bytes = try readFile(path, limit: maximumBackupByteCount)
+    return try restore(bytes, named: path, into: directory, passphrase: passphrase, force: force, now: now)
+  }
+
+  /// Restores a backup held in memory (`backup restore -` reads it from
+  /// standard input), exactly as `restore(from:into:passphrase:force:now:)`.
+  ///
+  /// - Parameter path: how errors name the backup.
+  public static func restore(
+    _ bytes: [UInt8], named path: String, into directory: String, passphrase: SecureBytes, force: Bool = false,
+    now: Date = Date()
+  ) throws -> RestoreReport {
     let opened = try BackupFile.open(bytes, passphrase: passphrase, path: path)
     var movedAside: String?
     if try !isEmptyOrMissing(directory) {
@@ -145,13 +167,23 @@ public enum BackupRules {
       unlink(path)
       throw failure
     }
-    let parent = (path as NSString).deletingLastPathComponent
-    let directory = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    let directory = open(directoryName(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if directory >= 0 {
       _ = fsync(directory)
       close(directory)
     }
   }
+}
+
+/// The directory that holds `path`, as dirname(1) says: "." for a name
+/// without a slash, "/" for a file in the root; trailing slashes ignored.
+func directoryName(of path: String) -> String {
+  var bytes = Array(path.utf8)
+  while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+  guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
+  var end = slash
+  while end > 0 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
+  return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
 }
 
 /// What a backup holds; nothing secret.

@@ -19,6 +19,25 @@ public enum ProcessHardening {
     }
   }
 
+  /// Makes every signal that would dump core end the process at once,
+  /// printing nothing: SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT,
+  /// SIGQUIT, SIGSYS, SIGXCPU and SIGXFSZ. This replaces the Swift runtime's
+  /// backtracer (whatever `SWIFT_BACKTRACE` says), which would print
+  /// registers and the memory they point to, and then let a process that
+  /// was sent such a signal go on. With `disableCoreDumps()` no core file
+  /// is written either.
+  ///
+  /// - Throws: `TaskCryptoError.resourceUnavailable` naming the call that
+  ///   failed.
+  public static func endOnFatalSignals() throws {
+    guard taskkey_end_on_fatal_signals() == 0 else {
+      throw TaskCryptoError.resourceUnavailable("sigaction: errno \(errno)")
+    }
+  }
+
+  /// Whether `signal` is handled by `endOnFatalSignals()`'s handler.
+  public static func endsProcess(on signal: Int32) -> Bool { taskkey_ends_on_signal(signal) == 1 }
+
   /// Whether the process may currently dump core.
   public static var isDumpable: Bool { taskkey_is_dumpable() == 1 }
 }

@@ -1,5 +1,6 @@
 import AssistantKeys
 import BackupRules
+import TaskAttachments
 import TaskCrypto
 import TaskVault
 
@@ -42,6 +43,8 @@ public enum CLIError: Error, Equatable {
   case assistant(AssistantKeyError)
   /// A backup, restore or doctor run failed.
   case backup(BackupError)
+  /// An attachment seal, open or rewrap failed.
+  case attachment(AttachmentError)
 
   /// The exit code for this error.
   public var exitCode: ExitCode {
@@ -58,7 +61,10 @@ public enum CLIError: Error, Equatable {
     case .keyStillInUse: return .keyInUse
     case .crypto(let error):
       switch error {
-      case .authenticationFailed: return .authenticationFailed
+      case .authenticationFailed, .commitmentMismatch, .chunkAuthenticationFailed, .chunkOutOfPlace,
+        .finalChunkAuthenticationFailed, .trailingData:
+        return .authenticationFailed
+      case .truncatedHeader, .missingFinalChunk, .truncatedChunk, .rangeOutOfBounds: return .dataError
       case .unknownKeyID: return .unknownKey
       case .unsupportedVersion: return .unsupportedVersion
       case .invalidBase64, .truncated, .tooLarge, .invalidUTF8, .invalidKeyID, .malformedKeyFile, .invalidKeySize,
@@ -71,6 +77,7 @@ public enum CLIError: Error, Equatable {
     case .passphraseMismatch: return .dataError
     case .assistant(let error): return Self.exitCode(for: error)
     case .backup(let error): return Self.exitCode(for: error)
+    case .attachment(let error): return Self.exitCode(for: error)
     }
   }
 
@@ -98,6 +105,7 @@ public enum CLIError: Error, Equatable {
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
     case .assistant(let error): return error.description
     case .backup(let error): return error.description
+    case .attachment(let error): return error.description
     }
   }
 

@@ -70,3 +70,10 @@ func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
     offset += count
   }
 }
+
+/// Refuses to write binary data to a terminal.
+func refuseBinaryOnTerminal(_ what: String) throws {
+  guard isatty(1) == 0 else {
+    throw CLIError.usage(message: "refusing to write \(what) to a terminal", usage: "use --out F or redirect stdout")
+  }
+}

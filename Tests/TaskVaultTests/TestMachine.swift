@@ -58,32 +58,6 @@ final class TestMachine: @unchecked Sendable {
   }
 }
 
-/// A passphrase or value in locked memory.
-func secret(_ text: String) -> SecureBytes {
-  try! Array(text.utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
-}
-
-/// The bytes of a `SecureBytes`, for assertions only.
-func bytes(of value: SecureBytes) -> [UInt8] {
-  value.withUnsafeBytes { Array($0) }
-}
-
-/// Whether `needle` occurs in `haystack`.
-func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-  guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-  for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-    if Array(haystack[start..<(start + needle.count)]) == needle { return true }
-  }
-  return false
-}
-
-/// Recomputes the trailing SHA-256 after a deliberate edit, so the edit
-/// reaches the authenticated checks.
-func fixChecksum(_ bytes: [UInt8]) -> [UInt8] {
-  let body = Array(bytes[..<(bytes.count - 32)])
-  return body + SHA256.hash(data: body).bytes
-}
-
 /// The real file system, except that the `failOn` step fails once with EIO
 /// after `skip` earlier calls of that step.
 final class FaultyFileSystem: FileSystem, @unchecked Sendable {

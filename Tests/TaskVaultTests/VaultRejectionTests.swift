@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TaskCrypto
+import TaskKeyTestSupport
 import Testing
 
 @testable import TaskVault

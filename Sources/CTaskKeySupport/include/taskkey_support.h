@@ -16,4 +16,16 @@ int taskkey_set_xattr(const char *path, const char *name, const void *value, uns
 /// lgetxattr(2) on `path`. Returns the value's size, or -1 with errno set.
 long taskkey_get_xattr(const char *path, const char *name, void *value, unsigned long size);
 
+/// Installs, for every signal whose default action is to dump core
+/// (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGQUIT, SIGSYS, and
+/// SIGXCPU, SIGXFSZ), a handler that prints nothing and ends the process at
+/// once by the same signal, and unblocks them all. It replaces the Swift
+/// runtime's backtracer, which would print registers and the memory they
+/// point to. Returns 0, or -1 with errno set.
+int taskkey_end_on_fatal_signals(void);
+
+/// Returns 1 when the handler of `signo` is the one
+/// `taskkey_end_on_fatal_signals` installs, 0 when not, -1 on error.
+int taskkey_ends_on_signal(int signo);
+
 #endif

@@ -70,6 +70,11 @@ struct ValueBatch {
         try reader.forEachLine { line, number, bytesRead in
           if number % 4096 == 0 { progress.update(bytesRead) }
           guard field != nil else {
+            // Refused, never repaired: a repaired line would be written
+            // back with other bytes (JSON lines are checked by the scanner).
+            guard UTF8Check.isValid(line) else {
+              throw CLIError.malformedInput(line: number, reason: "not valid UTF-8; nothing was changed")
+            }
             switch try transform(line, context, number, input) {
             case .unchanged: try output?.append(line)
             case .replaced(let text): try Self.appendText(text, to: output)

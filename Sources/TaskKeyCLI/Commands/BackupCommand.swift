@@ -102,6 +102,12 @@ struct BackupCommand: Command {
     switch action {
     case .create(let out):
       let vault = try openVault(streams)
+      if out == standardStreamPath {
+        try refuseBinaryOnTerminal("a backup")
+        let made = try backupCall { try BackupRules.backup(vault) }
+        try streams.writeOutput(made.bytes)
+        return
+      }
       let summary = try backupCall { try BackupRules.backup(vault, to: out) }
       try streams.print(
         "Wrote the backup of vault \(summary.vaultID) to \(out): \(summary.noteKeyCount) note key(s), "
@@ -113,7 +119,12 @@ struct BackupCommand: Command {
       // so on a terminal, stay quiet when standard error is piped.
       if isatty(2) == 1 { streams.printError("Checking the passphrase and restoring (Argon2id)...") }
       let report = try backupCall {
-        try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)
+        guard path == standardStreamPath else {
+          return try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)
+        }
+        let bytes = try streams.readInput(BackupRules.maximumBackupByteCount)
+        return try BackupRules.restore(
+          bytes, named: "<stdin>", into: directory, passphrase: secret, force: force)
       }
       if json {
         try streams.print(

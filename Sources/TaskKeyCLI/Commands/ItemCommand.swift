@@ -79,7 +79,8 @@ struct ItemCommand: Command {
     let vault = try openVault(streams)
     switch action {
     case .set(let name, let deviceOnly, let label):
-      let value = try readSecretInput(limit: VaultLimits.maximumValueByteCount, exact: exact)
+      let value = try readSecretInput(
+        limit: VaultLimits.maximumValueByteCount, exact: exact, prompt: "Value of \(name): ")
       try vaultCall {
         try vault.setItem(
           value, named: name, label: label, class: deviceOnly ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock)
@@ -109,8 +110,11 @@ struct ItemCommand: Command {
 }
 
 /// Reads standard input straight into locked memory, refusing more than
-/// `limit` bytes; removes one trailing newline unless `exact`.
-func readSecretInput(limit: Int, exact: Bool) throws -> SecureBytes {
+/// `limit` bytes; removes one trailing newline unless `exact`. When
+/// standard input is a terminal, `prompt` goes to standard error and one
+/// line is read with echo off, so a pasted secret is never shown.
+func readSecretInput(limit: Int, exact: Bool, prompt: String) throws -> SecureBytes {
+  if isatty(0) == 1 { return try Terminal.askOnStandardInput(prompt: prompt, limit: limit) }
   let buffer = try cryptoCall { try SecureBytes(zeroedCount: limit + 2) }
   var length = 0
   try buffer.withUnsafeMutableBytes { out in

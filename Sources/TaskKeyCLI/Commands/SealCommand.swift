@@ -24,6 +24,7 @@ struct NoteOptions {
     context = try arguments.option("--context") ?? ""
     exact = try arguments.flag("--exact")
     keyFile = try arguments.option("--key-file")
+    if let keyFile { try refuseStandardStream(keyFile, option: "--key-file", arguments) }
     try arguments.finish()
   }
 
@@ -149,7 +150,13 @@ struct OpenCommand: Command {
 
   func run(_ streams: StandardStreams) throws {
     if let batch { return try openBatch(batch, streams) }
-    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
+    // A key file is read and checked whatever the input turns out to be, so
+    // a missing, loose or malformed one is never hidden by a plain value
+    // (docs/formats/key-file.md). The vault is consulted only for a sealed
+    // value, so plain notes still open while it is locked.
+    let fileKeyring = note.keyFile == nil ? nil : try note.keyring(streams)
+    // One more byte than the longest value: the newline seal writes after it.
+    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount + 1)
     // A sealed value never ends in white space, so its one trailing newline
     // goes even with --exact; a plain value is written back as it came.
     let value = input.last == UInt8(ascii: "\n") ? Array(input.dropLast()) : input
@@ -159,7 +166,7 @@ struct OpenCommand: Command {
       try note.writeOutput(streams, input)
       return
     }
-    let keyring = try note.keyring(streams)
+    let keyring = try fileKeyring ?? note.keyring(streams)
     let plaintext = try cryptoCall {
       try SealedValue.openBytes(text, using: keyring, context: note.context)
     }
@@ -209,6 +216,7 @@ struct KeygenCommand: Command {
 
   init(parsing arguments: inout Arguments) throws {
     guard let path = try arguments.option("--out") else { throw arguments.usageError("missing --out F") }
+    try refuseStandardStream(path, option: "--out", arguments)
     self.path = path
     try arguments.finish()
   }

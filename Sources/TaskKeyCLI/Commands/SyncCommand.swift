@@ -19,7 +19,8 @@ struct SyncCommand: Command {
                         items by name (the later change wins).
 
     OPTIONS:
-      --out F           (export) Write to a new 0600 file F instead of stdout.
+      --out F           (export) Write to a new 0600 file F instead of stdout
+                        ('-' is stdout). 'import -' reads standard input.
       --adopt-primary   (import) Make the bundle's primary key the primary here.
       --json            (import) Print the report as JSON.
     \(PassphraseSource.help)
@@ -70,18 +71,15 @@ struct SyncCommand: Command {
     case .export(let out):
       let secret = try passphrase.read(prompt: "Vault passphrase: ")
       let bundle = try vaultCall { try vault.exportSyncBundle(passphrase: secret) }
-      if let out {
+      if let out, out != standardStreamPath {
         try writeNewFile(out, bundle)
         try streams.print("Wrote the sync bundle to \(out).")
       } else {
-        guard isatty(1) == 0 else {
-          throw CLIError.usage(
-            message: "refusing to write a binary sync bundle to a terminal", usage: "use --out F or redirect stdout")
-        }
+        try refuseBinaryOnTerminal("a binary sync bundle")
         try streams.writeOutput(bundle)
       }
     case .import(let path, let adoptPrimary):
-      let bundle = try readBundle(path)
+      let bundle = try readBundle(path, streams)
       // Say "locked" before asking for a passphrase that could not be used.
       if case .locked(let reason) = try vaultCall({ try vault.status() }).lockState {
         throw CLIError.vault(.locked(reason: reason))
@@ -108,11 +106,12 @@ struct SyncCommand: Command {
     }
   }
 
-  func readBundle(_ path: String) throws -> [UInt8] {
+  func readBundle(_ path: String, _ streams: StandardStreams) throws -> [UInt8] {
+    // The largest valid bundle is a little over 8 MiB.
+    if path == standardStreamPath { return try streams.readInput(9 << 20) }
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { throw CLIError.cannotOpen(path: path, reason: errnoDescription(errno)) }
     defer { close(fd) }
-    // The largest valid bundle is a little over 8 MiB.
     return try readAll(fd: fd, path: path, limit: 9 << 20)
   }
 

@@ -85,6 +85,7 @@ struct PassphraseSource {
 
   init(parsing arguments: inout Arguments, prefix: String = "") throws {
     file = try arguments.option("--\(prefix)passphrase-file")
+    if let file { try refuseStandardStream(file, option: "--\(prefix)passphrase-file", arguments) }
     if let text = try arguments.option("--\(prefix)passphrase-fd") {
       guard let number = Int32(text), number >= 0 else {
         throw arguments.usageError("--\(prefix)passphrase-fd takes a file descriptor number")
@@ -109,8 +110,8 @@ let passphraseLimit = VaultLimits.maximumPassphraseByteCount
 
 /// Reads up to a newline (not included) or end of file from `fd` into
 /// locked memory, one byte at a time so nothing after the line is taken.
-func readLine(fd: Int32, path: String) throws -> SecureBytes {
-  let buffer = try cryptoCall { try SecureBytes(zeroedCount: passphraseLimit + 1) }
+func readLine(fd: Int32, path: String, limit: Int = passphraseLimit) throws -> SecureBytes {
+  let buffer = try cryptoCall { try SecureBytes(zeroedCount: limit + 1) }
   var length = 0
   try buffer.withUnsafeMutableBytes { out in
     while true {
@@ -121,7 +122,10 @@ func readLine(fd: Int32, path: String) throws -> SecureBytes {
         throw CLIError.io(path: path, call: "read", errno: errno)
       }
       if count == 0 || byte == UInt8(ascii: "\n") { break }
-      guard length < passphraseLimit else { throw CLIError.vault(.passphraseTooLong(limit: passphraseLimit)) }
+      guard length < limit else {
+        if limit == passphraseLimit { throw CLIError.vault(.passphraseTooLong(limit: limit)) }
+        throw CLIError.inputTooLarge(limit: limit)
+      }
       out[length] = byte
       length += 1
       byte = 0
@@ -161,6 +165,20 @@ enum Terminal {
 
   private static func askOnce(fd: Int32, prompt: String) throws -> SecureBytes {
     try writeAll(fd: fd, Array(prompt.utf8), path: "/dev/tty")
+    return try readQuietly(fd: fd, path: "/dev/tty", limit: passphraseLimit)
+  }
+
+  /// Reads a secret typed or pasted on standard input when it is a
+  /// terminal: the prompt goes to standard error, echo is off while the
+  /// line is read, and one line is taken (the newline is not part of it).
+  static func askOnStandardInput(prompt: String, limit: Int) throws -> SecureBytes {
+    try writeAll(fd: 2, Array(prompt.utf8), path: "<stderr>")
+    return try readQuietly(fd: 0, path: "<stdin>", limit: limit)
+  }
+
+  /// Reads one line from the terminal `fd` with echo off, restoring the
+  /// terminal afterwards, also when a signal ends the process meanwhile.
+  private static func readQuietly(fd: Int32, path: String, limit: Int) throws -> SecureBytes {
     var saved = termios()
     let isTerminal = tcgetattr(fd, &saved) == 0
     let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
@@ -182,7 +200,7 @@ enum Terminal {
         savedTerminalFD = -1
       }
     }
-    return try readLine(fd: fd, path: "/dev/tty")
+    return try readLine(fd: fd, path: path, limit: limit)
   }
 }
 

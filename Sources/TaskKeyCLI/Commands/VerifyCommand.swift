@@ -38,7 +38,7 @@ struct VerifyCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let presented: SecureBytes
     do {
-      presented = try readSecretInput(limit: Self.inputLimit, exact: false)
+      presented = try readSecretInput(limit: Self.inputLimit, exact: false, prompt: "Assistant key: ")
     } catch CLIError.inputTooLarge {
       throw CLIError.assistant(.malformedKey(.wrongLength(Self.inputLimit + 1)))
     }
