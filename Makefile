@@ -110,7 +110,7 @@ clean:
 BENCH_VENV := .build/bench-venv
 bench: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product taskkey
-	$(SWIFT) build -c release --product taskkey-bench
+	$(SWIFT) build -c release --static-swift-stdlib --product taskkey-bench
 	$(SWIFT) build -c release --package-path Benchmarks/EmptyMain --scratch-path .build/empty-dynamic
 	$(SWIFT) build -c release --static-swift-stdlib --package-path Benchmarks/EmptyMain --scratch-path .build/empty-static
 	@[ -x $(BENCH_VENV)/bin/python ] || python3 -m venv $(BENCH_VENV)

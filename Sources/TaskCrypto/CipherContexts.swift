@@ -3,7 +3,10 @@ import Synchronization
 
 /// AES-256-GCM, fetched from OpenSSL's default provider once per process
 /// rather than by name on every call.
-private let aes256GCM: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+private let aes256GCM: OpaquePointer? = {
+  ensureOpenSSL()
+  return EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
+}()
 
 /// The cipher contexts cached for one key: contexts whose key schedule is
 /// already set, so a seal or open only sets a new nonce.

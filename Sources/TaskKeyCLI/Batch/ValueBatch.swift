@@ -13,6 +13,10 @@ struct ValueBatch {
 
   static let help = """
       --context C       The context of every value (default: empty).
+    \(fieldHelp)
+    """
+
+  static let fieldHelp = """
       --field F         Input is JSON lines; the value is the string in field
                         F of each object (null or missing: left alone).
       --context-field G With --field: each value's context is the string in
@@ -24,7 +28,7 @@ struct ValueBatch {
       --out F           Write the result to F, replacing it all or nothing
                         (a temporary file beside F, renamed at the end), in
                         constant memory. F may be the input itself. Without
-                        --out the result goes to standard output once every
+                        it the result goes to standard output once every
                         value has been processed, so it is held in memory.
     """
 

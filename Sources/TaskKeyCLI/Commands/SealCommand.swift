@@ -46,8 +46,9 @@ struct NoteOptions {
 
   static let batchHelp = """
 
-    JSON LINES (--field):
-    \(ValueBatch.help)
+
+    JSON LINES (--field; --context then applies to every value):
+    \(ValueBatch.fieldHelp)
     \(ValueBatch.streamHelp)
     """
 
@@ -72,6 +73,7 @@ struct SealCommand: Command {
     "taskkey seal [--key-file F] [--context C] [--exact] | --field F [--context C | --context-field G] [--input F] [--out F]"
   static let options =
     NoteOptions.help + NoteOptions.batchHelp + """
+
 
       With --field, every plain value in field F is sealed; values already
       sealed are left as they are. All or nothing, streaming, as rewrap.
@@ -129,6 +131,7 @@ struct OpenCommand: Command {
     "taskkey open [--key-file F] [--context C] [--exact] | --field F [--context C | --context-field G] [--input F] [--out F]"
   static let options =
     NoteOptions.help + NoteOptions.batchHelp + """
+
 
       With --field, every sealed value in field F is opened; plain values pass
       through. All or nothing: one value that does not open (or is not UTF-8
