@@ -109,6 +109,7 @@ clean:
 # Not part of `make test`: timing does not belong in unit tests.
 BENCH_VENV := .build/bench-venv
 bench: deps
+	@command -v /usr/bin/time >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq time; }
 	$(SWIFT) build -c release --static-swift-stdlib --product taskkey
 	$(SWIFT) build -c release --static-swift-stdlib --product taskkey-bench
 	$(SWIFT) build -c release --package-path Benchmarks/EmptyMain --scratch-path .build/empty-dynamic

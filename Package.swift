@@ -6,6 +6,7 @@ import PackageDescription
 let package = Package(
   name: "TaskKey",
   products: [
+    .library(name: "TaskSystem", targets: ["TaskSystem"]),
     .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
     .library(name: "TaskVault", targets: ["TaskVault"]),
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
@@ -25,38 +26,52 @@ let package = Package(
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
+<<<<<<< HEAD
     // Non-variadic wrappers for variadic syscalls (prctl) that Swift cannot import.
     .target(name: "CTaskKeySupport"),
     // Per-thread nonce randomness from getrandom(2), fork-safe; TaskCrypto only.
     .target(name: "CTaskCryptoRandom"),
+=======
+    // Non-variadic wrappers for syscalls Swift cannot import (prctl, xattrs); only TaskSystem uses it.
+    .target(name: "CTaskSystem"),
+>>>>>>> main
 
+    // The one edge to the operating system: the only module that imports Glibc.
+    .target(
+      name: "TaskSystem",
+      dependencies: ["CTaskSystem"]
+    ),
     .target(
       name: "TaskCrypto",
+<<<<<<< HEAD
       dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport", "CTaskCryptoRandom"]
+=======
+      dependencies: ["COpenSSL", "CSodium", "TaskSystem"]
+>>>>>>> main
     ),
     .target(
       name: "TaskVault",
-      dependencies: ["TaskCrypto"]
+      dependencies: ["TaskCrypto", "TaskSystem"]
     ),
     .target(
       name: "AssistantKeys",
-      dependencies: ["TaskCrypto", "TaskVault"]
+      dependencies: ["TaskCrypto", "TaskVault", "TaskSystem"]
     ),
     .target(
       name: "BackupRules",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "TaskSystem"]
     ),
     .target(
       name: "TaskAttachments",
-      dependencies: ["TaskCrypto"]
+      dependencies: ["TaskCrypto", "TaskSystem"]
     ),
     .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem"]
     ),
     .executableTarget(
       name: "taskkey",
-      dependencies: ["TaskKeyCLI"]
+      dependencies: ["TaskKeyCLI", "TaskSystem"]
     ),
 
     // The benchmark: TaskKey against raw OpenSSL (in C) in the same run.
@@ -66,7 +81,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "taskkey-bench",
-      dependencies: ["TaskCrypto", "CBenchBaseline"]
+      dependencies: ["TaskCrypto", "TaskAttachments", "CBenchBaseline"]
     ),
 
     // Helpers shared by the test targets: running the real binary, temp dirs, test secrets.
@@ -77,6 +92,10 @@ let package = Package(
     ),
     // Unit tests: each imports its own module (and lower ones it needs) and test support only.
     .testTarget(
+      name: "TaskSystemTests",
+      dependencies: ["TaskSystem", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
     ),
@@ -86,19 +105,19 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskVaultTests",
-      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
+      dependencies: ["TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "AssistantKeysTests",
-      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
+      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "BackupRulesTests",
-      dependencies: ["BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
+      dependencies: ["BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskKeyCLITests",
-      dependencies: ["TaskKeyCLI", "BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
+      dependencies: ["TaskKeyCLI", "BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
     ),
     // End-to-end tests: run the built `taskkey` binary and check stdout, stderr and exit code.
     .testTarget(

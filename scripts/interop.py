@@ -256,8 +256,8 @@ _assistant_result = None
 
 
 def check_assistant(doc, name):
-    """Both assistant-key files are re-derived by one stdlib-only reader
-    written from SECURITY.md (scripts/check_assistant_vectors.py); it runs
+    """The assistant-key files are re-derived by one stdlib-only reader
+    written from docs/formats/ (scripts/check_assistant_vectors.py); it runs
     once and its verdict counts for each file."""
     global _assistant_result
     if _assistant_result is None:
@@ -275,9 +275,25 @@ CHECKERS = {
     ("vault", 1): check_vault,
     ("backup", 1): check_vault,
     ("assistant-key", 1): check_assistant,
+    ("assistant-last-used", 1): check_assistant,
     ("key-file", 1): check_key_file,
     ("assistant-registry", 1): check_assistant,
 }
+
+
+def load_script(name):
+    """Loads one of the independent readers beside this script as a module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_")[:-3], os.path.join(ROOT, "scripts", name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Attachments (docs/formats/attachment.md): scripts/attachment-reader.py, and
+# the standard's published Cobblestone vectors through the same reader.
+ATTACHMENTS = load_script("attachment-reader.py")
+CHECKERS[("attachment", 1)] = lambda doc, name: ATTACHMENTS.check_vectors(doc, name, report)
 
 
 def check_vectors():
@@ -292,6 +308,8 @@ def check_vectors():
                 checker = check_wycheproof
             if doc.get("algorithm") == "HMACSHA256" and "testGroups" in doc:
                 checker = check_wycheproof_mac
+            if doc.get("schema") == "c2sp_chunked_encryption_schema.json":
+                checker = lambda doc, name: ATTACHMENTS.check_cobblestone(doc, name, report)  # noqa: E731
             if checker:
                 checker(doc, name)
             else:
@@ -378,6 +396,7 @@ def main():
                    "Vectors/key-file-v1.json", sys.argv[1])
     check_binary(sys.argv[1])
     check_backup_binary(sys.argv[1])
+    ATTACHMENTS.check_binary(sys.argv[1], report)
     for name in unchecked:
         print(f"not cross-checked (no independent reader here yet): {name}")
     print(f"interop: {passed} passed, {failed} failed")

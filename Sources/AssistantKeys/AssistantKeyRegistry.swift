@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 
 /// The device's registry of assistant keys: mint, verify (fail closed),
 /// revoke, rotate and list.
@@ -61,7 +62,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   ///   `.registryDamaged` when the directory or file is unsafe, unreadable
   ///   or fails its integrity check.
   public convenience init(directory: String, integrityKey: SymmetricKey?) throws {
-    try self.init(directory: directory, integrityKey: integrityKey, anchor: nil, clock: Date.init, fault: nil)
+    try self.init(directory: directory, integrityKey: integrityKey, anchor: nil, clock: Date.init)
   }
 
   /// Where the registry's newest generation is remembered outside the
@@ -81,18 +82,18 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
     }
   }
 
-  /// The test seam: a chosen clock and injected file-system faults.
+  /// The test seam: a chosen clock and a file system that injects faults.
   init(
     directory: String,
     integrityKey: SymmetricKey?,
     anchor: GenerationAnchor?,
     clock: @escaping () -> Date,
-    fault: ((FileStep, String) -> Int32?)?
+    fileSystem: any FileSystem = PosixFileSystem()
   ) throws {
     guard let integrityKey else { throw AssistantKeyError.vaultLocked }
     self.key = integrityKey
     self.anchor = anchor
-    self.files = RegistryFiles(directory: directory, fault: fault)
+    self.files = RegistryFiles(directory: directory, fileSystem: fileSystem)
     self.clock = clock
     if try files.identity(of: directory) != nil { try files.checkDirectory() }
     try locked { try refresh() }
@@ -178,7 +179,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// - Throws: `AssistantKeyError.invalidName`, `.invalidGrant`,
   ///   `.tooManyGrants`, `.invalidDuration`, `.nameInUse` when the name has
   ///   a current key, `.registryFull`, `.registryDamaged`,
-  ///   `.storageFailure`, `.systemResource`.
+  ///   `.system`, `.systemResource`.
   public func mint(
     name: String,
     trust: TrustLevel = .standard,
@@ -211,7 +212,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// - Parameter id: the key's public id.
   /// - Returns: the key's record after revocation.
   /// - Throws: `AssistantKeyError.unknownID`, `.registryDamaged`,
-  ///   `.storageFailure`.
+  ///   `.system`.
   @discardableResult
   public func revoke(_ id: AssistantKeyID) throws -> AssistantKeyRecord {
     try locked {
@@ -243,7 +244,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   ///   - expiresAfter: the new key's lifetime; nil to keep the old one's.
   /// - Returns: the new key (once) and its record.
   /// - Throws: `AssistantKeyError.noSuchAssistant`, `.invalidDuration`,
-  ///   `.registryFull`, `.registryDamaged`, `.storageFailure`,
+  ///   `.registryFull`, `.registryDamaged`, `.system`,
   ///   `.systemResource`.
   public func rotate(
     assistant: String,
@@ -300,14 +301,14 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   private struct Snapshot {
     var index = RegistryIndex(RegistryFormat.Contents(generation: 0, entries: []))
     /// The file the contents came from, kept open to pin its identity.
-    var file: OpenedFile?
+    var file: OpenFile?
     var loaded = false
 
     var contents: RegistryFormat.Contents { index.contents }
 
     init() {}
 
-    init(contents: RegistryFormat.Contents, file: OpenedFile?) {
+    init(contents: RegistryFormat.Contents, file: OpenFile?) {
       self.index = RegistryIndex(contents)
       self.file = file
       self.loaded = true
@@ -435,27 +436,17 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
       }
       table[id] = now
       let live = Set(snapshot.contents.entries.map(\.id))
-      let lines = table.filter { live.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
       try files.replace(
-        files.lastUsedPath, with: AuthenticatedFile.seal(header: LastUsedFormat.header, lines: lines, key: key))
+        files.lastUsedPath, with: LastUsedFormat.encode(table.filter { live.contains($0.key) }, key: key))
     }
   }
 
   /// The last-used table, or an empty one when the file is missing,
-  /// unreadable or fails its integrity check.
+  /// unreadable or refused by `LastUsedFormat.decode` for any reason.
   func readLastUsed() -> [AssistantKeyID: Int64] {
     guard let read = try? files.read(files.lastUsedPath, limit: RegistryFormat.maximumFileByteCount),
-      let lines = try? AuthenticatedFile.open(
-        read.bytes, header: LastUsedFormat.header, headerStem: LastUsedFormat.headerStem,
-        limit: RegistryFormat.maximumFileByteCount, key: key)
+      let table = try? LastUsedFormat.decode(read.bytes, key: key)
     else { return [:] }
-    var table = [AssistantKeyID: Int64]()
-    for line in lines {
-      let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-      guard fields.count == 2, let id = AssistantKeyID(String(fields[0])), let time = RegistryFormat.decimal(fields[1])
-      else { return [:] }
-      table[id] = time
-    }
     return table
   }
 
@@ -479,10 +470,41 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   }
 }
 
-/// The advisory last-used file, version 1: the authenticated frame with
-/// header `taskkey assistant-key last-used v1` and lines `<id> <unix seconds>`
-/// sorted by id.
+/// The advisory last-used file, version 1 (docs/formats/last-used.md): the
+/// authenticated frame with header `taskkey assistant-key last-used v1`,
+/// then one line `<id> <unix seconds>` per key, strictly ascending by id,
+/// and no generation line.
 enum LastUsedFormat {
   static let header = "taskkey assistant-key last-used v1"
   static let headerStem = "taskkey assistant-key last-used v"
+
+  /// The file's bytes for `table`, lines sorted by id, under `key`.
+  static func encode(_ table: [AssistantKeyID: Int64], key: SymmetricKey) -> [UInt8] {
+    let lines = table.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+    return AuthenticatedFile.seal(header: header, lines: lines, key: key)
+  }
+
+  /// Reads the file in the order of its specification: size, header, MAC
+  /// line, MAC, then every line `id SP number` with ids strictly ascending.
+  ///
+  /// - Throws: `AssistantKeyError.registryDamaged` with `.tooLarge`,
+  ///   `.unsupportedVersion`, `.authenticationFailed` or `.malformed`.
+  static func decode(_ bytes: [UInt8], key: SymmetricKey) throws -> [AssistantKeyID: Int64] {
+    let lines = try AuthenticatedFile.open(
+      bytes, header: header, headerStem: headerStem, limit: RegistryFormat.maximumFileByteCount, key: key)
+    var table = [AssistantKeyID: Int64]()
+    var previous: AssistantKeyID?
+    for (index, line) in lines.enumerated() {
+      let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+      guard fields.count == 2, let id = AssistantKeyID(String(fields[0])), let time = RegistryFormat.decimal(fields[1]),
+        previous.map({ $0 < id }) ?? true
+      else {
+        throw AssistantKeyError.registryDamaged(
+          .malformed(line: index + 2, reason: "not '<id> <seconds>' in ascending id order"))
+      }
+      table[id] = time
+      previous = id
+    }
+    return table
+  }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// What may go into a backup and what never does, and TaskKey's own
@@ -15,8 +15,8 @@ public enum BackupRules {
   /// The largest backup file read, in bytes.
   public static let maximumBackupByteCount = BackupFile.maximumByteCount
 
-  /// Writes a backup of an unlocked vault to a new file (mode 0600,
-  /// `O_EXCL`, fsynced, directory fsynced).
+  /// Writes a backup of an unlocked vault to a new file (TaskSystem's
+  /// durable create: mode 0600, `O_EXCL`, fsynced, directory fsynced).
   ///
   /// - Parameters:
   ///   - vault: the vault; it must be unlocked, since the backup's tag is
@@ -24,12 +24,18 @@ public enum BackupRules {
   ///   - path: the new file; an existing file is never overwritten.
   ///   - now: the creation time recorded in the header.
   /// - Returns: what went in.
-  /// - Throws: `BackupError.outputExists`, `.io`, `.vault(.locked)` and the
-  ///   vault's read errors.
+  /// - Throws: `BackupError.outputExists`, `.system`, `.vault(.locked)` and
+  ///   the vault's read errors.
   @discardableResult
   public static func backup(_ vault: Vault, to path: String, now: Date = Date()) throws -> BackupSummary {
     let made = try backup(vault, now: now)
-    try writeNewFile(path, made.bytes)
+    do {
+      try PosixFileSystem().createNew(path, contents: made.bytes)
+    } catch let error as SystemError where error.isAlreadyExisting {
+      throw BackupError.outputExists(path: path)
+    } catch let error as SystemError {
+      throw BackupError.system(error)
+    }
     return made.summary
   }
 
@@ -69,7 +75,7 @@ public enum BackupRules {
   ///
   /// - Returns: the report, which says what is absent and what to do.
   /// - Throws: the errors of `inspect`, `BackupError.targetNotEmpty`,
-  ///   `.io`, `.vault`.
+  ///   `.system`, `.vault`.
   public static func restore(
     from path: String, into directory: String, passphrase: SecureBytes, force: Bool = false, now: Date = Date()
   ) throws -> RestoreReport {
@@ -90,7 +96,11 @@ public enum BackupRules {
     if try !isEmptyOrMissing(directory) {
       guard force else { throw BackupError.targetNotEmpty(path: directory) }
       let aside = try asideName(for: directory, now: now)
-      guard rename(directory, aside) == 0 else { throw BackupError.io(path: directory, call: "rename", errno: errno) }
+      do {
+        try PosixFileSystem().move(directory, to: aside)
+      } catch let error as SystemError {
+        throw BackupError.system(error)
+      }
       movedAside = aside
     }
     let vault = try vaultCall { try Vault.install(opened.snapshot, at: directory) }
@@ -101,9 +111,7 @@ public enum BackupRules {
 
   static func isEmptyOrMissing(_ directory: String) throws -> Bool {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-      var info = stat()
-      if lstat(directory, &info) != 0 && errno == ENOENT { return true }
-      return false
+      return !FileStatus.exists(directory)
     }
     return entries.isEmpty
   }
@@ -117,8 +125,7 @@ public enum BackupRules {
     let stem = base + ".before-restore-" + formatter.string(from: now)
     var candidate = stem
     var counter = 1
-    var info = stat()
-    while lstat(candidate, &info) == 0 {
+    while FileStatus.exists(candidate) {
       counter += 1
       candidate = stem + "-\(counter)"
     }
@@ -126,64 +133,14 @@ public enum BackupRules {
   }
 
   static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw BackupError.io(path: path, call: "open", errno: errno) }
-    defer { close(fd) }
-    var bytes = [UInt8]()
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw BackupError.io(path: path, call: "read", errno: errno)
-      }
-      if count == 0 { return bytes }
-      bytes += chunk[0..<count]
-      guard bytes.count <= limit else {
-        throw BackupError.damaged(path: path, reason: "larger than the limit of \(limit) bytes")
-      }
+    do {
+      return try OpenFile.reading(path).readAll(limit: limit)
+    } catch SystemError.tooLarge {
+      throw BackupError.damaged(path: path, reason: "larger than the limit of \(limit) bytes")
+    } catch let error as SystemError {
+      throw BackupError.system(error)
     }
   }
-
-  static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      if errno == EEXIST { throw BackupError.outputExists(path: path) }
-      throw BackupError.io(path: path, call: "open", errno: errno)
-    }
-    var failure: BackupError?
-    var offset = 0
-    while offset < bytes.count && failure == nil {
-      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if count < 0 {
-        if errno != EINTR { failure = .io(path: path, call: "write", errno: errno) }
-      } else {
-        offset += count
-      }
-    }
-    if failure == nil && fsync(fd) != 0 { failure = .io(path: path, call: "fsync", errno: errno) }
-    close(fd)
-    if let failure {
-      unlink(path)
-      throw failure
-    }
-    let directory = open(directoryName(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directory >= 0 {
-      _ = fsync(directory)
-      close(directory)
-    }
-  }
-}
-
-/// The directory that holds `path`, as dirname(1) says: "." for a name
-/// without a slash, "/" for a file in the root; trailing slashes ignored.
-func directoryName(of path: String) -> String {
-  var bytes = Array(path.utf8)
-  while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
-  guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }
-  var end = slash
-  while end > 0 && bytes[end - 1] == UInt8(ascii: "/") { end -= 1 }
-  return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
 }
 
 /// What a backup holds; nothing secret.
@@ -200,7 +157,7 @@ public struct BackupSummary: Sendable, Equatable {
   public let itemNames: [String]
 
   init(_ snapshot: VaultFileSnapshot, created: Int64) {
-    vaultID = snapshot.vaultID.map { String(format: "%02x", $0) }.joined()
+    vaultID = Hex.encode(snapshot.vaultID)
     generation = snapshot.generation
     self.created = created
     noteKeyCount = snapshot.noteKeyCount

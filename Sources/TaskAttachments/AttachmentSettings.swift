@@ -39,6 +39,39 @@ public struct AttachmentSettings: Equatable, Sendable {
   }
 }
 
+extension AttachmentSettings {
+  /// Reads the setting from `directory` (the key directory): off when the
+  /// file does not exist.
+  ///
+  /// - Throws: `AttachmentError.malformedSettings` for any other content,
+  ///   `.io` when the file cannot be read.
+  public static func load(fromDirectory directory: String) throws -> AttachmentSettings {
+    let path = directory + "/" + fileName
+    guard SystemIO.exists(path) else { return AttachmentSettings() }
+    let input = try SystemIO.openForReading(path)
+    defer { try? SystemIO.close(input.fd, path: path) }
+    // One byte more than the longer line, so anything longer is refused.
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 26, alignment: 1)
+    defer { buffer.deallocate() }
+    let contents = try Attachment.readFully(
+      { try SystemIO.read(input.fd, into: $0, name: path) }, count: buffer.count, buffer: buffer)
+    return try AttachmentSettings(fileContents: contents, path: path)
+  }
+
+  /// Writes the setting into `directory` durably: a temporary file beside
+  /// it, flushed, renamed over the old one, and the directory flushed.
+  ///
+  /// - Throws: `AttachmentError.io`.
+  public func save(toDirectory directory: String) throws {
+    let path = directory + "/" + Self.fileName
+    let bytes = fileContents
+    _ = try Attachment.transform(descriptor: -1, name: path, to: path, replacing: true) { _, write in
+      try bytes.withUnsafeBytes { try write($0) }
+      return Attachment.Summary(isSealed: false, keyID: nil, plaintextByteCount: 0, storedByteCount: 0)
+    }
+  }
+}
+
 extension Attachment {
   /// Stores a new attachment as the settings say: sealed under the
   /// keyring's primary key when `settings.sealsNewAttachments`, else copied

@@ -71,13 +71,19 @@ public enum ChunkedEncryption {
   }
 
   /// The per-message key, base nonce and commitment (the "key schedule").
-  struct MessageKeys {
-    let key: SecureBytes
+  ///
+  /// The derived bytes live in an ordinary buffer wiped when this goes
+  /// away, not in locked memory: the AES key schedule that OpenSSL expands
+  /// from them lives in its (unlocked, cleansed on free) cipher context
+  /// for the whole message anyway, and a locked allocation per file would
+  /// cost more than sealing a small file (SECURITY.md, "Secrets in memory").
+  final class MessageKeys {
+    private let derived: UnsafeMutableRawBufferPointer
     let baseNonce: [UInt8]
     let commitment: [UInt8]
 
     /// HKDF-Expand(input key, info, 32 + 12 + 32) split in that order.
-    init<Context: ContiguousBytes>(inputKey: SymmetricKey, salt: [UInt8], context: Context) throws {
+    init<Context: ContiguousBytes>(inputKey: SymmetricKey, salt: [UInt8], context: Context) {
       precondition(salt.count == saltByteCount)
       var info = Array((infoPrefix + aeadName).utf8)
       info.append(0)
@@ -85,26 +91,35 @@ public enum ChunkedEncryption {
       context.withUnsafeBytes { info += $0 }
       let keyCount = SymmetricKey.byteCount
       let nonceCount = AES.GCM.nonceByteCount
-      let derived = try HKDFSHA512.expand(
-        pseudoRandomKey: inputKey, info: info, outputByteCount: keyCount + nonceCount + commitmentByteCount)
-      self.key = try derived.withUnsafeBytes {
-        try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[..<keyCount]))
-      }
-      self.baseNonce = derived.withUnsafeBytes { Array($0[keyCount..<(keyCount + nonceCount)]) }
-      self.commitment = derived.withUnsafeBytes { Array($0[(keyCount + nonceCount)...]) }
+      let derived = UnsafeMutableRawBufferPointer.allocate(
+        byteCount: keyCount + nonceCount + commitmentByteCount, alignment: 16)
+      inputKey.withUnsafeBytes { HKDFSHA512.expand(rawKey: $0, info: info, into: derived) }
+      self.derived = derived
+      baseNonce = Array(derived[keyCount..<(keyCount + nonceCount)])
+      commitment = Array(derived[(keyCount + nonceCount)...])
     }
 
     /// Raw mode: a key and base nonce from a higher-level protocol; no
     /// salt and no commitment.
-    init(rawKey: SymmetricKey, baseNonce: [UInt8]) throws {
+    init(rawKey: SymmetricKey, baseNonce: [UInt8]) {
       precondition(baseNonce.count == AES.GCM.nonceByteCount)
-      self.key = try rawKey.withUnsafeBytes { try SecureBytes(copying: $0) }
+      let derived = UnsafeMutableRawBufferPointer.allocate(byteCount: SymmetricKey.byteCount, alignment: 16)
+      rawKey.withUnsafeBytes { derived.copyMemory(from: $0) }
+      self.derived = derived
       self.baseNonce = baseNonce
       self.commitment = []
     }
 
+    deinit {
+      wipe(derived)
+      derived.deallocate()
+    }
+
+    /// The derived AES key, for tests.
+    var key: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: derived[..<SymmetricKey.byteCount]) }
+
     func cipher(encrypting: Bool) throws -> ChunkCipher {
-      try key.withUnsafeBytes { try ChunkCipher(key: $0, baseNonce: baseNonce, encrypting: encrypting) }
+      try ChunkCipher(key: key, baseNonce: baseNonce, encrypting: encrypting)
     }
   }
 }

@@ -15,7 +15,7 @@ extension ChunkedEncryption {
   /// error; it never turns into a clean end.
   public final class Opener {
     /// Plaintext chunks gathered before `emit` is called.
-    static let batchChunkCount = 64
+    static let batchChunkCount = 16
 
     private let inputKey: SymmetricKey?
     private let context: [UInt8]
@@ -163,7 +163,7 @@ extension ChunkedEncryption {
     private func checkHeader() throws {
       guard let inputKey else { return }
       let salt = Array(header[0..<ChunkedEncryption.saltByteCount])
-      let keys = try MessageKeys(inputKey: inputKey, salt: salt, context: context)
+      let keys = MessageKeys(inputKey: inputKey, salt: salt, context: context)
       guard ConstantTime.equals(keys.commitment, header[ChunkedEncryption.saltByteCount...]) else {
         throw TaskCryptoError.commitmentMismatch
       }

@@ -43,7 +43,7 @@ extension ChunkedEncryption {
       }
       var header = [UInt8](repeating: 0, count: headerCount)
       try header.withUnsafeMutableBytes { try reader(0, $0) }
-      let keys = try MessageKeys(
+      let keys = MessageKeys(
         inputKey: key, salt: Array(header[..<ChunkedEncryption.saltByteCount]), context: context)
       guard ConstantTime.equals(keys.commitment, header[ChunkedEncryption.saltByteCount...]) else {
         throw TaskCryptoError.commitmentMismatch
@@ -56,7 +56,7 @@ extension ChunkedEncryption {
     convenience init(rawKey: SymmetricKey, baseNonce: [UInt8], sealedByteCount: UInt64, reader: @escaping Reader)
       throws
     {
-      let keys = try MessageKeys(rawKey: rawKey, baseNonce: baseNonce)
+      let keys = MessageKeys(rawKey: rawKey, baseNonce: baseNonce)
       try self.init(keys: keys, headerCount: 0, sealedByteCount: sealedByteCount, reader: reader)
     }
 

@@ -13,7 +13,7 @@ extension ChunkedEncryption {
   /// key and base nonce; nothing the caller does can repeat a nonce.
   public final class Sealer {
     /// Sealed full chunks gathered before `emit` is called.
-    static let batchChunkCount = 64
+    static let batchChunkCount = 16
 
     private let cipher: ChunkCipher
     private let plaintext: UnsafeMutableRawBufferPointer
@@ -39,14 +39,14 @@ extension ChunkedEncryption {
     /// The test seam: a chosen salt. A repeated salt under one key repeats
     /// the key and nonces; only tests and vector generators call this.
     convenience init<Context: ContiguousBytes>(key: SymmetricKey, context: Context, salt: [UInt8]) throws {
-      let keys = try MessageKeys(inputKey: key, salt: salt, context: context)
+      let keys = MessageKeys(inputKey: key, salt: salt, context: context)
       try self.init(keys: keys, header: salt + keys.commitment)
     }
 
     /// Raw mode (the standard's appendix): a key and base nonce from a
     /// higher-level protocol; no header is written.
     convenience init(rawKey: SymmetricKey, baseNonce: [UInt8]) throws {
-      try self.init(keys: try MessageKeys(rawKey: rawKey, baseNonce: baseNonce), header: [])
+      try self.init(keys: MessageKeys(rawKey: rawKey, baseNonce: baseNonce), header: [])
     }
 
     private init(keys: MessageKeys, header: [UInt8]) throws {

@@ -29,8 +29,8 @@ public enum HKDFSHA512 {
     try key.withUnsafeBytes { try expand(rawKey: $0, info: info, outputByteCount: outputByteCount) }
   }
 
-  /// The RFC 5869 §2.3 loop: T(i) = HMAC(PRK, T(i-1) || info || i).
-  /// Takes a key of any length, for the RFC and Wycheproof test vectors.
+  /// The RFC 5869 §2.3 loop into locked memory. Takes a key of any length,
+  /// for the RFC and Wycheproof test vectors.
   static func expand<Info: ContiguousBytes>(
     rawKey: UnsafeRawBufferPointer,
     info: Info,
@@ -39,41 +39,47 @@ public enum HKDFSHA512 {
     guard outputByteCount >= 0, outputByteCount <= maximumOutputByteCount else {
       throw TaskCryptoError.tooLarge(byteCount: outputByteCount, limit: maximumOutputByteCount)
     }
-    ensureSodium()
     let output = try SecureBytes(zeroedCount: outputByteCount)
-    let block = try SecureBytes(zeroedCount: hashByteCount)
-    var state = crypto_auth_hmacsha512_state()
-    defer { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) } }
-    var spare: UInt8 = 0
-    try output.withUnsafeMutableBytes { out in
-      try block.withUnsafeMutableBytes { previous in
-        let previousBytes = previous.bindMemory(to: UInt8.self).baseAddress!
-        var written = 0
-        var counter: UInt8 = 1
-        while written < outputByteCount {
-          withUnsafePointer(to: &spare) { fallback in
-            let keyBase = rawKey.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? fallback
-            // crypto_auth_hmacsha512_init returns 0 for every key length.
-            _ = crypto_auth_hmacsha512_init(&state, keyBase, rawKey.count)
-          }
-          if counter > 1 { _ = crypto_auth_hmacsha512_update(&state, previousBytes, UInt64(hashByteCount)) }
-          info.withUnsafeBytes { infoBytes in
-            guard let base = infoBytes.baseAddress, infoBytes.count > 0 else { return }
-            _ = crypto_auth_hmacsha512_update(
-              &state, base.assumingMemoryBound(to: UInt8.self), UInt64(infoBytes.count))
-          }
-          _ = crypto_auth_hmacsha512_update(&state, &counter, 1)
-          _ = crypto_auth_hmacsha512_final(&state, previousBytes)
-          let take = Swift.min(hashByteCount, outputByteCount - written)
-          out.baseAddress!.advanced(by: written).copyMemory(from: previousBytes, byteCount: take)
-          written += take
-          if counter == UInt8.max && written < outputByteCount {
-            throw TaskCryptoError.backendFailure(function: "HKDF")
-          }
-          counter &+= 1
-        }
-      }
-    }
+    output.withUnsafeMutableBytes { expand(rawKey: rawKey, info: info, into: $0) }
     return output
+  }
+
+  /// T(i) = HMAC(PRK, T(i-1) || info || i), written to `output` (at most
+  /// 255 × 64 bytes). The HMAC state and T(i) live on the stack and are
+  /// wiped before returning. The caller owns (and wipes) `output`.
+  static func expand<Info: ContiguousBytes>(
+    rawKey: UnsafeRawBufferPointer, info: Info, into output: UnsafeMutableRawBufferPointer
+  ) {
+    precondition(output.count <= maximumOutputByteCount)
+    ensureSodium()
+    var state = crypto_auth_hmacsha512_state()
+    var previous = [UInt8](repeating: 0, count: hashByteCount)
+    defer {
+      withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) }
+      previous.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+    var spare: UInt8 = 0
+    var written = 0
+    var counter: UInt8 = 1
+    while written < output.count {
+      withUnsafePointer(to: &spare) { fallback in
+        let keyBase = rawKey.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? fallback
+        // crypto_auth_hmacsha512_init returns 0 for every key length.
+        _ = crypto_auth_hmacsha512_init(&state, keyBase, rawKey.count)
+      }
+      if counter > 1 { _ = crypto_auth_hmacsha512_update(&state, previous, UInt64(hashByteCount)) }
+      info.withUnsafeBytes { infoBytes in
+        guard let base = infoBytes.baseAddress, infoBytes.count > 0 else { return }
+        _ = crypto_auth_hmacsha512_update(&state, base.assumingMemoryBound(to: UInt8.self), UInt64(infoBytes.count))
+      }
+      _ = crypto_auth_hmacsha512_update(&state, &counter, 1)
+      _ = crypto_auth_hmacsha512_final(&state, &previous)
+      let take = Swift.min(hashByteCount, output.count - written)
+      previous.withUnsafeBytes {
+        output.baseAddress!.advanced(by: written).copyMemory(from: $0.baseAddress!, byteCount: take)
+      }
+      written += take
+      counter &+= 1
+    }
   }
 }

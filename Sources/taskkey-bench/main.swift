@@ -174,6 +174,7 @@ func profile(_ operation: String, size: Int) throws {
   }
 }
 
+AttachmentBench.start(quick: CommandLine.arguments.contains("--quick"))
 do {
   let options = try Options(Array(CommandLine.arguments.dropFirst()))
   if let operation = options.values["profile"] {
@@ -185,8 +186,14 @@ do {
   var rows = try cryptoRows(options: options, peer: peer)
   if options.values["taskkey"] != nil { rows += try processRows(options: options) }
   printTable(rows)
-  let missed = rows.filter { $0.met == false }.count
-  let judged = rows.filter { $0.met != nil }.count
+  var missed = rows.filter { $0.met == false }.count
+  var judged = rows.filter { $0.met != nil }.count
+  if options.values["taskkey"] != nil {
+    print("\nAttachments (issue 15):")
+    let attachmentsMissed = AttachmentBench.run(quick: options.quick)
+    missed += attachmentsMissed
+    judged += 1
+  }
   print(missed == 0 ? "\nall \(judged) goals met" : "\n\(missed) of \(judged) goals missed")
   exit(missed == 0 ? 0 : 1)
 } catch {

@@ -1,6 +1,6 @@
 import Foundation
-import TaskCrypto
 import TaskKeyCLI
+import TaskSystem
 
 // The whole command lives in TaskKeyCLI; this is only the process edge.
 // First, before anything is read: a crash prints nothing and ends the

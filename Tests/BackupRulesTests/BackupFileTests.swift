@@ -2,6 +2,7 @@ import BackupRules
 import Foundation
 import TaskCrypto
 import TaskKeyTestSupport
+import TaskSystem
 import TaskVault
 import Testing
 
@@ -30,7 +31,7 @@ struct BackupFileTests {
     } catch let error as BackupError {
       return error
     } catch {
-      return .io(path: "\(error)", call: "", errno: 0)
+      return .system(.failed(call: "\(error)", path: "", errno: 0))
     }
   }
 

@@ -207,6 +207,17 @@ final class AttachmentTests: XCTestCase {
     XCTAssertThrowsError(try AttachmentSettings(fileContents: Array("seal-new-attachments=yes\n".utf8), path: "s")) {
       XCTAssertEqual($0 as? AttachmentError, .malformedSettings(path: "s"))
     }
+    XCTAssertEqual(try AttachmentSettings.load(fromDirectory: directory.url.path), AttachmentSettings())
+    try AttachmentSettings(sealsNewAttachments: true).save(toDirectory: directory.url.path)
+    XCTAssertEqual(try read(directory.path(AttachmentSettings.fileName)), Array("seal-new-attachments=on\n".utf8))
+    XCTAssertTrue(try AttachmentSettings.load(fromDirectory: directory.url.path).sealsNewAttachments)
+    try AttachmentSettings().save(toDirectory: directory.url.path)
+    XCTAssertFalse(try AttachmentSettings.load(fromDirectory: directory.url.path).sealsNewAttachments)
+    _ = try write(AttachmentSettings.fileName, Array("seal-new-attachments=on\nextra".utf8))
+    XCTAssertThrowsError(try AttachmentSettings.load(fromDirectory: directory.url.path)) {
+      guard case .malformedSettings = $0 as? AttachmentError else { return XCTFail("\($0)") }
+    }
+    try FileManager.default.removeItem(atPath: directory.path(AttachmentSettings.fileName))
     let plain = try write("plain", bytes(100))
     let off = try Attachment.store(
       file: plain, to: directory.path("off"), using: keyring, record: "r", settings: AttachmentSettings())

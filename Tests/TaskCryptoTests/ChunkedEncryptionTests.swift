@@ -110,8 +110,8 @@ final class ChunkedEncryptionTests: XCTestCase {
   func testChunkNoncesAreTheBaseNonceXorTheIndexPastThirtyTwoBits() throws {
     let key = try Chunked.key()
     let salt = [UInt8](repeating: 0x5a, count: 24)
-    let keys = try ChunkedEncryption.MessageKeys(inputKey: key, salt: salt, context: Array("ctx".utf8))
-    let aesKey = try keys.key.withUnsafeBytes { try SymmetricKey(copying: $0) }
+    let keys = ChunkedEncryption.MessageKeys(inputKey: key, salt: salt, context: Array("ctx".utf8))
+    let aesKey = try SymmetricKey(copying: keys.key)
     let plaintext = Chunked.message(Chunked.chunk)
     for index: UInt64 in [0, 255, 256, (1 << 32) - 1, 1 << 32, (1 << 32) + 0x1_0203, (1 << 38) - 2] {
       let sealer = try ChunkedEncryption.Sealer(key: key, context: Array("ctx".utf8), salt: salt)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TaskKeyTestSupport
+import TaskSystem
 import Testing
 
 @testable import TaskCrypto
@@ -87,7 +88,7 @@ enum VaultVectors {
       vaultID: status.vaultID, kdf: "\(status.kdfParameters)", generation: status.generation,
       primaryKeyID: keyring.primaryID.hex,
       noteKeys: keyring.keys.map { key in
-        VaultVectorFile.Expected.Key(id: key.id.hex, key: key.key.withUnsafeBytes { encodeHex(Array($0)) })
+        VaultVectorFile.Expected.Key(id: key.id.hex, key: key.key.withUnsafeBytes { Hex.encode(Array($0)) })
       },
       items: items, syncBundleItems: ["calendar/token"])
 

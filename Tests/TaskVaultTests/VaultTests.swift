@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import TaskCrypto
 import TaskKeyTestSupport
+import TaskSystem
 import Testing
 
 @testable import TaskVault

@@ -17,7 +17,7 @@ extension CLIError {
     case .registryDamaged: return .tampered
     case .invalidName, .invalidGrant, .tooManyGrants, .invalidDuration, .nameInUse, .registryFull: return .dataError
     case .noSuchAssistant: return .noInput
-    case .storageFailure: return .ioError
+    case .system(let system): return system.isRefusal ? .permission : .ioError
     case .systemResource: return .osError
     }
   }

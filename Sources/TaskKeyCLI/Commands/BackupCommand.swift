@@ -1,7 +1,7 @@
 import BackupRules
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 extension CLIError {
@@ -13,7 +13,8 @@ extension CLIError {
     case .wrongPassphrase: return .wrongPassphrase
     case .damaged, .tampered: return .tampered
     case .unsupportedVersion: return .unsupportedVersion
-    case .targetNotEmpty, .outputExists, .io: return .ioError
+    case .targetNotEmpty, .outputExists: return .ioError
+    case .system(let system): return system.isRefusal ? .permission : .ioError
     case .vault(let vault): return exitCode(for: vault)
     }
   }
@@ -117,7 +118,9 @@ struct BackupCommand: Command {
       let secret = try passphrase.read(prompt: "Passphrase of the backed-up vault: ")
       // Opening the backup runs the vault's KDF (about half a second): say
       // so on a terminal, stay quiet when standard error is piped.
-      if isatty(2) == 1 { streams.printError("Checking the passphrase and restoring (Argon2id)...") }
+      if FileDescriptor.standardError.isTerminal {
+        streams.printError("Checking the passphrase and restoring (Argon2id)...")
+      }
       let report = try backupCall {
         guard path == standardStreamPath else {
           return try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)

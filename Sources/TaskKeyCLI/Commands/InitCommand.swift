@@ -1,5 +1,5 @@
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// `taskkey init`: makes a new vault with a fresh note keyring.
@@ -37,7 +37,7 @@ struct InitCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let directory = try vaultDirectory(streams)
     let secret = try passphrase.read(prompt: "New vault passphrase: ", confirm: true)
-    if preset == .calibrated && isatty(2) == 1 {
+    if preset == .calibrated && FileDescriptor.standardError.isTerminal {
       streams.printError("Calibrating the passphrase KDF (about a second)...")
     }
     let vault = try vaultCall { try Vault.create(at: directory, passphrase: secret, preset: preset) }

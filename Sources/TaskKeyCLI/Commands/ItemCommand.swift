@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// `taskkey item set|get|list|remove`: the vault's items.
@@ -114,19 +114,11 @@ struct ItemCommand: Command {
 /// standard input is a terminal, `prompt` goes to standard error and one
 /// line is read with echo off, so a pasted secret is never shown.
 func readSecretInput(limit: Int, exact: Bool, prompt: String) throws -> SecureBytes {
-  if isatty(0) == 1 { return try Terminal.askOnStandardInput(prompt: prompt, limit: limit) }
+  if FileDescriptor.standardInput.isTerminal { return try Terminal.askOnStandardInput(prompt: prompt, limit: limit) }
   let buffer = try cryptoCall { try SecureBytes(zeroedCount: limit + 2) }
   var length = 0
   try buffer.withUnsafeMutableBytes { out in
-    while length < out.count {
-      let count = read(0, out.baseAddress! + length, out.count - length)
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw CLIError.io(path: "<stdin>", call: "read", errno: errno)
-      }
-      if count == 0 { break }
-      length += count
-    }
+    length = try systemCall { try FileDescriptor.standardInput.read(into: out) }
     if !exact && length > 0 && out[length - 1] == UInt8(ascii: "\n") { length -= 1 }
   }
   guard length <= limit else { throw CLIError.inputTooLarge(limit: limit) }

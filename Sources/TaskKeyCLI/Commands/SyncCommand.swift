@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// `taskkey sync export|import`: moves the synchronisable store between
@@ -109,27 +109,10 @@ struct SyncCommand: Command {
   func readBundle(_ path: String, _ streams: StandardStreams) throws -> [UInt8] {
     // The largest valid bundle is a little over 8 MiB.
     if path == standardStreamPath { return try streams.readInput(9 << 20) }
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw CLIError.cannotOpen(path: path, reason: errnoDescription(errno)) }
-    defer { close(fd) }
-    return try readAll(fd: fd, path: path, limit: 9 << 20)
+    return try readInputFile(path, limit: 9 << 20)
   }
 
   func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      if errno == EEXIST { throw CLIError.fileExists(path: path) }
-      throw CLIError.cannotOpen(path: path, reason: errnoDescription(errno))
-    }
-    do {
-      try writeAll(fd: fd, bytes, path: path)
-      guard fsync(fd) == 0 else { throw CLIError.io(path: path, call: "fsync", errno: errno) }
-      close(fd)
-    } catch {
-      close(fd)
-      unlink(path)
-      throw error
-    }
-    try KeyFile.syncDirectory(containing: path)
+    try bytes.withUnsafeBytes { try createNewFile(path, contents: $0) }
   }
 }

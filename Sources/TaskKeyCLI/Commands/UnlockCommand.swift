@@ -1,5 +1,5 @@
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// `taskkey unlock`: makes the vault readable until reboot, lock or a limit.
@@ -40,7 +40,7 @@ struct UnlockCommand: Command {
     let secret = try passphrase.read(prompt: "Vault passphrase: ")
     // The KDF takes about half a second by design: say so on a terminal,
     // stay quiet when standard error is piped.
-    if isatty(2) == 1, let kdf = try? vault.status().kdfParameters {
+    if FileDescriptor.standardError.isTerminal, let kdf = try? vault.status().kdfParameters {
       streams.printError("Deriving the vault key with \(kdf)...")
     }
     try vaultCall { try vault.unlock(passphrase: secret, for: duration) }

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 extension CLIError {
@@ -13,8 +13,8 @@ extension CLIError {
     case .damaged, .tampered: return .tampered
     case .notInitialised: return .vaultNotFound
     case .unsupportedVersion: return .unsupportedVersion
-    case .loosePermissions, .notOwner, .untrustedSymlink, .wrongFileType: return .permission
-    case .io, .alreadyInitialised: return .ioError
+    case .system(let system): return system.isRefusal ? .permission : .ioError
+    case .alreadyInitialised: return .ioError
     case .itemNotFound: return .noInput
     case .emptyPassphrase, .passphraseTooLong, .invalidItemName, .invalidLabel, .itemTooLarge, .storeFull,
       .itemClassConflict, .keyConflict:
@@ -116,10 +116,8 @@ func readLine(fd: Int32, path: String, limit: Int = passphraseLimit) throws -> S
   try buffer.withUnsafeMutableBytes { out in
     while true {
       var byte: UInt8 = 0
-      let count = Glibc.read(fd, &byte, 1)
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw CLIError.io(path: path, call: "read", errno: errno)
+      let count = try systemCall {
+        try withUnsafeMutableBytes(of: &byte) { try FileDescriptor(fd, name: path).readSome(into: $0) }
       }
       if count == 0 || byte == UInt8(ascii: "\n") { break }
       guard length < limit else {
@@ -139,80 +137,50 @@ func readLine(fd: Int32, path: String, limit: Int = passphraseLimit) throws -> S
 /// Reads the first line of a passphrase file, refusing it unless it is a
 /// regular file owned by the user with mode 0600 (no group or other bits).
 func readPassphraseFile(_ path: String) throws -> SecureBytes {
-  let fd = try openOwnerOnlyFile(path)
-  defer { close(fd) }
-  return try readLine(fd: fd, path: path)
+  let file = try openOwnerOnlyFile(path)
+  return try withExtendedLifetime(file) { try readLine(fd: file.descriptor.rawValue, path: path) }
 }
 
 /// The controlling terminal, for prompts with echo off. Prompts go to
 /// `/dev/tty`, never to standard output.
 enum Terminal {
   static func ask(prompt: String, confirm: Bool) throws -> SecureBytes {
-    let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-    guard fd >= 0 else {
+    guard let terminal = ControllingTerminal() else {
       throw CLIError.usage(
         message: "no terminal to ask for the passphrase",
         usage: "use --passphrase-file F (mode 0600) or --passphrase-fd N")
     }
-    defer { close(fd) }
-    let first = try askOnce(fd: fd, prompt: prompt)
+    let first = try askOnce(terminal, prompt: prompt)
     // Nothing to confirm after Ctrl-D or an empty line; the caller refuses it.
     guard confirm, first.count > 0 else { return first }
-    let second = try askOnce(fd: fd, prompt: "Repeat the passphrase: ")
+    let second = try askOnce(terminal, prompt: "Repeat the passphrase: ")
     guard first == second else { throw CLIError.passphraseMismatch }
     return first
   }
 
-  private static func askOnce(fd: Int32, prompt: String) throws -> SecureBytes {
-    try writeAll(fd: fd, Array(prompt.utf8), path: "/dev/tty")
-    return try readQuietly(fd: fd, path: "/dev/tty", limit: passphraseLimit)
+  private static func askOnce(_ terminal: ControllingTerminal, prompt: String) throws -> SecureBytes {
+    try readQuietly(terminal.descriptor, prompt: prompt, promptTo: terminal.descriptor, limit: passphraseLimit)
   }
 
   /// Reads a secret typed or pasted on standard input when it is a
   /// terminal: the prompt goes to standard error, echo is off while the
   /// line is read, and one line is taken (the newline is not part of it).
   static func askOnStandardInput(prompt: String, limit: Int) throws -> SecureBytes {
-    try writeAll(fd: 2, Array(prompt.utf8), path: "<stderr>")
-    return try readQuietly(fd: 0, path: "<stdin>", limit: limit)
+    try readQuietly(.standardInput, prompt: prompt, promptTo: .standardError, limit: limit)
   }
 
-  /// Reads one line from the terminal `fd` with echo off, restoring the
+  /// Reads one line from the terminal `input` with echo off, restoring the
   /// terminal afterwards, also when a signal ends the process meanwhile.
-  private static func readQuietly(fd: Int32, path: String, limit: Int) throws -> SecureBytes {
-    var saved = termios()
-    let isTerminal = tcgetattr(fd, &saved) == 0
-    let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
-    var previous = [sighandler_t?]()
-    if isTerminal {
-      // Ctrl-C while echo is off must not leave the terminal silent.
-      savedTerminal = saved
-      savedTerminalFD = fd
-      previous = signals.map { signal($0, restoreTerminalAndDie) }
-      var quiet = saved
-      quiet.c_lflag &= ~tcflag_t(ECHO)
-      quiet.c_lflag |= tcflag_t(ECHONL)
-      _ = tcsetattr(fd, TCSAFLUSH, &quiet)
+  /// Echo goes off before the prompt is shown, so nothing typed after the
+  /// prompt appears is flushed by the switch (or echoed).
+  private static func readQuietly(
+    _ input: FileDescriptor, prompt: String, promptTo output: FileDescriptor, limit: Int
+  ) throws -> SecureBytes {
+    try input.withEchoOff {
+      try systemCall { try output.write(Array(prompt.utf8)) }
+      return try readLine(fd: input.rawValue, path: input.name, limit: limit)
     }
-    defer {
-      if isTerminal {
-        _ = tcsetattr(fd, TCSAFLUSH, &saved)
-        for (number, handler) in zip(signals, previous) { signal(number, handler) }
-        savedTerminalFD = -1
-      }
-    }
-    return try readLine(fd: fd, path: path, limit: limit)
   }
-}
-
-/// The terminal state to restore if a signal arrives while echo is off.
-nonisolated(unsafe) private var savedTerminal = termios()
-nonisolated(unsafe) private var savedTerminalFD: Int32 = -1
-
-/// Restores the terminal, then dies of the same signal.
-private func restoreTerminalAndDie(_ number: Int32) {
-  if savedTerminalFD >= 0 { _ = tcsetattr(savedTerminalFD, TCSAFLUSH, &savedTerminal) }
-  signal(number, SIG_DFL)
-  raise(number)
 }
 
 /// Parses a duration such as `90s`, `15m`, `8h` or `7d` (1 second to 365 days).

@@ -1,4 +1,4 @@
-import CTaskKeySupport
+import CTaskSystem
 import Glibc
 
 /// Process-wide protections for a process that holds unlocked keys.
@@ -7,15 +7,14 @@ public enum ProcessHardening {
   /// by other processes of the same user: `prctl(PR_SET_DUMPABLE, 0)` and
   /// `RLIMIT_CORE` of zero.
   ///
-  /// - Throws: `TaskCryptoError.resourceUnavailable` naming the call that
-  ///   failed.
+  /// - Throws: `SystemError.failed` naming the call that failed.
   public static func disableCoreDumps() throws {
     var limit = rlimit(rlim_cur: 0, rlim_max: 0)
     guard setrlimit(Int32(RLIMIT_CORE.rawValue), &limit) == 0 else {
-      throw TaskCryptoError.resourceUnavailable("setrlimit(RLIMIT_CORE): errno \(errno)")
+      throw SystemError.failed(call: "setrlimit(RLIMIT_CORE)", path: "<process>", errno: errno)
     }
-    guard taskkey_disable_dumpable() == 0 else {
-      throw TaskCryptoError.resourceUnavailable("prctl(PR_SET_DUMPABLE): errno \(errno)")
+    guard task_system_disable_dumpable() == 0 else {
+      throw SystemError.failed(call: "prctl(PR_SET_DUMPABLE)", path: "<process>", errno: errno)
     }
   }
 
@@ -27,17 +26,16 @@ public enum ProcessHardening {
   /// was sent such a signal go on. With `disableCoreDumps()` no core file
   /// is written either.
   ///
-  /// - Throws: `TaskCryptoError.resourceUnavailable` naming the call that
-  ///   failed.
+  /// - Throws: `SystemError.failed` naming the call that failed.
   public static func endOnFatalSignals() throws {
-    guard taskkey_end_on_fatal_signals() == 0 else {
-      throw TaskCryptoError.resourceUnavailable("sigaction: errno \(errno)")
+    guard task_system_end_on_fatal_signals() == 0 else {
+      throw SystemError.failed(call: "sigaction", path: "<process>", errno: errno)
     }
   }
 
   /// Whether `signal` is handled by `endOnFatalSignals()`'s handler.
-  public static func endsProcess(on signal: Int32) -> Bool { taskkey_ends_on_signal(signal) == 1 }
+  public static func endsProcess(on signal: Int32) -> Bool { task_system_ends_on_signal(signal) == 1 }
 
   /// Whether the process may currently dump core.
-  public static var isDumpable: Bool { taskkey_is_dumpable() == 1 }
+  public static var isDumpable: Bool { task_system_is_dumpable() == 1 }
 }

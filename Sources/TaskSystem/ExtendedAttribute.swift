@@ -1,8 +1,8 @@
-import CTaskKeySupport
+import CTaskSystem
 import Glibc
 
 /// User extended attributes on a path (never following a final symlink),
-/// for the backup exclusion mark; here because only TaskCrypto reaches C.
+/// for the backup exclusion mark.
 public enum ExtendedAttribute {
   /// What reading or writing an attribute found.
   public enum Outcome: Equatable, Sendable {
@@ -21,7 +21,7 @@ public enum ExtendedAttribute {
   /// - Returns: `.value(value)` on success, `.unsupported` for ENOTSUP,
   ///   else `.failed`.
   public static func set(_ name: String, _ value: [UInt8], on path: String) -> Outcome {
-    let result = value.withUnsafeBytes { taskkey_set_xattr(path, name, $0.baseAddress, UInt($0.count)) }
+    let result = value.withUnsafeBytes { task_system_set_xattr(path, name, $0.baseAddress, UInt($0.count)) }
     if result == 0 { return .value(value) }
     return errno == ENOTSUP || errno == EOPNOTSUPP ? .unsupported : .failed(errno: errno)
   }
@@ -31,7 +31,7 @@ public enum ExtendedAttribute {
   /// - Returns: `.value`, `.absent` (ENODATA), `.unsupported` or `.failed`.
   public static func get(_ name: String, on path: String) -> Outcome {
     var buffer = [UInt8](repeating: 0, count: 256)
-    let count = buffer.withUnsafeMutableBytes { taskkey_get_xattr(path, name, $0.baseAddress, UInt($0.count)) }
+    let count = buffer.withUnsafeMutableBytes { task_system_get_xattr(path, name, $0.baseAddress, UInt($0.count)) }
     if count >= 0 { return .value(Array(buffer[0..<count])) }
     switch errno {
     case ENODATA: return .absent

@@ -1,24 +1,24 @@
-#include "taskkey_support.h"
+#include "task_system.h"
 
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <unistd.h>
 #include <sys/xattr.h>
+#include <unistd.h>
 
-int taskkey_disable_dumpable(void) {
+int task_system_disable_dumpable(void) {
   return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-int taskkey_is_dumpable(void) {
+int task_system_is_dumpable(void) {
   return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 }
 
-int taskkey_set_xattr(const char *path, const char *name, const void *value, unsigned long size) {
+int task_system_set_xattr(const char *path, const char *name, const void *value, unsigned long size) {
   return lsetxattr(path, name, value, size, 0);
 }
 
-long taskkey_get_xattr(const char *path, const char *name, void *value, unsigned long size) {
+long task_system_get_xattr(const char *path, const char *name, void *value, unsigned long size) {
   return (long)lgetxattr(path, name, value, size);
 }
 
@@ -41,7 +41,7 @@ static void end_on_fatal_signal(int signo) {
   _exit(128 + signo);  // not reached: the default action ends the process
 }
 
-int taskkey_end_on_fatal_signals(void) {
+int task_system_end_on_fatal_signals(void) {
   struct sigaction action;
   memset(&action, 0, sizeof action);
   action.sa_handler = end_on_fatal_signal;
@@ -57,7 +57,7 @@ int taskkey_end_on_fatal_signals(void) {
   return sigprocmask(SIG_UNBLOCK, &blocked, NULL);
 }
 
-int taskkey_ends_on_signal(int signo) {
+int task_system_ends_on_signal(int signo) {
   struct sigaction current;
   if (sigaction(signo, NULL, &current) != 0) return -1;
   return current.sa_handler == end_on_fatal_signal ? 1 : 0;
