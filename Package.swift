@@ -26,15 +26,8 @@ let package = Package(
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
-<<<<<<< HEAD
-    // Non-variadic wrappers for variadic syscalls (prctl) that Swift cannot import.
-    .target(name: "CTaskKeySupport"),
-    // Per-thread nonce randomness from getrandom(2), fork-safe; TaskCrypto only.
-    .target(name: "CTaskCryptoRandom"),
-=======
     // Non-variadic wrappers for syscalls Swift cannot import (prctl, xattrs); only TaskSystem uses it.
     .target(name: "CTaskSystem"),
->>>>>>> main
 
     // The one edge to the operating system: the only module that imports Glibc.
     .target(
@@ -43,11 +36,7 @@ let package = Package(
     ),
     .target(
       name: "TaskCrypto",
-<<<<<<< HEAD
-      dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport", "CTaskCryptoRandom"]
-=======
       dependencies: ["COpenSSL", "CSodium", "TaskSystem"]
->>>>>>> main
     ),
     .target(
       name: "TaskVault",

@@ -1,5 +1,5 @@
 import CSodium
-import CTaskCryptoRandom
+import TaskSystem
 
 /// Random bytes from the operating system's CSPRNG.
 ///
@@ -32,7 +32,8 @@ public enum SecureRandom {
   }
 
   /// Fills `buffer` with random bytes for a nonce, from this thread's
-  /// buffer of kernel randomness: no system call for most nonces.
+  /// buffer of kernel randomness (TaskSystem's `NonceRandomness`): no
+  /// system call for most nonces.
   ///
   /// Each byte comes from `getrandom(2)` and is handed out once (it is
   /// wiped from the buffer as it is taken). A forked child never reuses
@@ -43,8 +44,9 @@ public enum SecureRandom {
   /// - Throws: `TaskCryptoError.resourceUnavailable` when the kernel
   ///   refuses random bytes.
   static func nonce(into buffer: UnsafeMutableRawBufferPointer) throws {
-    guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-    guard taskkey_random_nonce_bytes(base.assumingMemoryBound(to: UInt8.self), buffer.count) == 0 else {
+    do {
+      try NonceRandomness.fill(buffer)
+    } catch {
       throw TaskCryptoError.resourceUnavailable("random bytes (getrandom)")
     }
   }
@@ -64,15 +66,12 @@ extension SecureRandom {
   /// nonce bytes and sends them back, while this process draws
   /// `parent.count`. True when both sides succeeded.
   static func forkProbe(parent: UnsafeMutableRawBufferPointer, child: UnsafeMutableRawBufferPointer) -> Bool {
-    precondition(parent.count == child.count)
-    return taskkey_random_fork_probe(
-      parent.baseAddress!.assumingMemoryBound(to: UInt8.self), child.baseAddress!.assumingMemoryBound(to: UInt8.self),
-      parent.count) == 0
+    NonceRandomness.forkProbe(parent: parent, child: child)
   }
 
   /// Test seam: unused bytes in this thread's nonce buffer.
-  static var bufferedNonceByteCount: Int { taskkey_random_buffered() }
+  static var bufferedNonceByteCount: Int { NonceRandomness.bufferedByteCount }
 
   /// Test seam: whether every byte already handed out is zero in the buffer.
-  static var consumedNonceBytesAreWiped: Bool { taskkey_random_consumed_bytes_are_wiped() == 1 }
+  static var consumedNonceBytesAreWiped: Bool { NonceRandomness.consumedBytesAreWiped }
 }

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attachment_floor.h"
+
 /// The floor TaskKey's benchmark compares against: raw OpenSSL in C, doing
 /// the least any AES-256-GCM program can do per message. One EVP_CIPHER_CTX
 /// per direction is made once and the key is set once; each message only

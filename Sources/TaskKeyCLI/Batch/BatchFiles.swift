@@ -1,8 +1,7 @@
-// The libc edge of batch processing (reading lines, writing all-or-nothing):
-// the one file of the batch engine that imports Glibc, kept apart so it can
-// move onto TaskSystem's durable-replace seam.
-import Glibc
+// The file edge of batch processing: reading lines and writing all or
+// nothing, through TaskSystem (descriptors, the FileSystem seam).
 import TaskCrypto
+import TaskSystem
 
 /// Reads a file descriptor line by line in 1 MiB chunks, in constant memory.
 struct LineReader {
@@ -11,34 +10,29 @@ struct LineReader {
   static let lineLimit = 24 << 20
   private static let chunk = 1 << 20
 
-  let fd: Int32
-  let path: String
+  let descriptor: FileDescriptor
   private var buffer = [UInt8]()
   private var start = 0
   private var ended = false
-  /// Bytes read so far, for progress.
-  private(set) var bytesRead = 0
+  private var bytesRead = 0
 
-  init(fd: Int32, path: String) {
-    self.fd = fd
-    self.path = path
+  init(_ descriptor: FileDescriptor) {
+    self.descriptor = descriptor
     buffer.reserveCapacity(Self.chunk * 2)
   }
 
   /// Calls `body` with each line (without its newline), its number from
-  /// 1, and the bytes read so far. A final line without a newline is a line; an empty input has
-  /// none.
+  /// 1, and the bytes read so far. A final line without a newline is a
+  /// line; an empty input has none.
   ///
   /// - Throws: `CLIError.io` on a read error, `.malformedInput` for a line
   ///   over `lineLimit`, or whatever `body` throws.
   mutating func forEachLine(_ body: (UnsafeRawBufferPointer, Int, Int) throws -> Void) throws {
     var number = 0
     while true {
-      let found = buffer.withUnsafeBytes { bytes -> Int? in
-        guard start < bytes.count else { return nil }
-        let from = bytes.baseAddress! + start
-        guard let hit = memchr(from, 0x0a, bytes.count - start) else { return nil }
-        return UnsafeRawPointer(hit) - UnsafeRawPointer(bytes.baseAddress!)
+      let from = start
+      let found = buffer.withUnsafeBytes { bytes in
+        UnsafeRawBufferPointer(rebasing: bytes[from...]).firstIndex(of: 0x0a).map { $0 + from }
       }
       if let end = found {
         number += 1
@@ -65,54 +59,53 @@ struct LineReader {
   private mutating func fill() throws {
     let old = buffer.count
     buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress! + old, Self.chunk) }
-      if count < 0 && errno == EINTR { continue }
-      guard count >= 0 else {
-        let code = errno
-        buffer.removeSubrange(old...)
-        throw CLIError.io(path: path, call: "read", errno: code)
+    let count: Int
+    do {
+      count = try systemCall {
+        try buffer.withUnsafeMutableBytes {
+          try descriptor.readSome(into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
+        }
       }
-      buffer.removeSubrange((old + count)...)
-      bytesRead += count
-      if count == 0 { ended = true }
-      return
+    } catch {
+      buffer.removeSubrange(old...)
+      throw error
     }
+    buffer.removeSubrange((old + count)...)
+    bytesRead += count
+    if count == 0 { ended = true }
   }
 }
 
-/// Opens `path` for reading (or standard input for `-`), calls `body` with
-/// the descriptor and the file's size when it is a regular file, and closes
-/// it.
-func withInput<Result>(_ path: String, _ body: (Int32, Int?) throws -> Result) throws -> Result {
-  let fd = path == "-" ? 0 : open(path, O_RDONLY | O_CLOEXEC)
-  guard fd >= 0 else { throw CLIError.cannotOpen(path: path, reason: errnoDescription(errno)) }
-  defer { if fd != 0 { close(fd) } }
-  var status = stat()
-  let size = fstat(fd, &status) == 0 && status.st_mode & S_IFMT == S_IFREG ? Int(status.st_size) : nil
-  return try body(fd, size)
+/// Opens `path` for reading (standard input for `-`) and calls `body` with
+/// its descriptor and, for a regular file, its size.
+func withInput<Result>(_ path: String, _ body: (FileDescriptor, Int?) throws -> Result) throws -> Result {
+  guard path != "-" else { return try body(.standardInput, nil) }
+  let file = try systemCall { try OpenFile.reading(path) }
+  return try body(file.descriptor, file.size)
 }
 
 /// Where a batch's output goes, all or nothing.
 ///
 /// To a file: a new temporary file (0600, `O_EXCL | O_NOFOLLOW`) in the
 /// target's directory, written as the batch streams, then fsync'd, renamed
-/// over the target and the directory fsync'd, so the target holds either
-/// its old contents or the whole new output, never part of it; on failure
-/// the temporary file is removed. To standard output: the output is held in
+/// over the target and the directory fsync'd (TaskSystem's durable-write
+/// policy, through its `FileSystem` seam), so the target holds either its
+/// old contents or the whole new output, never part of it; on failure the
+/// temporary file is removed. To standard output: the output is held in
 /// memory and written only when the whole batch succeeded.
 final class BatchOutput {
   private static let flushSize = 1 << 20
+  private let fileSystem: any FileSystem = PosixFileSystem()
   private let target: String?
   private let temporary: String?
   private let fd: Int32
   private let streams: StandardStreams
   private var pending = [UInt8]()
-  private var committed = false
+  private var finished = false
 
   /// Output to `path`, or to standard output when nil.
   ///
-  /// - Throws: `CLIError.cannotOpen` when the temporary file cannot be made.
+  /// - Throws: `CLIError` when the temporary file cannot be made.
   init(path: String?, streams: StandardStreams) throws {
     target = path
     self.streams = streams
@@ -125,18 +118,16 @@ final class BatchOutput {
     let slash = path.lastIndex(of: "/")
     let directory = slash.map { String(path[...$0]) } ?? ""
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    let temporary = "\(directory).\(name).taskkey-\(getpid())-\(SecureRandom.uint32()).tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else { throw CLIError.cannotOpen(path: temporary, reason: errnoDescription(errno)) }
+    let temporary = "\(directory).\(name).taskkey-\(SecureRandom.uint32()).tmp"
+    let fileSystem = self.fileSystem
+    fd = try systemCall { try fileSystem.createExclusive(temporary) }
     self.temporary = temporary
-    self.fd = fd
   }
 
   deinit {
-    if let temporary, !committed {
-      close(fd)
-      unlink(temporary)
-    }
+    guard let temporary, !finished else { return }
+    try? fileSystem.close(fd, path: temporary)
+    try? fileSystem.unlink(temporary)
   }
 
   /// Adds bytes; to a file they are written once 1 MiB has gathered.
@@ -151,7 +142,7 @@ final class BatchOutput {
 
   private func flush() throws {
     if let temporary {
-      try writeAll(fd: fd, pending, path: temporary)
+      try systemCall { try pending.withUnsafeBytes { try fileSystem.write(fd, $0, path: temporary) } }
     } else {
       try streams.writeOutput(pending)
     }
@@ -163,29 +154,25 @@ final class BatchOutput {
   func commit() throws {
     try flush()
     guard let target, let temporary else { return }
-    guard fsync(fd) == 0 else { throw CLIError.io(path: temporary, call: "fsync", errno: errno) }
-    guard close(fd) == 0 else { throw CLIError.io(path: temporary, call: "close", errno: errno) }
-    guard rename(temporary, target) == 0 else {
-      let code = errno
-      unlink(temporary)
-      committed = true
-      throw CLIError.io(path: target, call: "rename", errno: code)
+    try systemCall {
+      try fileSystem.fsync(fd, path: temporary)
+      finished = true
+      do {
+        try fileSystem.close(fd, path: temporary)
+        try fileSystem.move(temporary, to: target)
+      } catch {
+        try? fileSystem.unlink(temporary)
+        throw error
+      }
+      try fileSystem.fsyncDirectory(target.lastIndex(of: "/").map { String(target[...$0]) } ?? ".")
     }
-    committed = true
-    let slash = target.lastIndex(of: "/")
-    let directory = slash.map { String(target[...$0]) } ?? "."
-    let directoryFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard directoryFD >= 0 else { throw CLIError.io(path: directory, call: "open", errno: errno) }
-    defer { close(directoryFD) }
-    guard fsync(directoryFD) == 0 else { throw CLIError.io(path: directory, call: "fsync", errno: errno) }
   }
 }
 
 /// Whether standard error is a terminal (for progress bars).
-func standardErrorIsTerminal() -> Bool { isatty(2) == 1 }
+func standardErrorIsTerminal() -> Bool { FileDescriptor.standardError.isTerminal }
 
 /// Writes text to standard error, ignoring failure (progress only).
 func writeToStandardError(_ text: String) {
-  var text = text
-  text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+  try? FileDescriptor.standardError.write(Array(text.utf8))
 }

@@ -68,8 +68,8 @@ struct ValueBatch {
     let names = [field, contextField].compactMap { $0 }.map { Array($0.utf8) }
     var rendered = [UInt8]()
     for input in inputs.isEmpty ? ["-"] : inputs {
-      try withInput(input) { fd, size in
-        var reader = LineReader(fd: fd, path: input)
+      try withInput(input) { descriptor, size in
+        var reader = LineReader(descriptor)
         var progress = ProgressBar(total: size ?? 0, label: label)
         try reader.forEachLine { line, number, bytesRead in
           if number % 4096 == 0 { progress.update(bytesRead) }

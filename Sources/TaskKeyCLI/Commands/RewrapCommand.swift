@@ -1,122 +1,6 @@
-<<<<<<< HEAD
-=======
-import Foundation
->>>>>>> main
 import TaskCrypto
-import TaskSystem
 import TaskVault
 
-<<<<<<< HEAD
-=======
-/// How `rewrap` and `retire` read a batch of stored values: one per line, or
-/// JSON lines with the value (and optionally its context) in named fields.
-struct ValueBatch {
-  /// The largest batch read from standard input or a file: 256 MiB.
-  static let byteLimit = 256 << 20
-
-  var field: String?
-  var contextField: String?
-  var context: String
-
-  static let help = """
-      --context C       The context of every value (default: empty).
-      --field F         Input is JSON lines; the value is the string in field
-                        F of each object (null or missing: left alone).
-      --context-field G With --field: each value's context is the string in
-                        field G of its object (for example "note/<id>/body").
-    """
-
-  init(parsing arguments: inout Arguments) throws {
-    field = try arguments.option("--field")
-    contextField = try arguments.option("--context-field")
-    let fixed = try arguments.option("--context")
-    if contextField != nil && field == nil { throw arguments.usageError("--context-field needs --field") }
-    if contextField != nil && fixed != nil { throw arguments.usageError("give --context or --context-field, not both") }
-    context = fixed ?? ""
-  }
-
-  /// One input line: the value found in it, its context, and how to put a
-  /// new value back.
-  struct Line {
-    var number: Int
-    var value: String?
-    var context: String
-    var object: [String: Any]?
-    var raw: String
-  }
-
-  /// Splits input into lines (a final newline ends the last line, it does
-  /// not start another) and finds each value. A line that is not UTF-8 is
-  /// refused, never repaired: it would be written back with other bytes.
-  func lines(of input: [UInt8]) throws -> [Line] {
-    guard var text = String(validating: input, as: UTF8.self) else {
-      let lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-      let bad = lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0
-      throw CLIError.malformedInput(line: bad + 1, reason: "not valid UTF-8; nothing was changed")
-    }
-    if text.hasSuffix("\n") { text.removeLast() }
-    guard !input.isEmpty else { return [] }
-    return try text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, raw in
-      let number = index + 1
-      guard let field else {
-        return Line(number: number, value: String(raw), context: context, object: nil, raw: String(raw))
-      }
-      guard let data = raw.data(using: .utf8),
-        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-      else { throw CLIError.malformedInput(line: number, reason: "not a JSON object") }
-      var lineContext = context
-      if let contextField {
-        guard let found = object[contextField] as? String else {
-          throw CLIError.malformedInput(line: number, reason: "field '\(contextField)' is not a string")
-        }
-        lineContext = found
-      }
-      switch object[field] {
-      case nil, is NSNull:
-        return Line(number: number, value: nil, context: lineContext, object: object, raw: String(raw))
-      case let value as String:
-        return Line(number: number, value: value, context: lineContext, object: object, raw: String(raw))
-      default:
-        throw CLIError.malformedInput(line: number, reason: "field '\(field)' is not a string")
-      }
-    }
-  }
-
-  /// The line with `newValue` in place of its value.
-  func render(_ line: Line, newValue: String) throws -> String {
-    guard let field, var object = line.object else { return newValue }
-    object[field] = newValue
-    let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-    return String(decoding: data, as: UTF8.self)
-  }
-}
-
-/// Draws `[####      ] n/total` on standard error when it is a terminal, and
-/// nothing when it is piped or redirected.
-struct ProgressBar {
-  let total: Int
-  let label: String
-  let enabled = FileDescriptor.standardError.isTerminal
-  private var shown = -1
-
-  init(total: Int, label: String) {
-    self.total = total
-    self.label = label
-  }
-
-  mutating func update(_ done: Int) {
-    guard enabled, total > 0 else { return }
-    let percent = done * 100 / total
-    guard percent != shown else { return }
-    shown = percent
-    let filled = percent * 30 / 100
-    let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
-    let text = "\r\(label) [\(bar)] \(done)/\(total)"
-    try? FileDescriptor.standardError.write(Array((text + (done == total ? "\n" : "")).utf8))
-  }
-}
-
->>>>>>> main
 /// `taskkey rewrap`: re-seals values under the primary note key.
 struct RewrapCommand: Command {
   static let name = "rewrap"
@@ -235,24 +119,11 @@ struct RetireCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
-<<<<<<< HEAD
     if !batch.inputs.isEmpty {
       var uses = 0
       var first: (input: String, line: Int)?
       try batch.run(to: nil, progress: "retire") { value, _, line, input in
         guard let value else { return .unchanged }
-=======
-    if let input {
-      let bytes: [UInt8]
-      if input == "-" {
-        bytes = try streams.readInput(ValueBatch.byteLimit)
-      } else {
-        bytes = try readInputFile(input, limit: ValueBatch.byteLimit)
-      }
-      var uses = [Int]()
-      for line in try batch.lines(of: bytes) {
-        guard let value = line.value else { continue }
->>>>>>> main
         do {
           if try SealedValue.keyID(of: String(decoding: value, as: UTF8.self)) == keyID {
             uses += 1

@@ -1,5 +1,5 @@
-#ifndef TASKKEY_RANDOM_H
-#define TASKKEY_RANDOM_H
+#ifndef TASK_SYSTEM_RANDOM_H
+#define TASK_SYSTEM_RANDOM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -17,20 +17,20 @@
 /// locked when the system allows it, and wiped and unmapped when its
 /// thread exits. Requests above 256 bytes go straight to getrandom.
 /// Returns 0, or -1 with errno set when getrandom or mmap fails.
-int taskkey_random_nonce_bytes(uint8_t *out, size_t count);
+int task_system_random_nonce_bytes(uint8_t *out, size_t count);
 
 /// Test seam: how many unused bytes the calling thread's buffer holds.
-size_t taskkey_random_buffered(void);
+size_t task_system_random_buffered(void);
 
 /// Test seam: 1 when every byte of the calling thread's buffer that is not
 /// available (already handed out) is zero, else 0.
-int taskkey_random_consumed_bytes_are_wiped(void);
+int task_system_random_consumed_bytes_are_wiped(void);
 
 /// Test seam for fork safety, with a real fork(2): the parent fills its
 /// buffer, forks; the child draws `count` bytes (at most 4000) through
-/// taskkey_random_nonce_bytes and sends them back over a pipe, then exits;
+/// task_system_random_nonce_bytes and sends them back over a pipe, then exits;
 /// the parent draws `count` bytes as well. Returns 0 with both outputs
 /// filled, or -1 when fork, pipe or the child failed.
-int taskkey_random_fork_probe(uint8_t *parent_out, uint8_t *child_out, size_t count);
+int task_system_random_fork_probe(uint8_t *parent_out, uint8_t *child_out, size_t count);
 
 #endif

@@ -1,6 +1,6 @@
 // Per-thread nonce randomness, refilled from getrandom(2), fork-safe and wiped.
 #define _GNU_SOURCE
-#include "taskkey_random.h"
+#include "task_system_random.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -77,7 +77,7 @@ static struct pool *current_pool(void) {
   return thread_pool;
 }
 
-int taskkey_random_nonce_bytes(uint8_t *out, size_t count) {
+int task_system_random_nonce_bytes(uint8_t *out, size_t count) {
   if (count > direct_threshold) return fill_from_kernel(out, count);
   struct pool *pool = current_pool();
   if (pool == NULL) return fill_from_kernel(out, count);
@@ -96,11 +96,11 @@ int taskkey_random_nonce_bytes(uint8_t *out, size_t count) {
   return 0;
 }
 
-size_t taskkey_random_buffered(void) {
+size_t task_system_random_buffered(void) {
   return thread_pool == NULL ? 0 : thread_pool->available;
 }
 
-int taskkey_random_consumed_bytes_are_wiped(void) {
+int task_system_random_consumed_bytes_are_wiped(void) {
   if (thread_pool == NULL) return 1;
   uint8_t seen = 0;
   for (size_t index = thread_pool->available; index < sizeof thread_pool->bytes; index++) {
@@ -120,10 +120,10 @@ static int read_exactly(int fd, uint8_t *out, size_t count) {
   return 0;
 }
 
-int taskkey_random_fork_probe(uint8_t *parent_out, uint8_t *child_out, size_t count) {
+int task_system_random_fork_probe(uint8_t *parent_out, uint8_t *child_out, size_t count) {
   uint8_t first[1];
   int fds[2];
-  if (count > 4000 || taskkey_random_nonce_bytes(first, 1) != 0 || pipe(fds) != 0) return -1;
+  if (count > 4000 || task_system_random_nonce_bytes(first, 1) != 0 || pipe(fds) != 0) return -1;
   pid_t pid = fork();
   if (pid < 0) {
     close(fds[0]);
@@ -133,7 +133,7 @@ int taskkey_random_fork_probe(uint8_t *parent_out, uint8_t *child_out, size_t co
   if (pid == 0) {
     uint8_t drawn[4000];
     close(fds[0]);
-    int status = taskkey_random_nonce_bytes(drawn, count) == 0 ? 0 : 1;
+    int status = task_system_random_nonce_bytes(drawn, count) == 0 ? 0 : 1;
     size_t done = 0;
     while (status == 0 && done < count) {
       ssize_t wrote = write(fds[1], drawn + done, count - done);
@@ -144,7 +144,7 @@ int taskkey_random_fork_probe(uint8_t *parent_out, uint8_t *child_out, size_t co
     _exit(status);
   }
   close(fds[1]);
-  int result = taskkey_random_nonce_bytes(parent_out, count) == 0 && read_exactly(fds[0], child_out, count) == 0
+  int result = task_system_random_nonce_bytes(parent_out, count) == 0 && read_exactly(fds[0], child_out, count) == 0
                  ? 0
                  : -1;
   close(fds[0]);
