@@ -93,5 +93,6 @@ func processRows(options: Options) throws -> [Row] {
           goal: baseline.2 ? "<= 2.00x" : "-", met: baseline.2 ? ratio.median <= 2.0 : nil))
     }
   }
+  rows += try BatchBench.rows(scratch: scratch, quick: options.quick)
   return rows
 }
