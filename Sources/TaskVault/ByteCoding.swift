@@ -40,6 +40,9 @@ struct ByteReader {
 
   mutating func bytes(_ count: Int, _ what: String) throws -> [UInt8] { Array(try take(count, what)) }
 
+  /// The next `count` bytes without consuming them (`count` <= `remaining`).
+  func peek(_ count: Int) -> [UInt8] { Array(buffer[offset..<(offset + count)]) }
+
   mutating func integer(_ count: Int, _ what: String) throws -> UInt64 {
     try take(count, what).reduce(0) { $0 << 8 | UInt64($1) }
   }
