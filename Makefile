@@ -65,7 +65,7 @@ gate-test: deps gate-venv
 # `make test`): 5,000 calls from 16 clients, release build.
 gate-load: deps gate-venv
 	$(SWIFT) build -c release --product taskkey
-	cd Apps/Tasker && $(SWIFT) build -c release --product tasker --product tasker-gate-bench
+	cd Apps/Tasker && $(SWIFT) build -c release --product tasker && $(SWIFT) build -c release --product tasker-gate-bench
 	TASKKEY_BIN="$$($(SWIFT) build -c release --show-bin-path)/taskkey" \
 	  TASKER_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker" \
 	  BENCH_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker-gate-bench" \
