@@ -1,7 +1,7 @@
 import Foundation
-import Glibc
 import TaskAttachments
 import TaskCrypto
+import TaskSystem
 
 /// `taskkey attach seal|open|rewrap`: attachment files sealed with C2SP
 /// chunked encryption inside the TaskKey wrapper (docs/formats/attachment.md).
@@ -9,8 +9,8 @@ struct AttachCommand: Command {
   static let name = "attach"
   static let abstract = "Seal, open or rewrap attachment files (streaming AES-256-GCM, C2SP chunked encryption)."
   static let usage =
-    "taskkey attach seal|open [IN] [-o OUT] --record R [--key-file F] [--range OFFSET:LENGTH] [--json] "
-    + "| rewrap FILE --record R [--json]"
+    "taskkey attach seal|open|store [IN] [-o OUT] --record R [--key-file F] [--range OFFSET:LENGTH] [--json] "
+    + "| rewrap FILE --record R [--json] | setting [on|off]"
   static let options = """
     SUBCOMMANDS:
       seal [IN]         Seal IN (default: standard input) under the note
@@ -20,6 +20,13 @@ struct AttachCommand: Command {
                         copied unchanged.
       rewrap FILE       Re-seal FILE in place under the primary key, after a
                         rotation; the file is replaced only when whole.
+      store IN -o OUT   Store a new attachment as the setting says: sealed
+                        when it is on, copied plain when it is off (the
+                        default). A file that itself begins with the
+                        attachment magic is sealed either way.
+      setting [on|off]  Show or change whether new attachments are sealed
+                        (the file attachment-settings in the vault
+                        directory; off when absent).
 
     OPTIONS:
       --record R        The record the attachment belongs to, e.g.
@@ -53,10 +60,13 @@ struct AttachCommand: Command {
     case seal
     case open(range: (offset: UInt64, length: UInt64)?)
     case rewrap
+    case store
+    case setting(Bool?)
 
     static func == (lhs: Action, rhs: Action) -> Bool {
       switch (lhs, rhs) {
-      case (.seal, .seal), (.rewrap, .rewrap): return true
+      case (.seal, .seal), (.rewrap, .rewrap), (.store, .store): return true
+      case (.setting(let left), .setting(let right)): return left == right
       case (.open(let left), .open(let right)): return left?.offset == right?.offset && left?.length == right?.length
       default: return false
       }
@@ -73,8 +83,7 @@ struct AttachCommand: Command {
   init(parsing arguments: inout Arguments) throws {
     let out = try arguments.option("-o")
     let longOut = try arguments.option("--out")
-    guard let record = try arguments.option("--record") else { throw arguments.usageError("missing --record R") }
-    self.record = record
+    let record = try arguments.option("--record")
     keyFile = try arguments.option("--key-file")
     json = try arguments.flag("--json")
     let range = try arguments.option("--range")
@@ -85,9 +94,21 @@ struct AttachCommand: Command {
     case ("seal", 1...2): action = .seal
     case ("open", 1...2): action = .open(range: try range.map { try Self.parseRange($0, arguments) })
     case ("rewrap", 2): action = .rewrap
-    case (nil, _): throw arguments.usageError("missing subcommand: seal, open or rewrap")
-    default: throw arguments.usageError("expected 'seal [IN]', 'open [IN]' or 'rewrap FILE'")
+    case ("store", 2): action = .store
+    case ("setting", 1): action = .setting(nil)
+    case ("setting", 2) where words[1] == "on" || words[1] == "off": action = .setting(words[1] == "on")
+    case (nil, _): throw arguments.usageError("missing subcommand: seal, open, store, rewrap or setting")
+    default:
+      throw arguments.usageError("expected 'seal [IN]', 'open [IN]', 'store IN', 'rewrap FILE' or 'setting [on|off]'")
     }
+    if case .setting = action {
+      guard record == nil, out == nil, longOut == nil, range == nil, keyFile == nil else {
+        throw arguments.usageError("'setting' takes only on, off or nothing (and --json)")
+      }
+    } else if record == nil {
+      throw arguments.usageError("missing --record R")
+    }
+    self.record = record ?? ""
     input = words.count == 2 && words[1] != "-" ? words[1] : nil
     if range != nil, action == .seal || action == .rewrap {
       throw arguments.usageError("--range goes with 'open' only")
@@ -96,11 +117,18 @@ struct AttachCommand: Command {
       throw arguments.usageError("--range needs IN to be a file (random access), not standard input")
     }
     if action == .rewrap, output != nil { throw arguments.usageError("rewrap replaces FILE in place; drop -o") }
-    if json, action != .rewrap, output == nil {
+    if action == .store, output == nil { throw arguments.usageError("store needs -o OUT") }
+    if range != nil, action == .store { throw arguments.usageError("--range goes with 'open' only") }
+    if json, output == nil, action != .rewrap, !Self.isSetting(action) {
       throw arguments.usageError("--json prints the report on standard output, so the data needs -o OUT")
     }
     _ = range
     try arguments.finish()
+  }
+
+  static func isSetting(_ action: Action) -> Bool {
+    if case .setting = action { return true }
+    return false
   }
 
   /// Parses `OFFSET:LENGTH`, two decimal numbers.
@@ -113,6 +141,7 @@ struct AttachCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
+    if case .setting(let value) = action { return try setting(value, streams) }
     let keyring = try attachmentKeyring(streams)
     let progress = Progress(streams: streams, totalByteCount: input.flatMap(Self.size))
     let summary: Attachment.Summary
@@ -126,6 +155,12 @@ struct AttachCommand: Command {
         summary = try open(keyring, progress: progress.report)
       case .rewrap:
         summary = try Attachment.rewrap(file: input!, using: keyring, record: record, progress: progress.report)
+      case .store:
+        let settings = try AttachmentSettings.load(fromDirectory: try vaultDirectory(streams))
+        summary = try Attachment.store(
+          file: input!, to: output!, using: keyring, record: record, settings: settings, progress: progress.report)
+      case .setting:
+        preconditionFailure("handled above")
       }
     } catch let error as AttachmentError {
       progress.end()
@@ -133,6 +168,24 @@ struct AttachCommand: Command {
     }
     progress.end()
     if json { try report(summary, streams) }
+  }
+
+  /// `attach setting [on|off]`: shows or writes the setting.
+  func setting(_ value: Bool?, _ streams: StandardStreams) throws {
+    let directory = try vaultDirectory(streams)
+    do {
+      var settings = try AttachmentSettings.load(fromDirectory: directory)
+      if let value {
+        settings.sealsNewAttachments = value
+        try settings.save(toDirectory: directory)
+      }
+      try streams.print(
+        json
+          ? "{\"seal_new_attachments\":\(settings.sealsNewAttachments)}"
+          : "seal-new-attachments=\(settings.sealsNewAttachments ? "on" : "off")")
+    } catch let error as AttachmentError {
+      throw CLIError.attachment(error)
+    }
   }
 
   func seal(_ keyring: Keyring, progress: Attachment.Progress?) throws -> Attachment.Summary {
@@ -219,15 +272,15 @@ extension CLIError {
   /// The exit code of each attachment error: the crypto codes for what the
   /// chunked encryption found, 12 for an unknown version, 65 for a
   /// truncated wrapper, a plain file given to rewrap or bad settings, 74
-  /// for an existing destination or a failed call (66 when the input is
-  /// missing).
+  /// for an existing destination, and the CLI's own codes for a file
+  /// operation (66 when the input cannot be opened, 74 for a failed write).
   static func exitCode(for error: AttachmentError) -> ExitCode {
     switch error {
     case .crypto(let crypto): return CLIError.crypto(crypto).exitCode
     case .truncatedWrapper, .notSealed, .malformedSettings: return .dataError
     case .unsupportedVersion: return .unsupportedVersion
     case .destinationExists: return .ioError
-    case .io(let call, _, let code): return call == "open" && code == ENOENT ? .noInput : .ioError
+    case .system(let error): return CLIError(error).exitCode
     }
   }
 }
@@ -244,7 +297,7 @@ final class Progress {
   init(streams: StandardStreams, totalByteCount: UInt64?) {
     self.streams = streams
     self.total = totalByteCount
-    self.enabled = isatty(2) == 1 && (totalByteCount ?? 0) > Self.threshold
+    self.enabled = FileDescriptor.standardError.isTerminal && (totalByteCount ?? 0) > Self.threshold
   }
 
   var report: Attachment.Progress? {
