@@ -28,6 +28,7 @@ let package = Package(
       name: "TaskerCore",
       dependencies: [
         "CSQLite",
+        .product(name: "TaskSystem", package: "TaskKey"),
         .product(name: "TaskCrypto", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
         .product(name: "TaskAttachments", package: "TaskKey"),

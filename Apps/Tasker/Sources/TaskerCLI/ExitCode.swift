@@ -56,6 +56,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case software = 70
   /// Reading or writing a file failed.
   case ioError = 74
+  /// A file or folder is not private to the user (mode, owner, symlink) and was refused.
+  case permission = 77
 
   /// One line for the help text and README.
   public var summary: String {
@@ -84,6 +86,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .noInput: return "an input file or the database cannot be opened"
     case .software: return "internal error"
     case .ioError: return "read or write failed"
+    case .permission: return "a file or folder is not private to you and was refused"
     }
   }
 
@@ -107,8 +110,10 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
       case .crypto(let inner): return of(inner)
       case .truncatedWrapper: return .authenticationFailed
       case .unsupportedVersion: return .unsupportedVersion
-      case .io, .destinationExists, .notSealed, .malformedSettings: return .ioError
+      case .system(let error): return error.isRefusal ? .permission : .ioError
+      case .destinationExists, .notSealed, .malformedSettings: return .ioError
       }
+    case .system(let error): return error.isRefusal ? .permission : .ioError
     case .fileAccess: return .ioError
     }
   }

@@ -77,12 +77,12 @@ extension TaskStore {
     let source = ChunkSource(read)
     let seal = try attachmentEncryption() || Attachment.isSealed(prefix: try source.peek(Attachment.magic.count))
     let keyring = seal ? try sealer.keyring() : nil
-    try AttachmentFile.prepareDirectory(attachmentsDirectory)
+    try files.prepareDirectory(attachmentsDirectory)
     let file = SecureRandom.bytes(count: 16).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     let path = attachmentsDirectory + "/" + file
     let record = Self.attachmentRecordName(file)
     var byteCount: Int64 = 0
-    try AttachmentFile.create(path) { write in
+    try files.create(path) { write in
       if let keyring {
         let summary = try Self.attachmentCall(record) {
           try Attachment.seal(
@@ -113,7 +113,7 @@ extension TaskStore {
       }
       return try attachment(id: id)
     } catch {
-      AttachmentFile.remove(path)
+      files.remove(path)
       throw error
     }
   }
@@ -121,16 +121,13 @@ extension TaskStore {
   /// Adds the file at `sourcePath` as an attachment, streaming it.
   ///
   /// - Throws: as `addAttachment(to:name:mediaType:read:)`, and
-  ///   `.fileAccess` when the source cannot be read.
+  ///   `.system` when the source cannot be read.
   @discardableResult
   public func addAttachment(to owner: AttachmentOwner, copying sourcePath: String, name: String, mediaType: String)
     throws -> AttachmentRecord
   {
-    let source = try AttachmentFile.openForReading(sourcePath)
-    defer { try? source.close() }
-    return try addAttachment(to: owner, name: name, mediaType: mediaType) {
-      try AttachmentFile.readChunk(source, path: sourcePath)
-    }
+    let source = try files.reader(sourcePath)
+    return try addAttachment(to: owner, name: name, mediaType: mediaType) { try source.next() }
   }
 
   /// The attachments of one record, or of every record when `owner` is nil.
@@ -169,9 +166,8 @@ extension TaskStore {
   public func readAttachment(id: Int64, to write: ([UInt8]) throws -> Void) throws {
     let (record, file) = try attachmentRow(id: id)
     let path = attachmentsDirectory + "/" + file
-    let handle = try AttachmentFile.openForReading(path)
-    defer { try? handle.close() }
-    let source = ChunkSource { try AttachmentFile.readChunk(handle, path: path) }
+    let reader = try files.reader(path)
+    let source = ChunkSource { try reader.next() }
     var count: Int64 = 0
     if record.sealed {
       let keyring = try sealer.keyring()

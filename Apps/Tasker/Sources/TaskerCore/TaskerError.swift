@@ -1,5 +1,6 @@
 import TaskAttachments
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// Every way a Tasker operation can fail.
@@ -41,6 +42,9 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// (`attachment/<file>`), `cause` says why (unknown key, altered,
   /// truncated, I/O). Nothing of a failed chunk is released.
   case attachment(record: String, cause: AttachmentError)
+  /// A system call on a file beside the database failed, or a file or
+  /// folder was refused as not private (mode, owner, symlink).
+  case system(SystemError)
   /// A file beside the database could not be read or written.
   case fileAccess(path: String, reason: String)
 }
@@ -76,6 +80,7 @@ extension TaskerError: CustomStringConvertible {
       return "\(record) is sealed and cannot be opened on this device: \(cause.description)"
     case .sealingFailed(let record, let cause): return "cannot seal \(record): \(cause.description)"
     case .attachment(let record, let cause): return "\(record): \(cause.description)"
+    case .system(let error): return error.description
     case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
     }
   }
@@ -90,6 +95,7 @@ extension TaskerError: CustomStringConvertible {
     case .vaultNotFound: return "run 'taskkey init' (or import this device's keys), or set TASKKEY_HOME"
     case .noVaultLocation: return "set TASKKEY_HOME to the vault directory"
     case .vault(let error): return error.hint
+    case .system(let error): return error.hint
     case .sealedBodyUnreadable(_, let cause):
       if case .unknownKeyID = cause {
         return "this device lacks the key: import a sync bundle with 'taskkey sync import'"
