@@ -24,8 +24,7 @@ public struct SyncImportReport: Sendable, Equatable {
 
 /// The sync bundle, format version 1 (SECURITY.md, "Sync bundle").
 struct SyncBundle {
-  static let magic: [UInt8] = Array("TKSYNC".utf8) + [0, 0]
-  static let version: UInt16 = 1
+  static let header = FormatHeader.syncBundle
   static let headerByteCount = 96
   static let minimumByteCount = headerByteCount + VaultFile.minimumStoreSealedByteCount + 32
   static let maximumByteCount = headerByteCount + VaultFile.maximumStoreSealedByteCount + 32
@@ -40,8 +39,7 @@ struct SyncBundle {
 
   func header(length: Int) -> [UInt8] {
     var writer = ByteWriter()
-    writer.append(Self.magic)
-    writer.u16(Self.version)
+    writer.append(Self.header.bytes)
     writer.append(vaultID)
     writer.u8(1)
     writer.u8(preset.rawValue)
@@ -61,11 +59,7 @@ struct SyncBundle {
   }
 
   static func parse(_ bytes: [UInt8], path: String) throws -> SyncBundle {
-    guard bytes.count >= 10, Array(bytes[0..<8]) == magic else {
-      throw TaskVaultError.damaged(path: path, reason: "not a TaskKey sync bundle (bad magic)")
-    }
-    let version = Int(bytes[8]) << 8 | Int(bytes[9])
-    guard version == Int(Self.version) else { throw TaskVaultError.unsupportedVersion(path: path, version: version) }
+    try header.check(bytes, path: path)
     let body = try VaultFile.checkedBody(bytes, path: path, minimum: minimumByteCount, maximum: maximumByteCount)
     do {
       return try body.withUnsafeBytes { buffer in
@@ -133,19 +127,19 @@ extension Vault {
   /// - Returns: the bundle bytes, safe to hand to any file-sync tool.
   /// - Throws: `TaskVaultError.wrongPassphrase` and the errors of reading.
   public func exportSyncBundle(passphrase: SecureBytes) throws -> [UInt8] {
-    try Self.checkPassphrase(passphrase)
-    let lock = try Files.lock(lockPath, exclusive: false)
+    try VaultCodec.checkPassphrase(passphrase)
+    let lock = try Files.lock(layout.lockFile, exclusive: false)
     defer { lock.release() }
     let file = try readFile()
-    let keys = try unwrap(file, passphrase: passphrase)
-    // The device-only file is not even read: `device: nil`.
-    let stores = try openStores(file, device: nil, keys: keys)
+    let keys = try VaultCodec.unwrap(file, passphrase: passphrase)
+    // The device-only file is not even read: only the synchronisable store is opened.
+    let store = try VaultCodec.openSynchronisable(file, keys: keys, path: layout.vaultFile)
     let salt = environment.randomBytes(PasswordKDF.saltByteCount)
     let derived = try SyncBundle.keys(passphrase: passphrase, salt: salt, kdf: file.kdf)
     var bundle = SyncBundle(
       vaultID: file.vaultID, preset: file.preset, kdf: file.kdf, salt: salt, created: environment.now(),
       check: derived.check, sealed: try AES.GCM.SealedBox(combined: [UInt8](repeating: 0, count: 28)))
-    let plaintext = try stores[0].encode()
+    let plaintext = try store.encode()
     let aad = bundle.header(length: plaintext.count + 28)
     bundle.sealed = try plaintext.withUnsafeBytes { raw in
       try environment.seal(raw, derived.key, aad)
@@ -171,16 +165,14 @@ extension Vault {
   public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, adoptPrimary: Bool = false) throws
     -> SyncImportReport
   {
-    try Self.checkPassphrase(passphrase)
+    try VaultCodec.checkPassphrase(passphrase)
     let incoming = try SyncBundle.open(bundle, passphrase: passphrase).contents
     guard let incomingKeyring = incoming.keyring else {
       throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
     }
     var report: SyncImportReport?
     try modify { stores in
-      guard var keyring = stores[0].keyring else {
-        throw TaskVaultError.damaged(path: vaultPath, reason: "the synchronisable store has no keyring")
-      }
+      var keyring = try stores.synchronisable.noteKeyring(path: layout.vaultFile)
       var result = SyncImportReport(previousPrimaryID: keyring.primaryID, primaryID: keyring.primaryID)
       for key in incomingKeyring.keys {
         if let local = keyring.key(for: key.id) {
@@ -195,19 +187,19 @@ extension Vault {
         try wrapCrypto { try keyring.promote(incomingKeyring.primaryID) }
         result.primaryID = incomingKeyring.primaryID
       }
-      stores[0].keyring = keyring
+      stores.synchronisable.keyring = keyring
       for item in incoming.items {
-        if stores[1].index(of: item.name) != nil {
+        if stores.deviceOnly.index(of: item.name) != nil {
           result.skippedItems.append(item.name)
-        } else if let index = stores[0].index(of: item.name) {
-          if item.modified > stores[0].items[index].modified {
-            stores[0].items[index] = item
+        } else if let index = stores.synchronisable.index(of: item.name) {
+          if item.modified > stores.synchronisable.items[index].modified {
+            stores.synchronisable.items[index] = item
             result.updatedItems.append(item.name)
           } else {
             result.keptItems.append(item.name)
           }
         } else {
-          stores[0].put(item)
+          stores.synchronisable.put(item)
           result.addedItems.append(item.name)
         }
       }
