@@ -55,8 +55,18 @@ def main():
                 break
         time.sleep(0.05)  # let the program switch echo off after its prompt
         os.write(master, step["send"].encode())
-    while read_some(10):
-        pass
+    # Drain until the command exits; a command still waiting after 30 s of
+    # silence is stuck (a prompt nobody answers) and is killed.
+    quiet_since = time.time()
+    while True:
+        before = len(seen)
+        if not read_some(1):
+            break
+        if len(seen) != before:
+            quiet_since = time.time()
+        elif time.time() - quiet_since > 30:
+            os.kill(pid, 9)
+            break
     _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
     print(json.dumps({"status": code, "terminal": seen.decode("utf-8", "replace")}))

@@ -1,141 +1,24 @@
 import TaskCrypto
 
-/// The options that seal and open share.
-struct NoteOptions {
-  var context: String
-  var keyFile: String?
-  var exact: Bool
-
-  static let help = """
-    OPTIONS:
-      --context C       Where the value lives, e.g. note/<id>/body; opening needs
-                        the same context (default: empty).
-      --key-file F      A key file '<8 hex kid>:<64 hex key>', mode 0600
-                        (make one with 'taskkey keygen'). Without it the
-                        unlocked vault's note keyring is used.
-      --exact           Plaintext byte for byte: seal takes standard input
-                        as it is, open adds no newline. By default one
-                        trailing newline is removed from the plaintext read
-                        and one is added to the plaintext written.
-      -h, --help        Show this help.
-    """
-
-  init(parsing arguments: inout Arguments) throws {
-    context = try arguments.option("--context") ?? ""
-    exact = try arguments.flag("--exact")
-    keyFile = try arguments.option("--key-file")
-    try arguments.finish()
-  }
-
-  /// Standard input with one trailing newline removed unless `--exact`.
-  func readInput(_ streams: StandardStreams, limit: Int) throws -> [UInt8] {
-    var input = try streams.readInput(limit + 1)
-    if !exact && input.last == UInt8(ascii: "\n") { input.removeLast() }
-    guard input.count <= limit else { throw CLIError.inputTooLarge(limit: limit) }
-    return input
-  }
-
-  func writeOutput(_ streams: StandardStreams, _ bytes: [UInt8]) throws {
-    try streams.writeOutput(exact ? bytes : bytes + [UInt8(ascii: "\n")])
-  }
-}
-
 /// `taskkey seal`: seals standard input into a `tc1.` value.
 struct SealCommand: Command {
-  static let name = "seal"
-  static let abstract = "Seal text from standard input into a tc1 value with AES-256-GCM."
-  static let usage = "taskkey seal [--key-file F] [--context C] [--exact]"
-  static let options = NoteOptions.help
-  static let example = """
-      # Seal a note body for record 42:
-      echo 'buy milk' | taskkey seal --key-file note.key --context note/42/body
-    """
+  static let spec = CommandSpec(
+    name: "seal", abstract: "Seal text from standard input into a tc1 value with AES-256-GCM.",
+    options: NoteOptions.options,
+    example: """
+      # Seal a note body for record 42 with the vault's primary note key:
+      echo 'buy milk' | taskkey seal -c note/42/body
+      """)
 
   let note: NoteOptions
 
-  init(parsing arguments: inout Arguments) throws {
-    note = try NoteOptions(parsing: &arguments)
+  init(_ arguments: ParsedArguments) {
+    note = NoteOptions(arguments)
   }
 
   func run(_ streams: StandardStreams) throws {
     let key = try note.keyring(streams).primary
     let plaintext = try note.readInput(streams, limit: SealedValue.maximumPlaintextByteCount)
-    let sealed = try cryptoCall { try SealedValue.seal(bytes: plaintext, using: key, context: note.context) }
-    try streams.print(sealed)
-  }
-}
-
-/// `taskkey open`: opens a `tc1.` value, or passes a plain value through.
-struct OpenCommand: Command {
-  static let name = "open"
-  static let abstract = "Open a sealed value from standard input; plain values pass through unchanged."
-  static let usage = "taskkey open [--key-file F] [--context C] [--exact]"
-  static let options = NoteOptions.help
-  static let example = """
-      # Open what 'seal' made; a tampered value exits 10 and prints nothing:
-      taskkey open --key-file note.key --context note/42/body < sealed.txt
-    """
-
-  let note: NoteOptions
-
-  init(parsing arguments: inout Arguments) throws {
-    note = try NoteOptions(parsing: &arguments)
-  }
-
-  func run(_ streams: StandardStreams) throws {
-    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
-    // A sealed value never ends in white space, so its one trailing newline
-    // goes even with --exact; a plain value is written back as it came.
-    let value = input.last == UInt8(ascii: "\n") ? Array(input.dropLast()) : input
-    // The marker is ASCII, so decoding with replacement cannot create or hide one.
-    let text = String(decoding: value, as: UTF8.self)
-    guard SealedValue.isSealed(text) else {
-      try note.writeOutput(streams, input)
-      return
-    }
-    let keyring = try note.keyring(streams)
-    let plaintext = try cryptoCall {
-      try SealedValue.openBytes(text, using: keyring, context: note.context)
-    }
-    try note.writeOutput(streams, plaintext)
-  }
-}
-
-/// `taskkey keygen`: writes a new random key file.
-struct KeygenCommand: Command {
-  static let name = "keygen"
-  static let abstract = "Make a new random note key and write it to a new 0600 key file."
-  static let usage = "taskkey keygen --out F"
-  static let options = """
-    OPTIONS:
-      --out F           The key file to create; an existing file is never replaced.
-      -h, --help        Show this help.
-    """
-  static let example = """
-      # Make a key for scripts and audits; prints the key id:
-      taskkey keygen --out note.key
-    """
-
-  let path: String
-
-  init(parsing arguments: inout Arguments) throws {
-    guard let path = try arguments.option("--out") else { throw arguments.usageError("missing --out F") }
-    self.path = path
-    try arguments.finish()
-  }
-
-  func run(_ streams: StandardStreams) throws {
-    let key = try cryptoCall { try NoteKey.generate() }
-    try KeyFile.create(path: path, key: key)
-    try streams.print(key.id.hex)
-  }
-}
-
-/// Runs a TaskCrypto call, mapping its error into the CLI's.
-func cryptoCall<T>(_ body: () throws -> T) throws -> T {
-  do {
-    return try body()
-  } catch let error as TaskCryptoError {
-    throw CLIError.crypto(error)
+    try streams.print(try SealedValue.seal(bytes: plaintext, using: key, context: note.context))
   }
 }

@@ -1,36 +1,39 @@
 import Foundation
 
-/// `taskkey vectors check [PATH...]`: runs vector files against this build.
-struct VectorsCommand: Command {
-  static let name = "vectors"
-  static let abstract = "Check test vector files (default: the Vectors/ directory) against this build."
-  static let usage = "taskkey vectors check [--json] [PATH...]"
-  static let options = """
-    ARGUMENTS:
-      PATH              A vector file, or a directory whose *.json files are
-                        checked (default: ./Vectors).
-
-    OPTIONS:
-      --json            One JSON object: {"files":[{"path","format","cases",
-                        "failures":[…],"skipped":[…]}],"passed":N,"failed":N}.
-      -h, --help        Show this help.
-    """
-  static let example = """
+/// `taskkey vectors`: the group of `vectors check`.
+struct VectorsCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "vectors", abstract: "Check test vector files (default: the Vectors/ directory) against this build.",
+    example: """
       # What an auditor runs from a checkout:
       taskkey vectors check Vectors/
-    """
+      """)
+  static let subcommands: [any Command.Type] = [VectorsCheckCommand.self]
+}
+
+/// `taskkey vectors check [PATH...]`.
+struct VectorsCheckCommand: Command {
+  static let spec = CommandSpec(
+    name: "check", abstract: "Run vector files and report each case that did not give its expected outcome.",
+    arguments: [
+      ArgumentSpec(
+        name: "PATH", kind: .file,
+        help: "A vector file, or a directory whose *.json files are checked (default: ./Vectors).", optional: true,
+        repeating: true)
+    ],
+    json: JSONShape(
+      fields: ["files", "passed", "failed"],
+      help: "{files: [{path, format, cases, failures: [...]}], passed, failed}."),
+    example: """
+      taskkey vectors check Vectors/
+      """)
 
   let paths: [String]
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    json = try arguments.flag("--json")
-    var rest = try arguments.positionals()
-    guard rest.first == "check" else {
-      throw arguments.usageError(rest.isEmpty ? "missing subcommand 'check'" : "unknown subcommand '\(rest[0])'")
-    }
-    rest.removeFirst()
-    paths = rest.isEmpty ? ["Vectors"] : rest
+  init(_ arguments: ParsedArguments) {
+    json = arguments.flag(CommandSpec.jsonOption)
+    paths = arguments.positionals.isEmpty ? ["Vectors"] : arguments.positionals
   }
 
   func run(_ streams: StandardStreams) throws {
@@ -47,7 +50,7 @@ struct VectorsCommand: Command {
         "failed": failed,
       ]
       let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-      try streams.writeOutput(Array(data) + [UInt8(ascii: "\n")])
+      try streams.write(Array(data) + [UInt8(ascii: "\n")])
     } else {
       for report in reports {
         let status = report.passed ? "ok  " : "FAIL"

@@ -1,0 +1,30 @@
+import TaskCrypto
+
+/// `taskkey open`: opens a `tc1.` value, or passes a plain value through.
+struct OpenCommand: Command {
+  static let spec = CommandSpec(
+    name: "open", abstract: "Open a sealed value from standard input; plain values pass through unchanged.",
+    options: NoteOptions.options,
+    example: """
+      # Open what 'seal' made; a tampered value exits 10 and prints nothing:
+      taskkey open -c note/42/body < sealed.txt
+      """)
+
+  let note: NoteOptions
+
+  init(_ arguments: ParsedArguments) {
+    note = NoteOptions(arguments)
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
+    // A sealed value never ends in white space, so its one trailing newline
+    // goes even with --exact; a plain value is written back as it came.
+    let value = input.last == UInt8(ascii: "\n") ? Array(input.dropLast()) : input
+    // The marker is ASCII, so decoding with replacement cannot create or hide one.
+    let text = String(decoding: value, as: UTF8.self)
+    guard SealedValue.isSealed(text) else { return try note.writeOutput(streams, input) }
+    let keyring = try note.keyring(streams)
+    try note.writeOutput(streams, try SealedValue.openBytes(text, using: keyring, context: note.context))
+  }
+}
