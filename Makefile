@@ -3,17 +3,19 @@
 #   make test   install the C libraries if missing, lint, run every test
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libssl-dev libsodium-dev pkg-config
+DEBIAN_PACKAGES := libssl-dev libsodium-dev libsqlite3-dev sqlite3 libmicrohttpd-dev curl python3-venv pkg-config
 # The real backup tools the BackupRules tests run (they skip, saying why, without them).
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test lint format demo vectors bench interop fuzz install clean
+.PHONY: all deps backup-tools build release test app-test app-bench gate-venv gate-test gate-load lint format demo \
+  vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick strace install clean
 
 all: build
 
 deps:
-	@if ! pkg-config --exists libcrypto libsodium 2>/dev/null; then \
+	@if ! pkg-config --exists libcrypto libsodium sqlite3 libmicrohttpd 2>/dev/null || ! command -v sqlite3 >/dev/null 2>&1 \
+	  || ! command -v curl >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then \
 	  echo "make: installing $(DEBIAN_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(DEBIAN_PACKAGES); \
@@ -34,14 +36,53 @@ build: deps
 release: deps
 	$(SWIFT) build -c release
 
-test: deps backup-tools lint
+test: deps backup-tools strace lint
 	$(SWIFT) test
+	$(MAKE) app-test gate-test fuzz-smoke crashtest-quick
+
+# The Tasker app (Apps/Tasker), a separate package that links TaskKey by path.
+app-test: deps strace
+	cd Apps/Tasker && $(SWIFT) build --build-tests && $(SWIFT) test
+
+# The assistant gate end to end: the official MCP Python SDK, installed with
+# pip into a venv this step makes, drives `tasker mcp` over stdio and HTTP;
+# curl and a raw socket send the malformed HTTP cases.
+GATE_VENV := $(CURDIR)/Apps/Tasker/.build/gate-venv
+GATE_BINS = TASKKEY_BIN="$$($(SWIFT) build --package-path $(CURDIR) --show-bin-path)/taskkey" \
+  TASKER_BIN="$$($(SWIFT) build --package-path $(CURDIR)/Apps/Tasker --show-bin-path)/tasker"
+
+gate-venv:
+	@test -x $(GATE_VENV)/bin/python || python3 -m venv $(GATE_VENV)
+	@$(GATE_VENV)/bin/python -c 'import mcp' 2>/dev/null || $(GATE_VENV)/bin/pip install -q 'mcp>=2.3,<3'
+
+gate-test: deps gate-venv
+	$(SWIFT) build --product taskkey
+	cd Apps/Tasker && $(SWIFT) build --product tasker
+	cd Apps/Tasker/Tests/GateMCPTests && $(GATE_BINS) \
+	  $(GATE_VENV)/bin/python -W ignore::ResourceWarning -m unittest -v
+
+# A bounded load test of `tasker mcp --http` on 127.0.0.1 (not part of
+# `make test`): 5,000 calls from 16 clients, release build.
+gate-load: deps gate-venv
+	$(SWIFT) build -c release --product taskkey
+	cd Apps/Tasker && $(SWIFT) build -c release --product tasker --product tasker-gate-bench
+	TASKKEY_BIN="$$($(SWIFT) build -c release --show-bin-path)/taskkey" \
+	  TASKER_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker" \
+	  BENCH_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker-gate-bench" \
+	  $(GATE_VENV)/bin/python -W ignore::ResourceWarning Apps/Tasker/Tests/GateMCPTests/load.py
+
+# Tasker at scale (10^5 tasks with 1 KiB notes, a 1 GiB attachment), each
+# figure next to its floor in the same run (release build).
+app-bench: deps
+	cd Apps/Tasker && $(SWIFT) build -c release && .build/release/tasker-bench
+
+LINTED := Sources Tests Package.swift Apps/Tasker/Sources Apps/Tasker/Tests Apps/Tasker/Package.swift
 
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r $(LINTED)
 
 format:
-	$(SWIFT) format format -i -r Sources Tests Package.swift
+	$(SWIFT) format format -i -r $(LINTED)
 
 demo: build
 	@bash scripts/demo.sh "$$($(SWIFT) build --show-bin-path)/taskkey"
@@ -60,10 +101,11 @@ install: release
 	$(DESTDIR)$(PREFIX)/bin/taskkey completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/taskkey
 
 clean:
-	rm -rf .build
+	rm -rf .build Apps/Tasker/.build
 
 # Performance goals as ratios against raw OpenSSL in the same run (release build).
 bench: deps
+	@command -v /usr/bin/time >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq time; }
 	$(SWIFT) run -c release taskkey-bench
 
 # Independent Python cross-check of Vectors/ and the binary, from SECURITY.md.
@@ -75,3 +117,21 @@ interop: build
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# Every harness built and run for a few seconds, so none can rot (in make test).
+fuzz-smoke: deps
+	bash scripts/fuzz.sh 4
+
+# strace from Debian, for the crash-and-fault harness.
+strace:
+	@command -v strace >/dev/null 2>&1 || { echo "make: installing strace with apt-get"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq strace; }
+
+# The crash-and-fault harness (SECURITY.md, "Crashes, faults and full
+# disks"): every write command killed or failed at each of its file-system
+# calls. crashtest-quick (in make test) takes every 7th call.
+crashtest: strace release
+	python3 scripts/crashtest.py "$$($(SWIFT) build -c release --show-bin-path)/taskkey" --json .build/crashtest.json
+
+crashtest-quick: strace build
+	python3 scripts/crashtest.py "$$($(SWIFT) build --show-bin-path)/taskkey" --quick

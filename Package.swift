@@ -6,10 +6,12 @@ import PackageDescription
 let package = Package(
   name: "TaskKey",
   products: [
+    .library(name: "TaskSystem", targets: ["TaskSystem"]),
     .library(name: "TaskCrypto", targets: ["TaskCrypto"]),
     .library(name: "TaskVault", targets: ["TaskVault"]),
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .library(name: "BackupRules", targets: ["BackupRules"]),
+    .library(name: "TaskAttachments", targets: ["TaskAttachments"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -24,32 +26,41 @@ let package = Package(
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
-    // Non-variadic wrappers for variadic syscalls (prctl) that Swift cannot import.
-    .target(name: "CTaskKeySupport"),
+    // Non-variadic wrappers for syscalls Swift cannot import (prctl, xattrs); only TaskSystem uses it.
+    .target(name: "CTaskSystem"),
 
+    // The one edge to the operating system: the only module that imports Glibc.
+    .target(
+      name: "TaskSystem",
+      dependencies: ["CTaskSystem"]
+    ),
     .target(
       name: "TaskCrypto",
-      dependencies: ["COpenSSL", "CSodium", "CTaskKeySupport"]
+      dependencies: ["COpenSSL", "CSodium", "TaskSystem"]
     ),
     .target(
       name: "TaskVault",
-      dependencies: ["TaskCrypto"]
+      dependencies: ["TaskCrypto", "TaskSystem"]
     ),
     .target(
       name: "AssistantKeys",
-      dependencies: ["TaskCrypto", "TaskVault"]
+      dependencies: ["TaskCrypto", "TaskVault", "TaskSystem"]
     ),
     .target(
       name: "BackupRules",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "TaskSystem"]
+    ),
+    .target(
+      name: "TaskAttachments",
+      dependencies: ["TaskCrypto", "TaskSystem"]
     ),
     .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem"]
     ),
     .executableTarget(
       name: "taskkey",
-      dependencies: ["TaskKeyCLI"]
+      dependencies: ["TaskKeyCLI", "TaskSystem"]
     ),
 
     // The benchmark: TaskKey against raw OpenSSL (in C) in the same run.
@@ -59,35 +70,48 @@ let package = Package(
     ),
     .executableTarget(
       name: "taskkey-bench",
-      dependencies: ["TaskCrypto", "CBenchBaseline"]
+      dependencies: ["TaskCrypto", "TaskAttachments", "CBenchBaseline"]
     ),
 
-    // Helpers shared by the test targets: running the real binary, temp dirs.
+    // Helpers shared by the test targets: running the real binary, temp dirs, test secrets.
     .target(
       name: "TaskKeyTestSupport",
+      dependencies: ["TaskCrypto"],
       path: "Tests/TaskKeyTestSupport"
+    ),
+    // Unit tests: each imports its own module (and lower ones it needs) and test support only.
+    .testTarget(
+      name: "TaskSystemTests",
+      dependencies: ["TaskSystem", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
-      name: "AssistantKeysTests",
-      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
-    ),
-    .testTarget(
-      name: "TaskKeyCLITests",
-      dependencies: ["TaskKeyCLI", "TaskCrypto", "TaskVault", "TaskKeyTestSupport", "taskkey"]
-    ),
-    .testTarget(
-      name: "BackupRulesTests",
-      dependencies: [
-        "BackupRules", "AssistantKeys", "TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey",
-      ]
+      name: "TaskAttachmentsTests",
+      dependencies: ["TaskAttachments", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskVaultTests",
-      dependencies: ["TaskVault", "TaskCrypto", "TaskKeyCLI", "TaskKeyTestSupport", "taskkey"]
+      dependencies: ["TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "AssistantKeysTests",
+      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "BackupRulesTests",
+      dependencies: ["BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskKeyCLITests",
+      dependencies: ["TaskKeyCLI", "BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+    ),
+    // End-to-end tests: run the built `taskkey` binary and check stdout, stderr and exit code.
+    .testTarget(
+      name: "TaskKeyEndToEndTests",
+      dependencies: ["taskkey", "BackupRules", "TaskVault", "TaskCrypto", "TaskKeyTestSupport"]
     ),
   ]
 )

@@ -6,8 +6,9 @@
 //   - input authenticated under the fuzzer's own key either parses to a
 //     registry that re-encodes to the same bytes, or is refused as damaged.
 
-@testable import AssistantKeys
 import TaskCrypto
+
+@testable import AssistantKeys
 
 private let fuzzRegistryKey: SymmetricKey = {
   let bytes = [UInt8](repeating: 0x42, count: 32)

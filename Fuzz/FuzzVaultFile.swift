@@ -6,6 +6,7 @@
 // that made it (the fuzzer cannot forge a GCM tag).
 
 import TaskCrypto
+
 @testable import TaskVault
 
 private let fuzzPassphrase: SecureBytes = {
@@ -17,7 +18,11 @@ private let fuzzPassphrase: SecureBytes = {
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let body = Array(UnsafeRawBufferPointer(start: data, count: size))
   let file = body + SHA256.hash(data: body).bytes
-  for open in [VaultFileReader.openVaultFile, VaultFileReader.openSyncBundle] {
+  let readers: [([UInt8], SecureBytes) throws -> VaultContents] = [
+    { try VaultFileReader.openVaultFile($0, passphrase: $1) },
+    { try VaultFileReader.openSyncBundle($0, passphrase: $1) },
+  ]
+  for open in readers {
     do {
       _ = try open(file, fuzzPassphrase)
       preconditionFailure("a fuzzed file opened")

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing with libFuzzer and AddressSanitizer. Not part of
-# `make test` (it runs for as long as you let it).
+# Coverage-guided fuzzing with libFuzzer and AddressSanitizer. `make fuzz`
+# runs every harness for FUZZ_SECONDS each; `make test` builds every harness
+# and runs each for a few seconds (`make fuzz-smoke`), so none can rot.
 #
-#   scripts/fuzz.sh [SECONDS] [TARGET...]      targets: sealed-value assistant-keys vault-file
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#
+# targets: sealed-value key-file assistant-keys vault-file sync-bundle
+#          backup-file json-lines (default: all of them)
 #
 # Each harness in Fuzz/ links instrumented static builds of the library
 # modules it needs (built with -enable-testing, so `@testable import` reaches
@@ -12,14 +16,14 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sealed-value assistant-keys vault-file)
+[ ${#targets[@]} -gt 0 ] || targets=(sealed-value key-file assistant-keys vault-file sync-bundle backup-file json-lines)
 out=.build/fuzz
 mkdir -p "$out/mods"
 
-printf 'module CTaskKeySupport {\n  header "%s"\n  export *\n}\n' \
-  "$PWD/Sources/CTaskKeySupport/include/taskkey_support.h" > "$out/CTaskKeySupport.modulemap"
-clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskKeySupport/support.c \
-  -I Sources/CTaskKeySupport/include -o "$out/support.o"
+printf 'module CTaskSystem {\n  header "%s"\n  export *\n}\n' \
+  "$PWD/Sources/CTaskSystem/include/task_system.h" > "$out/CTaskSystem.modulemap"
+clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskSystem/shim.c \
+  -I Sources/CTaskSystem/include -o "$out/support.o"
 
 build() {  # build NAME HARNESS MODULE... (modules in dependency order)
   local name="$1" harness="$2"; shift 2
@@ -32,15 +36,15 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
         -emit-library -static -emit-module -emit-module-path "$out/mods/$module.swiftmodule" -I "$out/mods" \
         -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
-        -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
-        Sources/"$module"/*.swift -o "$out/lib$module.a"
+        -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
+        $(find Sources/"$module" -name '*.swift' | sort) -o "$out/lib$module.a"
     fi
     libs=("$out/lib$module.a" "${libs[@]}")  # dependents before their dependencies
   done
   swiftc -O -sanitize=fuzzer,address -parse-as-library -I "$out/mods" \
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
-    -Xcc -fmodule-map-file="$out/CTaskKeySupport.modulemap" \
+    -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
     "$harness" "${libs[@]}" "$out/support.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
     grep -v -E 'ld.gold: warning: Cannot export local symbol' || true
   test -x "$out/fuzz-$name"
@@ -59,19 +63,31 @@ PY
 for target in "${targets[@]}"; do
   case "$target" in
     sealed-value)
-      build sealed-value Fuzz/FuzzSealedValue.swift TaskCrypto
+      build sealed-value Fuzz/FuzzSealedValue.swift TaskSystem TaskCrypto
       seed sealed-value '[t["value"].encode() for t in json.load(open("Vectors/sealed-value-v1.json"))["tests"]]' ;;
     assistant-keys)
-      build assistant-keys Fuzz/FuzzAssistantKeys.swift TaskCrypto TaskVault AssistantKeys
+      build assistant-keys Fuzz/FuzzAssistantKeys.swift TaskSystem TaskCrypto TaskVault AssistantKeys
       seed assistant-keys '[t["key"].encode() for t in json.load(open("Vectors/assistant-key-v1.json"))["tests"]]' ;;
+    key-file)
+      build key-file Fuzz/FuzzKeyFile.swift TaskSystem TaskCrypto
+      seed key-file '[(t["kid"] + ":" + t["key"] + "\n").encode() for t in json.load(open("Vectors/sealed-value-v1.json"))["keys"]]' ;;
     vault-file)
-      build vault-file Fuzz/FuzzVaultFile.swift TaskCrypto TaskVault
+      build vault-file Fuzz/FuzzVaultFile.swift TaskSystem TaskCrypto TaskVault
       seed vault-file '[open(f, "rb").read()[:-32] for f in glob.glob("Vectors/vault-v1/*")]' ;;
+    sync-bundle)
+      build sync-bundle Fuzz/FuzzSyncBundle.swift TaskSystem TaskCrypto TaskVault
+      seed sync-bundle '[open(f, "rb").read()[:-32] for f in glob.glob("Vectors/vault-v1/*.tksync")] + [bytes(4) * 3 + bytes(500)]' ;;
+    backup-file)
+      build backup-file Fuzz/FuzzBackupFile.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules
+      seed backup-file '[open(f, "rb").read() for f in glob.glob("Vectors/backup-v1/*")]' ;;
+    json-lines)
+      build json-lines Fuzz/FuzzJSONLines.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments TaskKeyCLI
+      seed json-lines '[b"tc1.0a0b0c0d:AAAA\nplain\n", b"{\"v\": \"tc1.0a0b0c0d:AA==\", \"c\": \"note/1\"}\n{\"v\": null, \"c\": \"x\"}"]' ;;
     *) echo "fuzz.sh: unknown target '$target'" >&2; exit 64 ;;
   esac
   echo "== fuzzing $target for $seconds s"
   status=0
-  "$out/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
+  SWIFT_BACKTRACE=enable=no "$out/fuzz-$target" -max_total_time="$seconds" -max_len=8192 -print_final_stats=1 \
     -artifact_prefix="$out/crash-$target-" "$out/corpus-$target" > "$out/log-$target" 2>&1 || status=$?
   grep -E '^(Done|==[0-9]+==ERROR|SUMMARY|Fatal error|stat::number_of_executed_units)' "$out/log-$target" || true
   if [ "$status" -ne 0 ]; then

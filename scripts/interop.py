@@ -9,6 +9,8 @@ Python opens). It makes its own virtual environment on first run.
     python3 scripts/interop.py PATH/TO/taskkey        (what `make interop` runs)
 """
 import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -163,6 +165,51 @@ def check_wycheproof(doc, name):
             report(ok, f"{name} tcId {t['tcId']}")
 
 
+def check_wycheproof_mac(doc, name):
+    """HMAC-SHA256 groups TaskKey runs (Vectors/README.md): 256-bit keys, untruncated tags."""
+    for group in doc["testGroups"]:
+        if (group["type"], group["keySize"], group["tagSize"]) != ("MacTest", 256, 256):
+            continue
+        for t in group["tests"]:
+            key, msg, tag = (bytes.fromhex(t[f]) for f in ("key", "msg", "tag"))
+            verifies = hmac.compare_digest(hmac.new(key, msg, hashlib.sha256).digest(), tag)
+            ok = verifies if t["result"] == "valid" else (not verifies if t["result"] == "invalid" else True)
+            report(ok, f"{name} tcId {t['tcId']}")
+
+
+KEY_FILE_HEX = re.compile(rb"^[0-9a-f]{8}:[0-9a-f]{64}$")
+
+
+def key_file_outcome(content, mode):
+    """docs/formats/key-file.md: the mode first, then the exact grammar."""
+    if mode & 0o077:
+        return "unsafe_permissions", None
+    line = content[:-1] if len(content) == 74 and content[73:] == b"\n" else content
+    if not KEY_FILE_HEX.match(line) or len(line) != 73:
+        return "malformed_key_file", None
+    return None, (line[:8].decode(), line[9:].decode())
+
+
+def check_key_file(doc, name, taskkey=None):
+    """Each case by the Python reader, and through the binary: 'open --key-file'
+    of a plain value must exit 0, 65 or 77 as the case's outcome says."""
+    exits = {None: 0, "malformed_key_file": 65, "unsafe_permissions": 77}
+    with tempfile.TemporaryDirectory() as home:
+        for t in doc["tests"]:
+            content, mode = bytes.fromhex(t["content"]), int(t["mode"], 8)
+            error, parsed = key_file_outcome(content, mode)
+            ok = error == t.get("error") and (error or parsed == (t["kid"], t["key"]))
+            report(ok, f"{name} case {t['id']} ({t['comment']})")
+            if taskkey:
+                path = os.path.join(home, f"case-{t['id']}.key")
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                os.write(fd, content)
+                os.close(fd)
+                os.chmod(path, mode)
+                r = run(taskkey, ["open", "--key-file", path], b"a plain note\n")
+                report(r.returncode == exits[t.get("error")], f"taskkey open --key-file, {name} case {t['id']}")
+
+
 def check_vault(doc, name):
     """The vault reader written from SECURITY.md's vault section, with
     argon2-cffi for Argon2id (scripts/vault-reader.py)."""
@@ -228,8 +275,24 @@ CHECKERS = {
     ("vault", 1): check_vault,
     ("backup", 1): check_vault,
     ("assistant-key", 1): check_assistant,
+    ("key-file", 1): check_key_file,
     ("assistant-registry", 1): check_assistant,
 }
+
+
+def load_script(name):
+    """Loads one of the independent readers beside this script as a module."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_")[:-3], os.path.join(ROOT, "scripts", name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# Attachments (docs/formats/attachment.md): scripts/attachment-reader.py, and
+# the standard's published Cobblestone vectors through the same reader.
+ATTACHMENTS = load_script("attachment-reader.py")
+CHECKERS[("attachment", 1)] = lambda doc, name: ATTACHMENTS.check_vectors(doc, name, report)
 
 
 def check_vectors():
@@ -242,6 +305,10 @@ def check_vectors():
             checker = CHECKERS.get((doc.get("format"), doc.get("version")))
             if doc.get("algorithm") == "AES-GCM" and "testGroups" in doc:
                 checker = check_wycheproof
+            if doc.get("algorithm") == "HMACSHA256" and "testGroups" in doc:
+                checker = check_wycheproof_mac
+            if doc.get("schema") == "c2sp_chunked_encryption_schema.json":
+                checker = lambda doc, name: ATTACHMENTS.check_cobblestone(doc, name, report)  # noqa: E731
             if checker:
                 checker(doc, name)
             else:
@@ -324,8 +391,11 @@ def main():
         print(__doc__)
         sys.exit(64)
     unchecked = check_vectors()
+    check_key_file(json.load(open(os.path.join(ROOT, "Vectors", "key-file-v1.json"), encoding="utf-8")),
+                   "Vectors/key-file-v1.json", sys.argv[1])
     check_binary(sys.argv[1])
     check_backup_binary(sys.argv[1])
+    ATTACHMENTS.check_binary(sys.argv[1], report)
     for name in unchecked:
         print(f"not cross-checked (no independent reader here yet): {name}")
     print(f"interop: {passed} passed, {failed} failed")

@@ -2,12 +2,14 @@
 """Runs a command on a fresh pseudo-terminal (its controlling terminal) and
 answers its prompts, for the prompt tests in Tests/TaskKeyCLITests.
 
-    pty-drive.py OUT ERR -- COMMAND ARGS...
+    pty-drive.py [--interactive] OUT ERR -- COMMAND ARGS...
 
 Standard input is a JSON list of steps, each {"expect": TEXT, "send": TEXT}:
 wait until TEXT has appeared on the terminal (10 s at most), then type SEND.
 Standard output and standard error of the command go to the files OUT and
 ERR, so what reaches the terminal can be told apart from what reaches stdout.
+Standard input is /dev/null; with --interactive, standard input and standard
+error are the terminal itself (ERR stays empty), as for a person at a shell.
 Prints one JSON object: {"status": exit code or -signal, "terminal": what
 the terminal showed}.
 """
@@ -20,17 +22,22 @@ import time
 
 
 def main():
-    out, err, separator, *command = sys.argv[1:]
+    arguments = sys.argv[1:]
+    interactive = arguments[:1] == ["--interactive"]
+    if interactive:
+        arguments = arguments[1:]
+    out, err, separator, *command = arguments
     assert separator == "--"
     steps = json.load(sys.stdin)
     pid, master = pty.fork()
     if pid == 0:
         stdout = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         stderr = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
         os.dup2(stdout, 1)
-        os.dup2(stderr, 2)
+        if not interactive:
+            null = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(null, 0)
+            os.dup2(stderr, 2)
         os.execv(command[0], command)
     seen = b""
 

@@ -1,3 +1,5 @@
+import TaskSystem
+
 /// Every way an AssistantKeys operation can fail.
 ///
 /// `AssistantKeyRegistry.verify` throws only the first seven cases
@@ -52,10 +54,10 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
   /// The registry holds the maximum number of keys.
   case registryFull(limit: Int)
   /// A file-system call failed while writing the registry; the registry on
-  /// disk is the one from before the call unless `call` is the final
-  /// directory sync, in which case the write happened but may not survive
-  /// a crash.
-  case storageFailure(path: String, call: String, errno: Int32)
+  /// disk is the one from before the call unless the failed call is the
+  /// final directory sync (`fsync(directory)`), in which case the write
+  /// happened but may not survive a crash.
+  case system(SystemError)
   /// The system refused locked memory or randomness.
   case systemResource(String)
 
@@ -84,11 +86,10 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
     case unsupportedVersion(String)
     /// The file is larger than the hard limit.
     case tooLarge(byteCount: Int, limit: Int)
-    /// The file or directory is a symlink, not a regular file or directory,
-    /// not owned by this user, or readable or writable by group or others.
-    case unsafeFile(path: String, reason: String)
-    /// A read-side file-system call failed.
-    case unreadable(path: String, call: String, errno: Int32)
+    /// The file or directory cannot be read or trusted: a symlink, not a
+    /// regular file or directory, not owned by this user, readable or
+    /// writable by group or others, or a read-side call failed.
+    case unreadable(SystemError)
     /// The vault's integrity-key item is missing while a registry exists,
     /// or is not device-only, or is not 32 bytes.
     case integrityKeyUnavailable(reason: String)
@@ -138,8 +139,8 @@ extension AssistantKeyError: CustomStringConvertible {
       return "no assistant key has id \(id); 'taskkey list' shows the ids"
     case .registryFull(let limit):
       return "the registry holds the maximum of \(limit) keys; revoked keys are kept forever, so use another registry"
-    case .storageFailure(let path, let call, let code):
-      return "\(call) failed on '\(path)' (errno \(code)); check the disk and permissions, then try again"
+    case .system(let error):
+      return "\(error); check the disk and permissions, then try again"
     case .systemResource(let what):
       return "system resource unavailable: \(what)"
     }
@@ -168,8 +169,7 @@ extension AssistantKeyError.RegistryDamage: CustomStringConvertible {
     case .unsupportedVersion(let version):
       return "unsupported registry version '\(version.prefix(40))'; upgrade TaskKey"
     case .tooLarge(let count, let limit): return "file of \(count) bytes exceeds the limit of \(limit) bytes"
-    case .unsafeFile(let path, let reason): return "'\(path)' \(reason)"
-    case .unreadable(let path, let call, let code): return "\(call) failed on '\(path)' (errno \(code))"
+    case .unreadable(let error): return error.description
     case .integrityKeyUnavailable(let reason): return "no usable integrity key: \(reason)"
     case .rolledBack(let found, let expected):
       return

@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 
 /// The device's registry of assistant keys: mint, verify (fail closed),
 /// revoke, rotate and list.
@@ -61,7 +62,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   ///   `.registryDamaged` when the directory or file is unsafe, unreadable
   ///   or fails its integrity check.
   public convenience init(directory: String, integrityKey: SymmetricKey?) throws {
-    try self.init(directory: directory, integrityKey: integrityKey, anchor: nil, clock: Date.init, fault: nil)
+    try self.init(directory: directory, integrityKey: integrityKey, anchor: nil, clock: Date.init)
   }
 
   /// Where the registry's newest generation is remembered outside the
@@ -81,18 +82,18 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
     }
   }
 
-  /// The test seam: a chosen clock and injected file-system faults.
+  /// The test seam: a chosen clock and a file system that injects faults.
   init(
     directory: String,
     integrityKey: SymmetricKey?,
     anchor: GenerationAnchor?,
     clock: @escaping () -> Date,
-    fault: ((FileStep, String) -> Int32?)?
+    fileSystem: any FileSystem = PosixFileSystem()
   ) throws {
     guard let integrityKey else { throw AssistantKeyError.vaultLocked }
     self.key = integrityKey
     self.anchor = anchor
-    self.files = RegistryFiles(directory: directory, fault: fault)
+    self.files = RegistryFiles(directory: directory, fileSystem: fileSystem)
     self.clock = clock
     if try files.identity(of: directory) != nil { try files.checkDirectory() }
     try locked { try refresh() }
@@ -178,7 +179,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// - Throws: `AssistantKeyError.invalidName`, `.invalidGrant`,
   ///   `.tooManyGrants`, `.invalidDuration`, `.nameInUse` when the name has
   ///   a current key, `.registryFull`, `.registryDamaged`,
-  ///   `.storageFailure`, `.systemResource`.
+  ///   `.system`, `.systemResource`.
   public func mint(
     name: String,
     trust: TrustLevel = .standard,
@@ -211,7 +212,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// - Parameter id: the key's public id.
   /// - Returns: the key's record after revocation.
   /// - Throws: `AssistantKeyError.unknownID`, `.registryDamaged`,
-  ///   `.storageFailure`.
+  ///   `.system`.
   @discardableResult
   public func revoke(_ id: AssistantKeyID) throws -> AssistantKeyRecord {
     try locked {
@@ -243,7 +244,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   ///   - expiresAfter: the new key's lifetime; nil to keep the old one's.
   /// - Returns: the new key (once) and its record.
   /// - Throws: `AssistantKeyError.noSuchAssistant`, `.invalidDuration`,
-  ///   `.registryFull`, `.registryDamaged`, `.storageFailure`,
+  ///   `.registryFull`, `.registryDamaged`, `.system`,
   ///   `.systemResource`.
   public func rotate(
     assistant: String,
@@ -300,14 +301,14 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   private struct Snapshot {
     var index = RegistryIndex(RegistryFormat.Contents(generation: 0, entries: []))
     /// The file the contents came from, kept open to pin its identity.
-    var file: OpenedFile?
+    var file: OpenFile?
     var loaded = false
 
     var contents: RegistryFormat.Contents { index.contents }
 
     init() {}
 
-    init(contents: RegistryFormat.Contents, file: OpenedFile?) {
+    init(contents: RegistryFormat.Contents, file: OpenFile?) {
       self.index = RegistryIndex(contents)
       self.file = file
       self.loaded = true

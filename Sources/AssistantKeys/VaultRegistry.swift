@@ -28,11 +28,11 @@ extension AssistantKeyRegistry {
   ///   damaged, unsafe permissions).
   public convenience init(vault: Vault) throws {
     try vault.prepareDeviceOnlyDirectory()
-    let files = RegistryFiles(directory: vault.deviceOnlyDirectory, fault: nil)
+    let files = RegistryFiles(directory: vault.deviceOnlyDirectory)
     let key = try Self.integrityKey(in: vault, files: files)
     try self.init(
       directory: vault.deviceOnlyDirectory, integrityKey: key, anchor: Self.generationAnchor(in: vault),
-      clock: Date.init, fault: nil)
+      clock: Date.init)
   }
 
   /// The device-only vault item that remembers the registry's newest

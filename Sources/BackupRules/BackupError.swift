@@ -1,4 +1,4 @@
-import Glibc
+import TaskSystem
 import TaskVault
 
 /// Every way a backup, restore or doctor run can fail.
@@ -23,8 +23,9 @@ public enum BackupError: Error, Equatable, Sendable {
   case targetNotEmpty(path: String)
   /// The output file already exists; a backup never overwrites a file.
   case outputExists(path: String)
-  /// A system call failed; names the path, the call and errno.
-  case io(path: String, call: String, errno: Int32)
+  /// A system call failed (the wrapped error names the path, the call and
+  /// errno).
+  case system(SystemError)
   /// The vault refused (locked, not initialised, unsafe permissions …).
   case vault(TaskVaultError)
 }
@@ -40,9 +41,7 @@ extension BackupError: CustomStringConvertible {
     case .tampered(let path, let part): return "'\(path)' was altered: the \(part) failed authentication"
     case .targetNotEmpty(let path): return "'\(path)' already holds a vault or other files; nothing was restored"
     case .outputExists(let path): return "'\(path)' already exists; a backup never overwrites a file"
-    case .io(let path, let call, let code):
-      let text = strerror(code).map { String(cString: $0) } ?? "unknown error"
-      return "\(call) failed on '\(path)': \(text) (errno \(code))"
+    case .system(let error): return error.description
     case .vault(let error): return error.description
     }
   }
@@ -57,7 +56,7 @@ extension BackupError: CustomStringConvertible {
     case .targetNotEmpty:
       return "restore into an empty TASKKEY_HOME, or add --force to move the existing directory aside (it is kept)"
     case .outputExists: return "choose another --out path"
-    case .io: return nil
+    case .system(let error): return error.hint
     case .vault(let error): return error.hint
     }
   }

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// What may go into a backup and what never does, and TaskKey's own
@@ -15,8 +15,8 @@ public enum BackupRules {
   /// The largest backup file read, in bytes.
   public static let maximumBackupByteCount = BackupFile.maximumByteCount
 
-  /// Writes a backup of an unlocked vault to a new file (mode 0600,
-  /// `O_EXCL`, fsynced, directory fsynced).
+  /// Writes a backup of an unlocked vault to a new file (TaskSystem's
+  /// durable create: mode 0600, `O_EXCL`, fsynced, directory fsynced).
   ///
   /// - Parameters:
   ///   - vault: the vault; it must be unlocked, since the backup's tag is
@@ -24,14 +24,31 @@ public enum BackupRules {
   ///   - path: the new file; an existing file is never overwritten.
   ///   - now: the creation time recorded in the header.
   /// - Returns: what went in.
-  /// - Throws: `BackupError.outputExists`, `.io`, `.vault(.locked)` and the
-  ///   vault's read errors.
+  /// - Throws: `BackupError.outputExists`, `.system`, `.vault(.locked)` and
+  ///   the vault's read errors.
   @discardableResult
   public static func backup(_ vault: Vault, to path: String, now: Date = Date()) throws -> BackupSummary {
+    let made = try backup(vault, now: now)
+    do {
+      try PosixFileSystem().createNew(path, contents: made.bytes)
+    } catch let error as SystemError where error.isAlreadyExisting {
+      throw BackupError.outputExists(path: path)
+    } catch let error as SystemError {
+      throw BackupError.system(error)
+    }
+    return made.summary
+  }
+
+  /// Makes a backup of an unlocked vault in memory, for a caller that
+  /// writes it elsewhere (`backup create --out -` writes it to standard
+  /// output).
+  ///
+  /// - Returns: the backup file's bytes and what went in.
+  /// - Throws: `BackupError.vault(.locked)` and the vault's read errors.
+  public static func backup(_ vault: Vault, now: Date = Date()) throws -> (bytes: [UInt8], summary: BackupSummary) {
     let snapshot = try vaultCall { try vault.snapshotForBackup() }
-    let bytes = BackupFile.encode(snapshot, created: Int64(now.timeIntervalSince1970))
-    try writeNewFile(path, bytes)
-    return BackupSummary(snapshot, created: Int64(now.timeIntervalSince1970))
+    let created = Int64(now.timeIntervalSince1970)
+    return (BackupFile.encode(snapshot, created: created), BackupSummary(snapshot, created: created))
   }
 
   /// Opens a backup file's bytes with the passphrase and checks every
@@ -58,17 +75,32 @@ public enum BackupRules {
   ///
   /// - Returns: the report, which says what is absent and what to do.
   /// - Throws: the errors of `inspect`, `BackupError.targetNotEmpty`,
-  ///   `.io`, `.vault`.
+  ///   `.system`, `.vault`.
   public static func restore(
     from path: String, into directory: String, passphrase: SecureBytes, force: Bool = false, now: Date = Date()
   ) throws -> RestoreReport {
     let bytes = try readFile(path, limit: maximumBackupByteCount)
+    return try restore(bytes, named: path, into: directory, passphrase: passphrase, force: force, now: now)
+  }
+
+  /// Restores a backup held in memory (`backup restore -` reads it from
+  /// standard input), exactly as `restore(from:into:passphrase:force:now:)`.
+  ///
+  /// - Parameter path: how errors name the backup.
+  public static func restore(
+    _ bytes: [UInt8], named path: String, into directory: String, passphrase: SecureBytes, force: Bool = false,
+    now: Date = Date()
+  ) throws -> RestoreReport {
     let opened = try BackupFile.open(bytes, passphrase: passphrase, path: path)
     var movedAside: String?
     if try !isEmptyOrMissing(directory) {
       guard force else { throw BackupError.targetNotEmpty(path: directory) }
       let aside = try asideName(for: directory, now: now)
-      guard rename(directory, aside) == 0 else { throw BackupError.io(path: directory, call: "rename", errno: errno) }
+      do {
+        try PosixFileSystem().move(directory, to: aside)
+      } catch let error as SystemError {
+        throw BackupError.system(error)
+      }
       movedAside = aside
     }
     let vault = try vaultCall { try Vault.install(opened.snapshot, at: directory) }
@@ -79,9 +111,7 @@ public enum BackupRules {
 
   static func isEmptyOrMissing(_ directory: String) throws -> Bool {
     guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
-      var info = stat()
-      if lstat(directory, &info) != 0 && errno == ENOENT { return true }
-      return false
+      return !FileStatus.exists(directory)
     }
     return entries.isEmpty
   }
@@ -95,8 +125,7 @@ public enum BackupRules {
     let stem = base + ".before-restore-" + formatter.string(from: now)
     var candidate = stem
     var counter = 1
-    var info = stat()
-    while lstat(candidate, &info) == 0 {
+    while FileStatus.exists(candidate) {
       counter += 1
       candidate = stem + "-\(counter)"
     }
@@ -104,52 +133,12 @@ public enum BackupRules {
   }
 
   static func readFile(_ path: String, limit: Int) throws -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw BackupError.io(path: path, call: "open", errno: errno) }
-    defer { close(fd) }
-    var bytes = [UInt8]()
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-      let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw BackupError.io(path: path, call: "read", errno: errno)
-      }
-      if count == 0 { return bytes }
-      bytes += chunk[0..<count]
-      guard bytes.count <= limit else {
-        throw BackupError.damaged(path: path, reason: "larger than the limit of \(limit) bytes")
-      }
-    }
-  }
-
-  static func writeNewFile(_ path: String, _ bytes: [UInt8]) throws {
-    let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-    guard fd >= 0 else {
-      if errno == EEXIST { throw BackupError.outputExists(path: path) }
-      throw BackupError.io(path: path, call: "open", errno: errno)
-    }
-    var failure: BackupError?
-    var offset = 0
-    while offset < bytes.count && failure == nil {
-      let count = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if count < 0 {
-        if errno != EINTR { failure = .io(path: path, call: "write", errno: errno) }
-      } else {
-        offset += count
-      }
-    }
-    if failure == nil && fsync(fd) != 0 { failure = .io(path: path, call: "fsync", errno: errno) }
-    close(fd)
-    if let failure {
-      unlink(path)
-      throw failure
-    }
-    let parent = (path as NSString).deletingLastPathComponent
-    let directory = open(parent.isEmpty ? "." : parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if directory >= 0 {
-      _ = fsync(directory)
-      close(directory)
+    do {
+      return try OpenFile.reading(path).readAll(limit: limit)
+    } catch SystemError.tooLarge {
+      throw BackupError.damaged(path: path, reason: "larger than the limit of \(limit) bytes")
+    } catch let error as SystemError {
+      throw BackupError.system(error)
     }
   }
 }
@@ -168,7 +157,7 @@ public struct BackupSummary: Sendable, Equatable {
   public let itemNames: [String]
 
   init(_ snapshot: VaultFileSnapshot, created: Int64) {
-    vaultID = snapshot.vaultID.map { String(format: "%02x", $0) }.joined()
+    vaultID = Hex.encode(snapshot.vaultID)
     generation = snapshot.generation
     self.created = created
     noteKeyCount = snapshot.noteKeyCount

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// One thing `BackupRules.doctor` looked at.
@@ -44,8 +44,7 @@ extension BackupRules {
   /// - Throws: `BackupError.vault(.notInitialised)` when there is no vault.
   public static func doctor(directory: String, repair: Bool) throws -> DoctorReport {
     var findings = [DoctorFinding]()
-    var info = stat()
-    guard lstat(directory + "/vault.tkv", &info) == 0 else {
+    guard FileStatus.exists(directory + "/vault.tkv") else {
       throw BackupError.vault(.notInitialised(path: directory + "/vault.tkv"))
     }
     findings += checkPermissions(directory, repair: repair)
@@ -131,7 +130,7 @@ extension BackupRules {
           ?? "absent: starts empty (restored, or no device-only item yet)",
         repaired: false))
     for name in ["vault.tkv.tmp", "vault.tkv.prev", "device-only/device.tkv.tmp", "device-only/device.tkv.prev"]
-    where lstat(directory + "/" + name, &info) == 0 {
+    where FileStatus.exists(directory + "/" + name) {
       findings.append(
         .init(
           check: "leftover-file", severity: .warning,
@@ -152,30 +151,25 @@ extension BackupRules {
     var findings = [DoctorFinding]()
     var loose = 0
     for path in paths {
-      var info = stat()
-      guard lstat(path, &info) == 0 else { continue }
-      let type = info.st_mode & S_IFMT
-      if type == S_IFLNK {
+      guard let status = try? FileStatus.of(path) else { continue }
+      if status.kind == .symlink {
         findings.append(
           .init(check: "permissions", severity: .problem, message: "\(path) is a symbolic link", repaired: false))
         continue
       }
-      guard info.st_uid == geteuid() else {
+      guard status.isOwnedByUser else {
         findings.append(
           .init(check: "permissions", severity: .problem, message: "\(path) is not owned by you", repaired: false))
         continue
       }
-      let mode = info.st_mode & 0o7777
+      let mode = status.mode
       guard mode & 0o077 != 0 else { continue }
       loose += 1
-      let wanted: mode_t = type == S_IFDIR ? 0o700 : 0o600
+      let isDirectory = status.kind == .directory
+      let wanted: UInt32 = isDirectory ? 0o700 : 0o600
       var repaired = false
       if repair {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (type == S_IFDIR ? O_DIRECTORY : 0))
-        if fd >= 0 {
-          repaired = fchmod(fd, wanted) == 0
-          close(fd)
-        }
+        repaired = (try? FileStatus.setMode(wanted, of: path, isDirectory: isDirectory)) != nil
       }
       findings.append(
         .init(

@@ -1,6 +1,6 @@
 /// Lowercase hexadecimal, strict: the decoder accepts `0-9a-f` only, so a
-/// value has exactly one spelling.
-enum Hex {
+/// value has exactly one spelling. The one hex codec of TaskKey.
+public enum Hex {
   private static let digits = Array("0123456789abcdef".utf8)
 
   /// Encodes bytes as lowercase hex.
@@ -14,7 +14,8 @@ enum Hex {
     return String(decoding: out, as: UTF8.self)
   }
 
-  static func encode(_ bytes: [UInt8]) -> String {
+  /// Encodes bytes as lowercase hex.
+  public static func encode(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { encode($0) }
   }
 
@@ -49,8 +50,11 @@ enum Hex {
     return ok
   }
 
-  /// Decodes lowercase hex text into bytes, or nil.
-  static func decode(_ text: String) -> [UInt8]? {
+  /// Decodes lowercase hex text into bytes.
+  ///
+  /// - Returns: the bytes, or nil for an odd length or any character
+  ///   outside `0-9a-f`.
+  public static func decode(_ text: String) -> [UInt8]? {
     let utf8 = Array(text.utf8)
     guard utf8.count % 2 == 0 else { return nil }
     var out = [UInt8](repeating: 0, count: utf8.count / 2)

@@ -41,6 +41,33 @@ public enum TaskCryptoError: Error, Equatable, Sendable {
   /// A cryptographic library call failed for a reason other than
   /// authentication (for example an allocation failure); names the call.
   case backendFailure(function: String)
+  /// A chunked-encryption message (an attachment) ended inside its 56-byte
+  /// header (salt and commitment): it was truncated or is not one.
+  case truncatedHeader(byteCount: Int)
+  /// The header's key commitment does not match the key and context: the
+  /// wrong key, the wrong context (another record), or an altered salt or
+  /// commitment. Checked before any chunk is decrypted.
+  case commitmentMismatch
+  /// The message ends on a chunk boundary, so its final (short, possibly
+  /// empty) chunk is missing: it was truncated.
+  case missingFinalChunk(chunkIndex: UInt64)
+  /// The message ends with fewer bytes than one authentication tag (16)
+  /// after its last whole chunk: it was truncated inside a tag.
+  case truncatedChunk(chunkIndex: UInt64, byteCount: Int)
+  /// A full chunk did not authenticate at its position: it was altered, or
+  /// comes from another message (spliced).
+  case chunkAuthenticationFailed(chunkIndex: UInt64)
+  /// A chunk authenticates, but at another position of the same message:
+  /// chunks were reordered, duplicated or removed.
+  case chunkOutOfPlace(chunkIndex: UInt64, sealedAt: UInt64)
+  /// The last, short chunk did not authenticate: the message was cut inside
+  /// a chunk, or its last chunk was altered.
+  case finalChunkAuthenticationFailed(chunkIndex: UInt64)
+  /// The message's real final chunk is followed by more bytes (appended
+  /// data or a further chunk).
+  case trailingData(afterChunkIndex: UInt64)
+  /// A requested byte range does not lie inside the message.
+  case rangeOutOfBounds(offset: UInt64, length: UInt64, messageByteCount: UInt64)
 }
 
 extension TaskCryptoError {
@@ -63,6 +90,15 @@ extension TaskCryptoError {
     case .resourceUnavailable: return "resource_unavailable"
     case .backendFailure: return "backend_failure"
     case .invalidKDFParameters: return "invalid_kdf_parameters"
+    case .truncatedHeader: return "truncated_header"
+    case .commitmentMismatch: return "commitment_mismatch"
+    case .missingFinalChunk: return "missing_final_chunk"
+    case .truncatedChunk: return "truncated_chunk"
+    case .chunkAuthenticationFailed: return "chunk_authentication_failed"
+    case .chunkOutOfPlace: return "chunk_out_of_place"
+    case .finalChunkAuthenticationFailed: return "final_chunk_authentication_failed"
+    case .trailingData: return "trailing_data"
+    case .rangeOutOfBounds: return "range_out_of_bounds"
     }
   }
 }
@@ -101,6 +137,24 @@ extension TaskCryptoError: CustomStringConvertible {
       return "system resource unavailable: \(what)"
     case .backendFailure(let function):
       return "cryptographic library call \(function) failed"
+    case .truncatedHeader(let count):
+      return "truncated attachment: \(count) bytes end inside the 56-byte header; restore the file from a copy"
+    case .commitmentMismatch:
+      return "the attachment does not match this key and record: wrong key, wrong record, or an altered header"
+    case .missingFinalChunk(let index):
+      return "truncated attachment: the final chunk (\(index)) is missing; restore the file from a copy"
+    case .truncatedChunk(let index, let count):
+      return "truncated attachment: chunk \(index) has \(count) bytes, fewer than its 16-byte tag"
+    case .chunkAuthenticationFailed(let index):
+      return "chunk \(index) does not authenticate: the attachment was altered or spliced from another file"
+    case .chunkOutOfPlace(let index, let sealedAt):
+      return "chunk \(index) is chunk \(sealedAt) of this attachment: chunks were reordered, duplicated or removed"
+    case .finalChunkAuthenticationFailed(let index):
+      return "the final chunk (\(index)) does not authenticate: the attachment was cut inside a chunk or altered"
+    case .trailingData(let index):
+      return "the attachment has data after its final chunk (\(index)): bytes were appended"
+    case .rangeOutOfBounds(let offset, let length, let count):
+      return "range \(offset):\(length) is outside the attachment's \(count) bytes"
     }
   }
 }

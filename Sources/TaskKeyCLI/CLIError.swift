@@ -18,8 +18,6 @@ public enum CLIError: Error, Equatable {
   case notOwner(path: String)
   /// A path is not a regular file (a directory, a device, a symlink).
   case notRegularFile(path: String)
-  /// A write, read or sync failed.
-  case io(path: String, call: String, errno: Int32)
   /// Input was larger than the command accepts.
   case inputTooLarge(limit: Int)
   /// `vectors check` found files whose cases did not give their expected
@@ -54,7 +52,6 @@ public enum CLIError: Error, Equatable {
         "'\(path)' has mode \(String(mode, radix: 8)); key and passphrase files must not be readable by group or others"
     case .notOwner(let path): return "'\(path)' is not owned by you; refusing to read secrets from it"
     case .notRegularFile(let path): return "'\(path)' is not a regular file"
-    case .io(let path, let call, let code): return "\(call) failed on '\(path)': \(ProcessIO.describe(errno: code))"
     case .inputTooLarge(let limit): return "the input is larger than \(limit) bytes"
     case .vectorsFailed(let count): return "\(count) vector file(s) failed"
     case .malformedInput(let line, let reason): return "line \(line): \(reason)"

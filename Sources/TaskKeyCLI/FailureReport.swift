@@ -1,6 +1,8 @@
 import AssistantKeys
 import BackupRules
+import TaskAttachments
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// The one place that turns an error into what `taskkey` prints and the
@@ -30,6 +32,10 @@ struct FailureReport {
       (code, message, hint) = (Self.code(error), error.description, nil)
     case let error as BackupError:
       (code, message, hint) = (Self.code(error), error.description, error.hint)
+    case let error as AttachmentError:
+      (code, message, hint) = (Self.code(error), error.description, nil)
+    case let error as SystemError:
+      (code, message, hint) = (Self.code(error), error.description, error.hint)
     default:
       (code, message, hint) = (.software, String(describing: error), nil)
     }
@@ -41,7 +47,6 @@ struct FailureReport {
     case .cannotOpen: return .noInput
     case .fileExists: return .cannotCreate
     case .unsafePermissions, .notOwner, .notRegularFile: return .permission
-    case .io: return .ioError
     case .inputTooLarge, .malformedInput: return .dataError
     case .vectorsFailed: return .vectorsFailed
     case .valueRefused(_, let error): return code(error)
@@ -53,7 +58,10 @@ struct FailureReport {
 
   static func code(_ error: TaskCryptoError) -> ExitCode {
     switch error {
-    case .authenticationFailed: return .authenticationFailed
+    case .authenticationFailed, .commitmentMismatch, .chunkAuthenticationFailed, .chunkOutOfPlace,
+      .finalChunkAuthenticationFailed, .trailingData:
+      return .authenticationFailed
+    case .truncatedHeader, .missingFinalChunk, .truncatedChunk, .rangeOutOfBounds: return .dataError
     case .unknownKeyID: return .unknownKey
     case .unsupportedVersion: return .unsupportedVersion
     case .cannotRetirePrimary: return .keyInUse
@@ -81,8 +89,7 @@ struct FailureReport {
     case .damaged, .tampered: return .tampered
     case .notInitialised: return .vaultNotFound
     case .unsupportedVersion: return .unsupportedVersion
-    case .loosePermissions, .notOwner, .untrustedSymlink, .wrongFileType: return .permission
-    case .io: return .ioError
+    case .system(let system): return code(system)
     case .alreadyInitialised: return .cannotCreate
     case .itemNotFound: return .notFound
     case .emptyPassphrase, .passphraseTooLong: return .passphraseRefused
@@ -103,8 +110,29 @@ struct FailureReport {
     case .registryDamaged: return .tampered
     case .invalidName, .invalidGrant, .tooManyGrants, .invalidDuration, .registryFull: return .dataError
     case .nameInUse: return .cannotCreate
-    case .storageFailure: return .ioError
+    case .system(let system): return code(system)
     case .systemResource: return .osError
+    }
+  }
+
+  static func code(_ error: SystemError) -> ExitCode {
+    switch error {
+    case _ where error.isRefusal: return .permission
+    case _ where error.isNotFound: return .noInput
+    case _ where error.isAlreadyExisting: return .cannotCreate
+    case .tooLarge: return .dataError
+    case .runtimeDirectoryUnavailable: return .osError
+    default: return .ioError
+    }
+  }
+
+  static func code(_ error: AttachmentError) -> ExitCode {
+    switch error {
+    case .crypto(let crypto): return code(crypto)
+    case .truncatedWrapper, .notSealed, .malformedSettings: return .dataError
+    case .unsupportedVersion: return .unsupportedVersion
+    case .destinationExists: return .cannotCreate
+    case .io(let call, let path, let errno): return code(SystemError.failed(call: call, path: path, errno: errno))
     }
   }
 
@@ -114,7 +142,7 @@ struct FailureReport {
     case .damaged, .tampered: return .tampered
     case .unsupportedVersion: return .unsupportedVersion
     case .targetNotEmpty, .outputExists: return .cannotCreate
-    case .io: return .ioError
+    case .system(let system): return code(system)
     case .vault(let vault): return code(vault)
     }
   }

@@ -11,7 +11,7 @@ public enum TaskKeyMain {
     ItemCommand.self, SyncCommand.self, KeysCommand.self, RotateCommand.self, PromoteCommand.self,
     RewrapCommand.self, RetireCommand.self,
     MintCommand.self, VerifyCommand.self, RevokeCommand.self, ListCommand.self,
-    BackupCommand.self, DoctorCommand.self, VectorsCommand.self, CompletionCommand.self,
+    BackupCommand.self, DoctorCommand.self, AttachCommand.self, VectorsCommand.self, CompletionCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"
@@ -126,5 +126,53 @@ public enum TaskKeyMain {
       rest = rest.dropFirst()
     }
     return (command, path, rest)
+  }
+}
+
+extension TaskKeyMain {
+  /// The environment variables `taskkey` reads.
+  public static let environmentNames: Set<String> = ["TASKKEY_HOME", "XDG_DATA_HOME", "HOME", "XDG_RUNTIME_DIR"]
+
+  /// Runs `taskkey` from the bytes the process was started with. Every
+  /// argument, and every variable of `environmentNames`, must be valid
+  /// UTF-8: one that is not is refused with exit 64 before anything is read
+  /// or written, never repaired (a repaired `--context` would bind other
+  /// bytes than the caller's, and a repaired path would name another file).
+  ///
+  /// - Parameters:
+  ///   - argumentBytes: the arguments without the program name.
+  ///   - environmentBytes: `NAME=value` entries; other variables that are
+  ///     not UTF-8 are ignored.
+  ///   - streams: makes the streams for the decoded environment.
+  /// - Returns: the exit code.
+  public static func run(
+    argumentBytes: [[UInt8]], environmentBytes: [[UInt8]], streams: ([String: String]) -> StandardStreams
+  ) -> Int32 {
+    var environment = [String: String]()
+    var refused: String?
+    for entry in environmentBytes {
+      guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+      let name = String(decoding: entry[..<equals], as: UTF8.self)
+      if let value = String(validating: entry[(equals + 1)...], as: UTF8.self) {
+        environment[name] = value
+      } else if environmentNames.contains(name) {
+        refused = refused ?? "the environment variable \(name) is not valid UTF-8"
+      }
+    }
+    var arguments = [String]()
+    for (index, bytes) in argumentBytes.enumerated() {
+      if let argument = String(validating: bytes, as: UTF8.self) {
+        arguments.append(argument)
+      } else {
+        refused = refused ?? "argument \(index + 1) is not valid UTF-8"
+      }
+    }
+    let made = streams(environment)
+    if let refused {
+      made.printError("taskkey: error: \(refused); taskkey takes only UTF-8 arguments and paths")
+      made.printError("hint: name the file with UTF-8 bytes; contexts are bound byte for byte, so none is repaired")
+      return ExitCode.usage.rawValue
+    }
+    return run(arguments, streams: made)
   }
 }

@@ -1,5 +1,5 @@
-import Glibc
 import TaskCrypto
+import TaskSystem
 
 /// A mark on the device-only directory that tells backup tools to skip it.
 public enum ExclusionMarker: String, Sendable, Equatable, CaseIterable {
@@ -49,27 +49,22 @@ extension Vault {
   /// exclusion marker is missing or wrong. An `ENOTSUP` from the file
   /// system for the extended attribute is not an error.
   ///
-  /// - Throws: `TaskVaultError.io`, `.loosePermissions`, `.notOwner`,
-  ///   `.wrongFileType`.
+  /// - Throws: `TaskVaultError.system` (a failed call, or a directory that
+  ///   is not private to the user).
   public func prepareDeviceOnlyDirectory() throws {
     let path = deviceOnlyDirectory
-    if mkdir(path, 0o700) != 0 && errno != EEXIST {
-      throw TaskVaultError.io(path: path, call: "mkdir", errno: errno)
-    }
-    guard try Files.checkPrivateDirectory(path) else {
-      throw TaskVaultError.io(path: path, call: "open", errno: ENOENT)
-    }
+    try system { try PrivateDirectory.make(path, parents: false) }
     let state = try exclusionMarkerState()
     guard !state.missing.isEmpty else { return }
     for marker in state.missing {
       switch marker {
       case .cacheDirectoryTag:
-        try Markers.tagContents.withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue, in: path) }
+        try Markers.tagContents.withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue) }
       case .noBackupFile:
-        try [UInt8]().withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue, in: path) }
+        try [UInt8]().withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue) }
       case .backupAttribute:
         if case .failed(let code) = ExtendedAttribute.set(marker.rawValue, Markers.attributeValue, on: path) {
-          throw TaskVaultError.io(path: path, call: "setxattr", errno: code)
+          throw TaskVaultError.system(.failed(call: "setxattr", path: path, errno: code))
         }
       }
     }
@@ -78,7 +73,7 @@ extension Vault {
   /// Reports which exclusion markers the device-only directory carries;
   /// changes nothing.
   ///
-  /// - Throws: `TaskVaultError.io` for an unexpected failure to read.
+  /// - Throws: `TaskVaultError.system` for an unexpected failure to read.
   public func exclusionMarkerState() throws -> ExclusionMarkerState {
     try Self.exclusionMarkerState(ofVaultAt: directory)
   }
@@ -89,8 +84,7 @@ extension Vault {
   /// - Returns: the markers present, missing and unsupported.
   public static func exclusionMarkerState(ofVaultAt directory: String) throws -> ExclusionMarkerState {
     let path = directory + "/device-only"
-    var info = stat()
-    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+    guard (try? FileStatus.of(path))??.kind == .directory else {
       return ExclusionMarkerState(
         directoryExists: false, present: [], missing: ExclusionMarker.allCases, attributeUnsupported: false)
     }

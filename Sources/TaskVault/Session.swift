@@ -1,13 +1,13 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 
 /// What the vault needs from the machine, injectable so tests can simulate
 /// a reboot (a new boot id), the passing of time and faulty disks. The
 /// production value reads the kernel's boot id, the real clock and
 /// `/dev/shm`; no environment variable can change it.
 struct VaultEnvironment: @unchecked Sendable {
-  var fileSystem: any FileSystem
+  var fileSystem: any TaskSystem.FileSystem
   /// The 16 bytes of the current boot id.
   var bootID: () throws -> [UInt8]
   /// Seconds since 1970.
@@ -29,8 +29,8 @@ struct VaultEnvironment: @unchecked Sendable {
 
   static let production = VaultEnvironment(
     fileSystem: PosixFileSystem(),
-    bootID: { try readBootID(path: "/proc/sys/kernel/random/boot_id") },
-    now: { Int64(time(nil)) },
+    bootID: { try readBootID() },
+    now: { Int64(Date().timeIntervalSince1970) },
     runtimeDirectory: { try sharedMemoryRuntimeDirectory() },
     random: { SecureRandom.fill($0) })
 
@@ -51,66 +51,23 @@ struct VaultEnvironment: @unchecked Sendable {
   }
 }
 
-/// Reads `/proc/sys/kernel/random/boot_id` (a UUID in text) as 16 bytes.
-func readBootID(path: String) throws -> [UInt8] {
-  let fd = try retrying(path, "open") { open(path, O_RDONLY | O_CLOEXEC) }
-  defer { close(fd) }
-  var text = [UInt8](repeating: 0, count: 64)
-  let count = try text.withUnsafeMutableBytes { buffer in
-    try retrying(path, "read") { read(fd, buffer.baseAddress, 64) }
-  }
-  let digits = text[..<count].filter { $0 != UInt8(ascii: "-") && $0 != UInt8(ascii: "\n") }
-  guard let bytes = decodeHex(Array(digits)), bytes.count == 16 else {
-    throw TaskVaultError.unlockUnavailable(reason: "cannot parse the kernel boot id in \(path)")
+/// Reads the kernel's boot id (a UUID in text) as 16 bytes.
+func readBootID() throws -> [UInt8] {
+  let text = try system { try RuntimeDirectory.bootIDText() }
+  guard let bytes = Hex.decode(text.replacingOccurrences(of: "-", with: "")), bytes.count == 16 else {
+    throw TaskVaultError.unlockUnavailable(reason: "cannot parse the kernel boot id in /proc/sys/kernel/random/boot_id")
   }
   return bytes
 }
 
-/// `/dev/shm/taskkey-<uid>`, made 0700 if missing, refused unless
-/// `/dev/shm` is a tmpfs and the directory is the user's own, private and
-/// not a symlink.
+/// The in-memory runtime directory for session keys (TaskSystem's
+/// `/dev/shm/taskkey-<uid>`); a refusal makes unlocking unavailable.
 func sharedMemoryRuntimeDirectory() throws -> String {
-  let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-  let isTmpfs = mounts.split(separator: "\n").contains { line in
-    let fields = line.split(separator: " ")
-    return fields.count > 2 && fields[1] == "/dev/shm" && fields[2] == "tmpfs"
+  do {
+    return try RuntimeDirectory.sharedMemory()
+  } catch let error as SystemError {
+    throw TaskVaultError.unlockUnavailable(reason: error.description)
   }
-  guard isTmpfs else {
-    throw TaskVaultError.unlockUnavailable(reason: "/dev/shm is missing or not a tmpfs")
-  }
-  let path = "/dev/shm/taskkey-\(getuid())"
-  if mkdir(path, 0o700) != 0 && errno != EEXIST {
-    throw TaskVaultError.unlockUnavailable(reason: "cannot create \(path) (errno \(errno))")
-  }
-  var entry = stat()
-  guard lstat(path, &entry) == 0, entry.st_mode & S_IFMT == S_IFDIR, entry.st_uid == getuid(),
-    entry.st_mode & 0o077 == 0
-  else {
-    throw TaskVaultError.unlockUnavailable(reason: "\(path) is not a private directory owned by you")
-  }
-  return path
-}
-
-func encodeHex(_ bytes: [UInt8]) -> String {
-  let digits = Array("0123456789abcdef".utf8)
-  return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-}
-
-func decodeHex(_ text: [UInt8]) -> [UInt8]? {
-  guard text.count % 2 == 0 else { return nil }
-  func value(_ c: UInt8) -> UInt8? {
-    switch c {
-    case 0x30...0x39: return c - 0x30
-    case 0x61...0x66: return c - 0x57
-    default: return nil
-    }
-  }
-  var out = [UInt8]()
-  for index in stride(from: 0, to: text.count, by: 2) {
-    guard let high = value(text[index]), let low = value(text[index + 1]) else { return nil }
-    out.append(high << 4 | low)
-  }
-  return out
 }
 
 /// The session file `unlock.session` in the vault directory: the two store
@@ -166,18 +123,10 @@ enum SessionKeyFile {
 
   /// Reads the key if the file exists, is private and names `bootID`.
   static func read(path: String, bootID: [UInt8]) throws -> SymmetricKey? {
-    guard let file = try Files.openPrivate(path) else { return nil }
-    defer { close(file.fd) }
-    guard file.size == byteCount else { return nil }
+    guard let file = try system({ try OpenFile.ownerOnly(path) }), file.size == byteCount else { return nil }
     let buffer = try wrapCrypto { try SecureBytes(zeroedCount: byteCount) }
-    var total = 0
-    while total < byteCount {
-      let count = try buffer.withUnsafeMutableBytes { out in
-        try retrying(path, "read") { Glibc.read(file.fd, out.baseAddress! + total, byteCount - total) }
-      }
-      if count == 0 { return nil }
-      total += count
-    }
+    let total = try system { try buffer.withUnsafeMutableBytes { try file.read(into: $0) } }
+    guard total == byteCount else { return nil }
     return try buffer.withUnsafeBytes { bytes -> SymmetricKey? in
       guard Array(bytes[0..<8]) == magic, Array(bytes[8..<24]) == bootID else { return nil }
       return try wrapCrypto { try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: bytes[24..<56])) }

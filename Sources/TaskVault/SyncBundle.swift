@@ -134,7 +134,7 @@ extension Vault {
   /// - Throws: `TaskVaultError.wrongPassphrase` and the errors of reading.
   public func exportSyncBundle(passphrase: SecureBytes) throws -> [UInt8] {
     try Self.checkPassphrase(passphrase)
-    let lock = try FileLock(path: lockPath, exclusive: false)
+    let lock = try Files.lock(lockPath, exclusive: false)
     defer { lock.release() }
     let file = try readFile()
     let keys = try unwrap(file, passphrase: passphrase)

@@ -1,5 +1,5 @@
-import Glibc
 import TaskCrypto
+import TaskSystem
 
 /// Why a vault counts as locked.
 public enum LockReason: String, Sendable, Equatable {
@@ -40,19 +40,11 @@ public enum TaskVaultError: Error, Equatable, Sendable {
   case unsupportedVersion(path: String, version: Int)
   /// The vault is locked; `reason` says why. Run `taskkey unlock`.
   case locked(reason: LockReason)
-  /// A vault file or directory is readable or writable by group or others.
-  /// `fix` is the command that repairs it.
-  case loosePermissions(path: String, mode: UInt32, fix: String)
-  /// A vault file or directory belongs to another user.
-  case notOwner(path: String)
-  /// A path component is a symbolic link owned by someone other than the
-  /// user or root, so its target cannot be trusted.
-  case untrustedSymlink(path: String)
-  /// A path that must be a regular file or a directory is something else
-  /// (a symlink where none is allowed, a device, a directory).
-  case wrongFileType(path: String, expected: String)
-  /// A system call failed; names the path, the call and the errno value.
-  case io(path: String, call: String, errno: Int32)
+  /// A vault file or directory was refused (readable by group or others,
+  /// another user's, behind another user's symlink, of the wrong type) or
+  /// a system call on it failed; the wrapped error names the path, and
+  /// for a failed call the call and errno.
+  case system(SystemError)
   /// No item has this name.
   case itemNotFound(name: String)
   /// An item name breaks the naming rules; `reason` says which.
@@ -90,14 +82,7 @@ extension TaskVaultError: CustomStringConvertible {
     case .unsupportedVersion(let path, let version):
       return "'\(path)' has format version \(version); this build reads version 1 only"
     case .locked(let reason): return "the vault is locked (\(reason.rawValue))"
-    case .loosePermissions(let path, let mode, _):
-      return "'\(path)' has mode \(String(mode, radix: 8)); vault files must be private to you"
-    case .notOwner(let path): return "'\(path)' is not owned by you"
-    case .untrustedSymlink(let path): return "'\(path)' is a symbolic link owned by another user"
-    case .wrongFileType(let path, let expected): return "'\(path)' is not \(expected)"
-    case .io(let path, let call, let code):
-      let text = strerror(code).map { String(cString: $0) } ?? "unknown error"
-      return "\(call) failed on '\(path)': \(text) (errno \(code))"
+    case .system(let error): return error.description
     case .itemNotFound(let name): return "no item named '\(name)'"
     case .invalidItemName(let reason): return "invalid item name: \(reason)"
     case .invalidLabel(let reason): return "invalid label: \(reason)"
@@ -123,9 +108,9 @@ extension TaskVaultError: CustomStringConvertible {
     case .tampered: return "do not trust this file; restore the vault directory from a backup"
     case .unsupportedVersion: return "upgrade TaskKey"
     case .locked: return "run 'taskkey unlock'"
-    case .loosePermissions(_, _, let fix): return "run: \(fix)"
-    case .notOwner(let path): return "run taskkey as the owner of '\(path)'"
-    case .untrustedSymlink: return "use a path without other users' symbolic links (set TASKKEY_HOME)"
+    case .system(.notOwner(let path)): return "run taskkey as the owner of '\(path)'"
+    case .system(.untrustedSymlink): return "use a path without other users' symbolic links (set TASKKEY_HOME)"
+    case .system(let error): return error.hint
     case .itemNotFound: return "run 'taskkey item list' to see the names"
     case .itemClassConflict(let name, _): return "run 'taskkey item remove \(name)' first"
     case .keyConflict: return "the two vaults disagree about a key id; keep both bundles and report this"

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 
 /// What `Vault.status()` reports; none of it is secret.
 public struct VaultStatus: Sendable, Equatable {
@@ -95,9 +95,10 @@ public final class Vault: @unchecked Sendable {
     self.directory = directory
     self.environment = environment
     self.memoryName = nil
-    guard try Files.checkPrivateDirectory(directory) else { throw TaskVaultError.notInitialised(path: directory) }
-    guard let file = try Files.openPrivate(vaultPath) else { throw TaskVaultError.notInitialised(path: vaultPath) }
-    close(file.fd)
+    guard try system({ try PrivateDirectory.check(directory) }) else {
+      throw TaskVaultError.notInitialised(path: directory)
+    }
+    guard try Files.privateFileExists(vaultPath) else { throw TaskVaultError.notInitialised(path: vaultPath) }
   }
 
   /// Makes a new vault: a 0700 directory, a fresh note keyring with one
@@ -122,11 +123,11 @@ public final class Vault: @unchecked Sendable {
   ) throws -> Vault {
     try checkPassphrase(passphrase)
     let parameters = preset == .fastTestOnly ? VaultKDF.fastTestParameters : try VaultKDF.calibrate()
-    try Files.makePrivateDirectory(directory)
+    try system { try PrivateDirectory.make(directory) }
     let vault = Vault(unchecked: directory, environment: environment)
-    let lock = try FileLock(path: vault.lockPath, exclusive: true)
+    let lock = try Files.lock(vault.lockPath, exclusive: true)
     defer { lock.release() }
-    guard try Files.openPrivate(vault.vaultPath).map({ close($0.fd) }) == nil else {
+    guard try !Files.privateFileExists(vault.vaultPath) else {
       throw TaskVaultError.alreadyInitialised(path: vault.vaultPath)
     }
     try hardenProcess()
@@ -186,7 +187,7 @@ public final class Vault: @unchecked Sendable {
   ///   `.unlockUnavailable`, permission and I/O errors.
   public func unlock(passphrase: SecureBytes, for duration: Duration? = nil) throws {
     try Self.checkPassphrase(passphrase)
-    let lock = try FileLock(path: lockPath, exclusive: true)
+    let lock = try Files.lock(lockPath, exclusive: true)
     defer { lock.release() }
     let file = try readFile()
     let keys = try unwrap(file, passphrase: passphrase)
@@ -200,9 +201,9 @@ public final class Vault: @unchecked Sendable {
     }
     let sessionKey = try environment.randomKey()
     let runtime = try environment.runtimeDirectory()
-    let keyPath = runtime + "/" + encodeHex(file.vaultID) + ".key"
+    let keyPath = runtime + "/" + Hex.encode(file.vaultID) + ".key"
     let keyBytes = try SessionKeyFile.encode(bootID: bootID, key: sessionKey)
-    try keyBytes.withUnsafeBytes { try atomicWrite($0, to: keyPath, in: runtime) }
+    try keyBytes.withUnsafeBytes { try atomicWrite($0, to: keyPath) }
     let master = try wrapCrypto { try SecureBytes(zeroedCount: 64) }
     master.withUnsafeMutableBytes { out in
       for (index, key) in [keys.sync, keys.deviceWrap].enumerated() {
@@ -217,7 +218,7 @@ public final class Vault: @unchecked Sendable {
     }
     let session = SessionFile(
       vaultID: file.vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, sealed: sealed)
-    try session.encode().withUnsafeBytes { try atomicWrite($0, to: sessionPath, in: deviceOnlyDirectory) }
+    try session.encode().withUnsafeBytes { try atomicWrite($0, to: sessionPath) }
   }
 
   /// Locks the vault: removes the session key from the runtime directory,
@@ -226,7 +227,7 @@ public final class Vault: @unchecked Sendable {
   ///
   /// - Throws: I/O errors.
   public func lock() throws {
-    let lock = try FileLock(path: lockPath, exclusive: true)
+    let lock = try Files.lock(lockPath, exclusive: true)
     defer { lock.release() }
     // The vault id comes from the vault file or, should that be damaged,
     // from the session file, so that locking always works.
@@ -237,11 +238,14 @@ public final class Vault: @unchecked Sendable {
     {
       ids.append(session.vaultID)
     }
-    if let runtime = try? environment.runtimeDirectory() {
-      for id in ids { try environment.fileSystem.unlink(runtime + "/" + encodeHex(id) + ".key") }
+    let fileSystem = environment.fileSystem
+    try system {
+      if let runtime = try? environment.runtimeDirectory() {
+        for id in ids { try fileSystem.unlink(runtime + "/" + Hex.encode(id) + ".key") }
+      }
+      try fileSystem.unlink(sessionPath)
+      if FileStatus.exists(deviceOnlyDirectory) { try fileSystem.fsyncDirectory(deviceOnlyDirectory) }
     }
-    try environment.fileSystem.unlink(sessionPath)
-    if access(deviceOnlyDirectory, F_OK) == 0 { try environment.fileSystem.fsyncDirectory(deviceOnlyDirectory) }
   }
 
   /// Reports the vault's header facts and lock state; needs no passphrase.
@@ -249,7 +253,7 @@ public final class Vault: @unchecked Sendable {
   /// - Throws: `TaskVaultError.damaged`, `.unsupportedVersion`, permission
   ///   and I/O errors.
   public func status() throws -> VaultStatus {
-    let lock = try FileLock(path: lockPath, exclusive: false)
+    let lock = try Files.lock(lockPath, exclusive: false)
     defer { lock.release() }
     let file = try readFile()
     let state: VaultStatus.LockState
@@ -263,7 +267,7 @@ public final class Vault: @unchecked Sendable {
       state = .locked(.notUnlocked)
     }
     return VaultStatus(
-      directory: directory, formatVersion: Int(VaultFile.version), vaultID: encodeHex(file.vaultID),
+      directory: directory, formatVersion: Int(VaultFile.version), vaultID: Hex.encode(file.vaultID),
       kdfPreset: file.preset, kdfParameters: file.kdf, created: Date(timeIntervalSince1970: TimeInterval(file.created)),
       generation: file.generation, deviceOnlyGeneration: try readDeviceFile(vaultID: file.vaultID)?.generation,
       lockState: state)
@@ -280,7 +284,7 @@ public final class Vault: @unchecked Sendable {
   public func changePassphrase(from old: SecureBytes, to new: SecureBytes) throws {
     try Self.checkPassphrase(old)
     try Self.checkPassphrase(new)
-    let lock = try FileLock(path: lockPath, exclusive: true)
+    let lock = try Files.lock(lockPath, exclusive: true)
     defer { lock.release() }
     var file = try readFile()
     let keys = try unwrap(file, passphrase: old)
@@ -396,7 +400,7 @@ public final class Vault: @unchecked Sendable {
   // MARK: - Reading and writing
 
   func read() throws -> [StoreContents] {
-    let lock = try FileLock(path: lockPath, exclusive: false)
+    let lock = try Files.lock(lockPath, exclusive: false)
     defer { lock.release() }
     let file = try readFile()
     let keys = try sessionKeys(file).keys
@@ -406,7 +410,7 @@ public final class Vault: @unchecked Sendable {
   /// Reads both stores, runs `body`, and writes back each store whose
   /// encoding changed: the device-only file first, then `vault.tkv`.
   func modify(_ body: (inout [StoreContents]) throws -> Void) throws {
-    let lock = try FileLock(path: lockPath, exclusive: true)
+    let lock = try Files.lock(lockPath, exclusive: true)
     defer { lock.release() }
     var file = try readFile()
     let keys = try sessionKeys(file).keys
@@ -555,7 +559,7 @@ public final class Vault: @unchecked Sendable {
     // An unsafe runtime directory is reported as such, not as "locked".
     let runtime = try environment.runtimeDirectory()
     guard
-      let sessionKey = try SessionKeyFile.read(path: runtime + "/" + encodeHex(file.vaultID) + ".key", bootID: bootID)
+      let sessionKey = try SessionKeyFile.read(path: runtime + "/" + Hex.encode(file.vaultID) + ".key", bootID: bootID)
     else { throw TaskVaultError.locked(reason: .machineRestarted) }
     try hardenProcess()
     guard let master = try? AES.GCM.openSecret(session.sealed, using: sessionKey, authenticating: session.aad) else {
@@ -575,7 +579,7 @@ public final class Vault: @unchecked Sendable {
   /// Writes a new generation of `vault.tkv` durably.
   func commit(_ file: VaultFile, keys: VaultKeys) throws {
     try commit(
-      file.encode(), path: vaultPath, previous: previousPath, temporary: temporaryPath, directory: directory
+      file.encode(), path: vaultPath, previous: previousPath, temporary: temporaryPath
     ) { path in
       guard let bytes = try Files.readPrivate(path, limit: VaultFile.maximumByteCount) else {
         throw TaskVaultError.notInitialised(path: path)
@@ -590,8 +594,7 @@ public final class Vault: @unchecked Sendable {
   /// Writes a new generation of the device-only file durably.
   func commitDevice(_ device: DeviceFile, keys: VaultKeys) throws {
     try commit(
-      device.encode(), path: devicePath, previous: devicePreviousPath, temporary: deviceTemporaryPath,
-      directory: deviceOnlyDirectory
+      device.encode(), path: devicePath, previous: devicePreviousPath, temporary: deviceTemporaryPath
     ) { path in
       guard let bytes = try Files.readPrivate(path, limit: DeviceFile.maximumByteCount) else {
         throw TaskVaultError.notInitialised(path: path)
@@ -604,84 +607,31 @@ public final class Vault: @unchecked Sendable {
     }
   }
 
-  /// Writes a new generation durably: temporary file (O_EXCL, 0600),
-  /// fsync, confirm readable, keep the old file as `<name>.prev`, rename
-  /// over, fsync the directory, confirm again, drop the backup.
+  /// Writes a new generation durably through TaskSystem's one replace:
+  /// temporary file (O_EXCL, 0600), fsync, confirm readable, keep the old
+  /// file as `<name>.prev`, rename over, fsync the directory, confirm
+  /// again, drop the backup.
   func commit(
-    _ bytes: [UInt8], path vaultPath: String, previous previousPath: String, temporary temporaryPath: String,
-    directory: String, confirm: (String) throws -> Void
+    _ bytes: [UInt8], path: String, previous: String, temporary: String, confirm: (String) throws -> Void
   ) throws {
-    let fs = environment.fileSystem
-    try fs.unlink(temporaryPath)
-    let fd = try fs.createExclusive(temporaryPath)
-    do {
-      try bytes.withUnsafeBytes { try fs.write(fd, $0, path: temporaryPath) }
-      try fs.fsync(fd, path: temporaryPath)
-    } catch {
-      try? fs.close(fd, path: temporaryPath)
-      try? fs.unlink(temporaryPath)
-      throw error
-    }
-    do {
-      try fs.close(fd, path: temporaryPath)
-      try confirm(temporaryPath)
-    } catch {
-      try? fs.unlink(temporaryPath)
-      throw error
-    }
-    let hadPrevious = access(vaultPath, F_OK) == 0
-    do {
-      if hadPrevious {
-        try fs.unlink(previousPath)
-        try fs.link(vaultPath, previousPath)
+    let fileSystem = environment.fileSystem
+    try system {
+      try bytes.withUnsafeBytes {
+        try fileSystem.replace(path, contents: $0, temporary: temporary, previous: previous, confirm: confirm)
       }
-      try fs.rename(temporaryPath, vaultPath)
-    } catch {
-      try? fs.unlink(temporaryPath)
-      if hadPrevious { try? fs.unlink(previousPath) }
-      throw error
-    }
-    try fs.fsyncDirectory(directory)
-    do {
-      try confirm(vaultPath)
-    } catch {
-      if hadPrevious { try? fs.rename(previousPath, vaultPath) }
-      throw error
-    }
-    if hadPrevious {
-      try fs.unlink(previousPath)
-      try fs.fsyncDirectory(directory)
     }
   }
 
-  /// Writes a small file by temporary file, fsync and rename.
-  func atomicWrite(_ bytes: UnsafeRawBufferPointer, to path: String, in directory: String) throws {
-    let fs = environment.fileSystem
-    let temporary = path + ".tmp"
-    try fs.unlink(temporary)
-    let fd = try fs.createExclusive(temporary)
-    do {
-      try fs.write(fd, bytes, path: temporary)
-      try fs.fsync(fd, path: temporary)
-    } catch {
-      try? fs.close(fd, path: temporary)
-      try? fs.unlink(temporary)
-      throw error
-    }
-    do {
-      try fs.close(fd, path: temporary)
-      try fs.rename(temporary, path)
-    } catch {
-      try? fs.unlink(temporary)
-      throw error
-    }
-    try fs.fsyncDirectory(directory)
+  /// Writes a small file by temporary file (`<path>.tmp`), fsync and rename.
+  func atomicWrite(_ bytes: UnsafeRawBufferPointer, to path: String) throws {
+    let fileSystem = environment.fileSystem
+    try system { try fileSystem.replace(path, contents: bytes) }
   }
 }
 
 /// Disables core dumps and ptrace attach for this process, once keys are in it.
 func hardenProcess() throws {
-  try wrapCrypto { try ProcessHardening.disableCoreDumps() }
+  try system { try ProcessHardening.disableCoreDumps() }
 }
 
 /// The keys an unlocked vault holds: the synchronisable store's master key

@@ -47,7 +47,7 @@ public enum VaultFileReader {
       throw TaskVaultError.damaged(path: vault.vaultPath, reason: "the synchronisable store has no keyring")
     }
     return VaultContents(
-      vaultID: encodeHex(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
+      vaultID: Hex.encode(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
       noteKeyring: keyring, items: sortedItems(stores))
   }
 
@@ -64,7 +64,7 @@ public enum VaultFileReader {
       throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
     }
     return VaultContents(
-      vaultID: encodeHex(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
+      vaultID: Hex.encode(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
       kdfParameters: opened.bundle.kdf, noteKeyring: keyring, items: sortedItems([opened.contents]))
   }
 

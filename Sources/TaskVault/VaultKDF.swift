@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import TaskCrypto
 
 /// How a vault's Argon2id costs were chosen; recorded in the vault file and

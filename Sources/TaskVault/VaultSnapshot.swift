@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import TaskCrypto
+import TaskSystem
 
 /// A checked copy of a vault's `vault.tkv` (the synchronisable store only)
 /// with the key that authenticates a backup of it; what `BackupRules`
@@ -32,7 +32,7 @@ extension Vault {
   /// - Returns: the file's bytes, facts and backup authentication key.
   /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
   public func snapshotForBackup() throws -> VaultFileSnapshot {
-    let lock = try FileLock(path: lockPath, exclusive: false)
+    let lock = try Files.lock(lockPath, exclusive: false)
     defer { lock.release() }
     guard let bytes = try Files.readPrivate(vaultPath, limit: VaultFile.maximumByteCount) else {
       throw TaskVaultError.notInitialised(path: vaultPath)
@@ -77,15 +77,15 @@ extension Vault {
   /// - Throws: `TaskVaultError.alreadyInitialised` when `vault.tkv`
   ///   exists, permission and I/O errors.
   public static func install(_ snapshot: VaultFileSnapshot, at directory: String) throws -> Vault {
-    try Files.makePrivateDirectory(directory)
+    try system { try PrivateDirectory.make(directory) }
     let vault = Vault(installing: directory)
-    let lock = try FileLock(path: vault.lockPath, exclusive: true)
+    let lock = try Files.lock(vault.lockPath, exclusive: true)
     defer { lock.release() }
-    guard try Files.openPrivate(vault.vaultPath).map({ close($0.fd) }) == nil else {
+    guard try !Files.privateFileExists(vault.vaultPath) else {
       throw TaskVaultError.alreadyInitialised(path: vault.vaultPath)
     }
     try vault.prepareDeviceOnlyDirectory()
-    try snapshot.bytes.withUnsafeBytes { try vault.atomicWrite($0, to: vault.vaultPath, in: directory) }
+    try snapshot.bytes.withUnsafeBytes { try vault.atomicWrite($0, to: vault.vaultPath) }
     return try Vault(at: directory)
   }
 }

@@ -26,6 +26,7 @@ func nanoseconds(_ body: () throws -> Void) rethrows -> UInt64 {
 }
 
 let quick = CommandLine.arguments.contains("--quick")
+AttachmentBench.start(quick: quick)
 let keyring = try Keyring.generate()
 let key = keyring.primary.key
 let aad = Array("tc1.0a0b0c0d:".utf8)
@@ -105,5 +106,6 @@ for goal in goals {
       + String(
         format: "%12.1f %10.1f %7.2f %6.2f   %@", oursRate, rawRate, ratio, goal.maximumRatio, met ? "met" : "MISSED"))
 }
+missed += AttachmentBench.run(quick: quick)
 print(missed == 0 ? "all goals met" : "\(missed) goal(s) missed")
 exit(missed == 0 ? 0 : 1)

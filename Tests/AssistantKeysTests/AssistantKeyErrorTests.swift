@@ -1,4 +1,5 @@
 import Foundation
+import TaskSystem
 import Testing
 
 @testable import AssistantKeys
@@ -12,12 +13,12 @@ import Testing
     .malformedKey(.bodyOutOfRange), .badChecksum, .unknownKey, .revoked(id), .expired(id), .vaultLocked,
     .registryDamaged(.authenticationFailed), .registryDamaged(.malformed(line: 3, reason: "bad key line")),
     .registryDamaged(.unsupportedVersion("v2")), .registryDamaged(.tooLarge(byteCount: 20, limit: 10)),
-    .registryDamaged(.unsafeFile(path: "/x", reason: "is a symlink")),
-    .registryDamaged(.unreadable(path: "/x", call: "read", errno: 5)),
+    .registryDamaged(.unreadable(.wrongFileType(path: "/x", expected: "a regular file (it is a symlink)"))),
+    .registryDamaged(.unreadable(.failed(call: "read", path: "/x", errno: 5))),
     .registryDamaged(.integrityKeyUnavailable(reason: "missing")), .invalidName("a b"), .invalidGrant("A"),
     .tooManyGrants(count: 17, limit: 16), .invalidDuration(seconds: 0, limit: 10), .nameInUse("a"),
     .noSuchAssistant("a"), .unknownID(id), .registryFull(limit: 10),
-    .storageFailure(path: "/x", call: "rename", errno: 28), .systemResource("locked memory"),
+    .system(.failed(call: "rename", path: "/x", errno: 28)), .systemResource("locked memory"),
   ]
 
   @Test func everyMessageIsOneLineWithoutKeyMaterial() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 import Testing
 
 @testable import AssistantKeys

@@ -1,6 +1,7 @@
 import Foundation
 import TaskCrypto
 import TaskKeyTestSupport
+import TaskSystem
 
 @testable import AssistantKeys
 
@@ -16,7 +17,12 @@ final class RegistryFixture {
   let home: TemporaryDirectory
   let key: SymmetricKey
   let clock = TestClock()
-  var fault: ((FileStep, String) -> Int32?)?
+  let fileSystem = FaultInjectingFileSystem()
+  /// Returns an errno to make a file-system step fail; nil lets it run.
+  var fault: ((FileStep, String) -> Int32?)? {
+    get { fileSystem.fault }
+    set { fileSystem.fault = newValue }
+  }
 
   init() throws {
     home = try TemporaryDirectory()
@@ -33,9 +39,7 @@ final class RegistryFixture {
     let clock = self.clock
     return try AssistantKeyRegistry(
       directory: directory, integrityKey: key ?? self.key, anchor: nil, clock: { clock.now },
-      fault: { [weak self] step, path in
-        self?.fault?(step, path)
-      })
+      fileSystem: fileSystem)
   }
 
   func registryText() throws -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TaskCrypto
+import TaskSystem
 import Testing
 
 @testable import AssistantKeys
@@ -9,21 +10,21 @@ import Testing
 /// either the old one or the new one, never a mix, and never a key that
 /// was handed out without being registered.
 @Suite struct RegistryFaultTests {
-  @Test(arguments: [FileStep.createTemporary, .write, .syncFile, .rename])
+  @Test(arguments: [FileStep.createExclusive, .write, .fsync, .close, .rename])
   func failureBeforeTheRenameLeavesTheOldRegistry(step: FileStep) throws {
     let fixture = try RegistryFixture()
     let registry = try fixture.open()
     let kept = try registry.mint(name: "kept")
     let before = try fixture.registryText()
-    fixture.fault = { failing, path in failing == step && path.hasSuffix(".registry") ? EIO : nil }
+    fixture.fault = { failing, path in failing == step && path.contains(".registry") ? EIO : nil }
     let error = assistantError { _ = try registry.mint(name: "new") }
-    guard case .storageFailure(_, let call, let code)? = error else {
+    guard case .system(.failed(let call, _, let code))? = error else {
       Issue.record("mint gave \(String(describing: error))")
       return
     }
     #expect(call == step.rawValue)
     #expect(code == EIO)
-    guard case .storageFailure(_, step.rawValue, EIO)? = assistantError({ try registry.revoke(kept.key.id) }) else {
+    guard case .system(.failed(step.rawValue, _, EIO))? = assistantError({ try registry.revoke(kept.key.id) }) else {
       Issue.record("revoke did not fail at \(step)")
       return
     }
@@ -40,10 +41,10 @@ import Testing
     let fixture = try RegistryFixture()
     let registry = try fixture.open()
     let minted = try registry.mint(name: "agent")
-    fixture.fault = { step, _ in step == .syncDirectory ? EIO : nil }
+    fixture.fault = { step, _ in step == .fsyncDirectory ? EIO : nil }
     #expect(
       assistantError { try registry.revoke(minted.key.id) }
-        == .storageFailure(path: fixture.directory, call: FileStep.syncDirectory.rawValue, errno: EIO))
+        == .system(.failed(call: FileStep.fsyncDirectory.rawValue, path: fixture.directory, errno: EIO)))
     fixture.fault = nil
     #expect(assistantError { _ = try fixture.open().verify(minted.key.testString) } == .revoked(minted.key.id))
     // Retrying is safe: revoking a revoked key succeeds.

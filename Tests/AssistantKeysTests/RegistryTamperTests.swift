@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TaskCrypto
+import TaskSystem
 import Testing
 
 @testable import AssistantKeys
@@ -161,18 +162,18 @@ import Testing
     chmod(path, 0o644)
     #expect(
       assistantError { _ = try scene.fixture.open() }
-        == .registryDamaged(.unsafeFile(path: path, reason: "has mode 644; it must be 0600 or 0700")))
+        == .registryDamaged(.unreadable(.loosePermissions(path: path, mode: 0o644, fix: "chmod 600 '\(path)'"))))
     chmod(path, 0o600)
     let real = path + ".real"
     rename(path, real)
     symlink(real, path)
     #expect(
       assistantError { _ = try scene.fixture.open() }
-        == .registryDamaged(.unsafeFile(path: path, reason: "is a symlink")))
+        == .registryDamaged(.unreadable(.wrongFileType(path: path, expected: "a regular file (it is a symlink)"))))
     unlink(path)
     rename(real, path)
     chmod(scene.fixture.directory, 0o755)
-    guard case .registryDamaged(.unsafeFile)? = assistantError({ _ = try scene.fixture.open() }) else {
+    guard case .registryDamaged(.unreadable)? = assistantError({ _ = try scene.fixture.open() }) else {
       Issue.record("loose directory accepted")
       return
     }

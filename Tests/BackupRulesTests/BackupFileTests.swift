@@ -2,12 +2,9 @@ import BackupRules
 import Foundation
 import TaskCrypto
 import TaskKeyTestSupport
+import TaskSystem
 import TaskVault
 import Testing
-
-func secret(_ text: String) throws -> SecureBytes {
-  try Array(text.utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
-}
 
 /// The backup file through the library API: every MUST-reject rule.
 @Suite("Backup file: every bad input is a distinct error")
@@ -18,10 +15,10 @@ struct BackupFileTests {
 
   init() throws {
     home = try TemporaryDirectory()
-    vault = try Vault.create(at: home.path("keys"), passphrase: try secret("pw"), preset: .fastTestOnly)
-    try vault.unlock(passphrase: try secret("pw"))
-    try vault.setItem(try secret("sync"), named: "s", class: .afterFirstUnlock)
-    try vault.setItem(try secret("DEVICE-ONLY-VALUE"), named: "d", class: .afterFirstUnlockThisDeviceOnly)
+    vault = try Vault.create(at: home.path("keys"), passphrase: secret("pw"), preset: .fastTestOnly)
+    try vault.unlock(passphrase: secret("pw"))
+    try vault.setItem(secret("sync"), named: "s", class: .afterFirstUnlock)
+    try vault.setItem(secret("DEVICE-ONLY-VALUE"), named: "d", class: .afterFirstUnlockThisDeviceOnly)
     try BackupRules.backup(vault, to: home.path("b.tkbackup"))
     good = try fileBytes(home.path("b.tkbackup"))
     try vault.lock()
@@ -29,17 +26,17 @@ struct BackupFileTests {
 
   func outcome(_ bytes: [UInt8], _ passphrase: String = "pw") -> BackupError? {
     do {
-      _ = try BackupRules.inspect(bytes, passphrase: try secret(passphrase), path: "b")
+      _ = try BackupRules.inspect(bytes, passphrase: secret(passphrase), path: "b")
       return nil
     } catch let error as BackupError {
       return error
     } catch {
-      return .io(path: "\(error)", call: "", errno: 0)
+      return .system(.failed(call: "\(error)", path: "", errno: 0))
     }
   }
 
   @Test func aGoodBackupHoldsTheSynchronisableItemsOnly() throws {
-    let summary = try BackupRules.inspect(good, passphrase: try secret("pw"))
+    let summary = try BackupRules.inspect(good, passphrase: secret("pw"))
     #expect(summary.itemNames == ["s"])
     #expect(summary.noteKeyCount == 1)
     #expect(!contains(good, Array("DEVICE-ONLY-VALUE".utf8)))
@@ -86,7 +83,7 @@ struct BackupFileTests {
 
   @Test func theRestoreReportSaysWhatIsAbsent() throws {
     let report = try BackupRules.restore(
-      from: home.path("b.tkbackup"), into: home.path("restored"), passphrase: try secret("pw"))
+      from: home.path("b.tkbackup"), into: home.path("restored"), passphrase: secret("pw"))
     #expect(report.deviceOnlyItemsAbsent && report.everyAssistantNeedsANewKey)
     #expect(report.lines.contains { $0.contains("every assistant needs a new key") })
     let restored = try Vault(at: home.path("restored"))

@@ -1,13 +1,16 @@
 import Foundation
+import Glibc
 import TaskCrypto
+import TaskKeyTestSupport
+import TaskSystem
 import Testing
 
 @testable import TaskVault
 
 @Suite("Durable writes: a fault at any step leaves a readable vault")
 struct DurableWriteTests {
-  @Test(arguments: FaultyFileSystem.Step.allCases)
-  func aFaultAtAnyStepLeavesTheOldOrTheNewGeneration(step: FaultyFileSystem.Step) throws {
+  @Test(arguments: FileStep.allCases)
+  func aFaultAtAnyStepLeavesTheOldOrTheNewGeneration(step: FileStep) throws {
     let machine = try TestMachine()
     let vault = try machine.create()
     try vault.unlock(passphrase: secret("correct horse"))
@@ -17,7 +20,7 @@ struct DurableWriteTests {
       machine.fileSystem.skip = skip
       do {
         try vault.setItem(secret("new-\(step)-\(skip)"), named: "item", class: .afterFirstUnlock)
-      } catch TaskVaultError.io {
+      } catch TaskVaultError.system(.failed(step.rawValue, _, EIO)) {
       }
       machine.fileSystem.failOn = nil
       let value = String(decoding: bytes(of: try machine.open().item(named: "item").value), as: UTF8.self)

@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskKeyTestSupport
 import Testing
 
 @testable import TaskVault

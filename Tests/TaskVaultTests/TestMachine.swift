@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import TaskCrypto
 import TaskKeyTestSupport
+import TaskSystem
 
 @testable import TaskVault
 
@@ -23,7 +24,7 @@ final class TestMachine: @unchecked Sendable {
 
   var environment: VaultEnvironment {
     VaultEnvironment(
-      fileSystem: fileSystem,
+      fileSystem: fileSystem.seam,
       bootID: { [unowned self] in self.bootID },
       now: { [unowned self] in self.now },
       runtimeDirectory: { [unowned self] in self.runtime.url.path },
@@ -58,93 +59,18 @@ final class TestMachine: @unchecked Sendable {
   }
 }
 
-/// A passphrase or value in locked memory.
-func secret(_ text: String) -> SecureBytes {
-  try! Array(text.utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
-}
-
-/// The bytes of a `SecureBytes`, for assertions only.
-func bytes(of value: SecureBytes) -> [UInt8] {
-  value.withUnsafeBytes { Array($0) }
-}
-
-/// Whether `needle` occurs in `haystack`.
-func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-  guard !needle.isEmpty, haystack.count >= needle.count else { return false }
-  for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-    if Array(haystack[start..<(start + needle.count)]) == needle { return true }
-  }
-  return false
-}
-
-/// Recomputes the trailing SHA-256 after a deliberate edit, so the edit
-/// reaches the authenticated checks.
-func fixChecksum(_ bytes: [UInt8]) -> [UInt8] {
-  let body = Array(bytes[..<(bytes.count - 32)])
-  return body + SHA256.hash(data: body).bytes
-}
-
 /// The real file system, except that the `failOn` step fails once with EIO
-/// after `skip` earlier calls of that step.
-final class FaultyFileSystem: FileSystem, @unchecked Sendable {
-  enum Step: String, CaseIterable, Sendable {
-    case createExclusive, write, fsync, close, rename, link, unlink, fsyncDirectory
-  }
-
-  var failOn: Step?
+/// after `skip` earlier calls of that step (through TaskSystem's seam).
+final class FaultyFileSystem: @unchecked Sendable {
+  var failOn: FileStep?
   var skip = 0
-  private let real = PosixFileSystem()
-
-  private func check(_ step: Step, _ path: String) throws {
-    guard step == failOn else { return }
-    if skip > 0 {
-      skip -= 1
-      return
+  private(set) lazy var seam = FaultInjectingFileSystem { [unowned self] step, _ in
+    guard step == self.failOn else { return nil }
+    if self.skip > 0 {
+      self.skip -= 1
+      return nil
     }
-    failOn = nil
-    throw TaskVaultError.io(path: path, call: step.rawValue, errno: EIO)
-  }
-
-  func createExclusive(_ path: String) throws -> Int32 {
-    try check(.createExclusive, path)
-    return try real.createExclusive(path)
-  }
-
-  func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-    try check(.write, path)
-    try real.write(fd, bytes, path: path)
-  }
-
-  func fsync(_ fd: Int32, path: String) throws {
-    try check(.fsync, path)
-    try real.fsync(fd, path: path)
-  }
-
-  func close(_ fd: Int32, path: String) throws {
-    do { try check(.close, path) } catch {
-      try? real.close(fd, path: path)
-      throw error
-    }
-    try real.close(fd, path: path)
-  }
-
-  func rename(_ from: String, _ to: String) throws {
-    try check(.rename, to)
-    try real.rename(from, to)
-  }
-
-  func link(_ from: String, _ to: String) throws {
-    try check(.link, to)
-    try real.link(from, to)
-  }
-
-  func unlink(_ path: String) throws {
-    try check(.unlink, path)
-    try real.unlink(path)
-  }
-
-  func fsyncDirectory(_ path: String) throws {
-    try check(.fsyncDirectory, path)
-    try real.fsyncDirectory(path)
+    self.failOn = nil
+    return EIO
   }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import TaskCrypto
+import TaskKeyTestSupport
+import TaskSystem
 import Testing
 
 @testable import TaskVault
@@ -109,7 +111,7 @@ struct VaultRejectionTests {
     let vault = try machine.create()
     let path = machine.vaultDirectory + "/vault.tkv"
     chmod(path, 0o644)
-    try expectRefused(.loosePermissions(path: path, mode: 0o644, fix: "chmod 600 '\(path)'")) {
+    try expectRefused(.system(.loosePermissions(path: path, mode: 0o644, fix: "chmod 600 '\(path)'"))) {
       try vault.unlock(passphrase: secret("correct horse"))
     }
   }
@@ -118,7 +120,7 @@ struct VaultRejectionTests {
     _ = try machine.create()
     chmod(machine.vaultDirectory, 0o755)
     let path = machine.vaultDirectory
-    #expect(throws: TaskVaultError.loosePermissions(path: path, mode: 0o755, fix: "chmod 700 '\(path)'")) {
+    #expect(throws: TaskVaultError.system(.loosePermissions(path: path, mode: 0o755, fix: "chmod 700 '\(path)'"))) {
       _ = try machine.open()
     }
   }

@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import TaskCrypto
+import TaskKeyTestSupport
+import TaskSystem
 import Testing
 
 @testable import TaskVault
@@ -138,6 +140,16 @@ struct VaultTests {
     #expect(try vault.items().isEmpty)
     machine.now += 1
     #expect(throws: TaskVaultError.locked(reason: .expired)) { try vault.items() }
+  }
+
+  @Test func aTimedUnlockExpiresForEveryProcess() throws {
+    let vault = try machine.create()
+    try vault.unlock(passphrase: secret("correct horse"), for: .seconds(4))
+    let otherProcess = try machine.open()
+    #expect(try otherProcess.items().isEmpty)
+    machine.now += 5
+    #expect(throws: TaskVaultError.locked(reason: .expired)) { try otherProcess.items() }
+    #expect(throws: TaskVaultError.locked(reason: .expired)) { try machine.open().items() }
   }
 
   @Test func passphraseChangeRewrapsOnlyAndKeepsItems() throws {

@@ -17,7 +17,8 @@ struct BackupCommand: CommandGroup {
 /// `taskkey backup create -o F`.
 struct BackupCreateCommand: Command {
   static let outOption = OptionSpec.value(
-    "--out", short: "o", "F", .file, help: "The new backup file; never overwritten.", required: true)
+    "--out", short: "o", "F", .file, help: "The new backup file, never overwritten; '-' is standard output.",
+    required: true)
 
   static let spec = CommandSpec(
     name: "create",
@@ -50,6 +51,11 @@ struct BackupCreateCommand: Command {
 
   func run(_ streams: StandardStreams) throws {
     let vault = try openVault(streams)
+    if out == standardStreamPath {
+      if streams.outputIsTerminal { throw CLIError.binaryToTerminal(what: "a backup") }
+      return try streams.write(try BackupRules.backup(vault).bytes)
+    }
+    if ProcessIO.exists(out) { throw BackupError.outputExists(path: out) }
     let summary = try BackupRules.backup(vault, to: out)
     if json {
       return try streams.printJSON(
@@ -69,7 +75,7 @@ struct BackupRestoreCommand: Command {
 
   static let spec = CommandSpec(
     name: "restore", abstract: "Restore a backup into TASKKEY_HOME, which must be empty or missing.",
-    arguments: [ArgumentSpec(name: "F", kind: .file, help: "The backup file 'backup create' wrote.")],
+    arguments: [ArgumentSpec(name: "F", kind: .file, help: "The backup file 'backup create' wrote ('-': standard input).")],
     options: [forceOption] + PassphraseSource.options,
     json: JSONShape(
       fields: [
@@ -114,12 +120,20 @@ struct BackupRestoreCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let directory = try vaultDirectory(streams)
     // Cheap checks before the prompt and the KDF.
-    guard ProcessIO.exists(path) else { throw CLIError.cannotOpen(path: path, reason: "no such file") }
+    guard path == standardStreamPath || ProcessIO.exists(path) else {
+      throw CLIError.cannotOpen(path: path, reason: "no such file")
+    }
     if !force && ProcessIO.exists(directory + "/vault.tkv") { throw BackupError.targetNotEmpty(path: directory) }
     try passphrase.checkAvailable()
     let secret = try passphrase.read(prompt: "Passphrase of the backed-up vault: ")
     streams.terminalNote("Checking the passphrase and restoring (Argon2id)...")
-    let report = try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)
+    let report: RestoreReport
+    if path == standardStreamPath {
+      let bytes = try streams.readAll(limit: BackupRules.maximumBackupByteCount)
+      report = try BackupRules.restore(bytes, named: "<stdin>", into: directory, passphrase: secret, force: force)
+    } else {
+      report = try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)
+    }
     if json {
       return try streams.printJSON(
         Report(

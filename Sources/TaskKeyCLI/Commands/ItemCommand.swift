@@ -47,7 +47,8 @@ struct ItemSetCommand: Command {
 
   func run(_ streams: StandardStreams) throws {
     let vault = try openVault(streams)
-    let value = try streams.readSecret(limit: VaultLimits.maximumValueByteCount, exact: exact)
+    let value = try streams.readSecret(
+      limit: VaultLimits.maximumValueByteCount, exact: exact, prompt: "Value of \(name): ")
     try vault.setItem(value, named: name, label: label, class: deviceOnly ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock)
   }
 }

@@ -18,8 +18,9 @@ struct KeygenCommand: Command {
   let path: String
   let json: Bool
 
-  init(_ arguments: ParsedArguments) {
+  init(_ arguments: ParsedArguments) throws {
     path = arguments.value(Self.outOption)!
+    try refuseStandardStream(path, option: Self.outOption, arguments)
     json = arguments.flag(CommandSpec.jsonOption)
   }
 

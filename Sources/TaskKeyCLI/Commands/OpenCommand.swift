@@ -12,19 +12,25 @@ struct OpenCommand: Command {
 
   let note: NoteOptions
 
-  init(_ arguments: ParsedArguments) {
-    note = NoteOptions(arguments)
+  init(_ arguments: ParsedArguments) throws {
+    note = try NoteOptions(arguments)
   }
 
   func run(_ streams: StandardStreams) throws {
-    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount)
+    // A key file is read and checked whatever the input turns out to be, so
+    // a missing, loose or malformed one is never hidden by a plain value
+    // (docs/formats/key-file.md). The vault is consulted only for a sealed
+    // value, so plain notes still open while it is locked.
+    let fileKeyring = note.keyFile == nil ? nil : try note.keyring(streams)
+    // One more byte than the longest value: the newline seal writes after it.
+    let input = try note.readInput(streams, limit: SealedValue.maximumSealedByteCount + 1)
     // A sealed value never ends in white space, so its one trailing newline
     // goes even with --exact; a plain value is written back as it came.
     let value = input.last == UInt8(ascii: "\n") ? Array(input.dropLast()) : input
     // The marker is ASCII, so decoding with replacement cannot create or hide one.
     let text = String(decoding: value, as: UTF8.self)
     guard SealedValue.isSealed(text) else { return try note.writeOutput(streams, input) }
-    let keyring = try note.keyring(streams)
+    let keyring = try fileKeyring ?? note.keyring(streams)
     try note.writeOutput(streams, try SealedValue.openBytes(text, using: keyring, context: note.context))
   }
 }

@@ -12,8 +12,8 @@ struct SealCommand: Command {
 
   let note: NoteOptions
 
-  init(_ arguments: ParsedArguments) {
-    note = NoteOptions(arguments)
+  init(_ arguments: ParsedArguments) throws {
+    note = try NoteOptions(arguments)
   }
 
   func run(_ streams: StandardStreams) throws {

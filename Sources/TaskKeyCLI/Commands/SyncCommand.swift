@@ -26,7 +26,7 @@ struct SyncCommand: CommandGroup {
 /// `taskkey sync export`.
 struct SyncExportCommand: Command {
   static let outOption = OptionSpec.value(
-    "--out", short: "o", "F", .file, help: "Write to a new 0600 file F instead of standard output.")
+    "--out", short: "o", "F", .file, help: "Write to a new 0600 file F ('-' or none: standard output).")
 
   static let spec = CommandSpec(
     name: "export",
@@ -51,7 +51,7 @@ struct SyncExportCommand: Command {
   let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
-    out = arguments.value(Self.outOption)
+    out = arguments.value(Self.outOption).flatMap { $0 == standardStreamPath ? nil : $0 }
     passphrase = try PassphraseSource(arguments)
     json = arguments.flag(CommandSpec.jsonOption)
     if json && out == nil { throw arguments.usageError("--json needs --out F (the bundle itself goes to stdout)") }
@@ -88,7 +88,7 @@ struct SyncImportCommand: Command {
   static let spec = CommandSpec(
     name: "import",
     abstract: "Merge a bundle: keys by key id (none is ever dropped), items by name (the later change wins).",
-    arguments: [ArgumentSpec(name: "F", kind: .file, help: "The bundle another device exported.")],
+    arguments: [ArgumentSpec(name: "F", kind: .file, help: "The bundle another device exported ('-': standard input).")],
     options: [keepPrimaryOption, adoptPrimaryOption] + PassphraseSource.options,
     json: JSONShape(
       fields: [
@@ -133,7 +133,10 @@ struct SyncImportCommand: Command {
 
   func run(_ streams: StandardStreams) throws {
     let vault = try openVault(streams)
-    let bundle = try ProcessIO.readFile(path, limit: SyncCommand.bundleByteLimit)
+    let bundle =
+      path == standardStreamPath
+      ? try streams.readAll(limit: SyncCommand.bundleByteLimit)
+      : try ProcessIO.readFile(path, limit: SyncCommand.bundleByteLimit)
     // Say "locked" before asking for a passphrase that could not be used.
     if case .locked(let reason) = try vault.status().lockState { throw TaskVaultError.locked(reason: reason) }
     let known = try vault.noteKeyring().ids

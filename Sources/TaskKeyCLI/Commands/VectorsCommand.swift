@@ -11,7 +11,7 @@ struct VectorsCommand: CommandGroup {
   static let subcommands: [any Command.Type] = [VectorsCheckCommand.self]
 }
 
-/// `taskkey vectors check [PATH...]`.
+/// `taskkey vectors check [PATH...]`: runs vector files against this build.
 struct VectorsCheckCommand: Command {
   static let spec = CommandSpec(
     name: "check", abstract: "Run vector files and report each case that did not give its expected outcome.",
@@ -22,8 +22,9 @@ struct VectorsCheckCommand: Command {
         repeating: true)
     ],
     json: JSONShape(
-      fields: ["files", "passed", "failed"],
-      help: "{files: [{path, format, cases, failures: [...]}], passed, failed}."),
+      fields: ["files", "passed", "failed", "skipped", "files_passed", "files_failed"],
+      help: "{files: [{path, format, passed, failed, skipped, failures: [...], skipped_groups: [...]}], passed, "
+        + "failed, skipped, files_passed, files_failed}; the counts are cases."),
     example: """
       taskkey vectors check Vectors/
       """)
@@ -36,36 +37,41 @@ struct VectorsCheckCommand: Command {
     paths = arguments.positionals.isEmpty ? ["Vectors"] : arguments.positionals
   }
 
+  /// Prints one line per file with its case counts (failures and skipped
+  /// groups named under it), a line of file totals, and, last, the case
+  /// totals: "N passed, N failed, N skipped".
   func run(_ streams: StandardStreams) throws {
     let files = try paths.flatMap(Self.expand)
-    let reports = files.map(VectorChecker.check)
-    let failed = reports.filter { !$0.passed }.count
+    let reports = files.map(VectorCheck.check)
+    let filesFailed = reports.filter { !$0.isPassing }.count
+    let passed = reports.reduce(0) { $0 + $1.passed }
+    let failed = reports.reduce(0) { $0 + $1.failed }
+    let skipped = reports.reduce(0) { $0 + $1.skipped }
     if json {
       let object: [String: Any] = [
         "files": reports.map {
-          ["path": $0.path, "format": $0.format ?? NSNull(), "cases": $0.cases, "failures": $0.failures]
-            as [String: Any]
+          [
+            "path": $0.path, "format": $0.format ?? NSNull(), "passed": $0.passed, "failed": $0.failed,
+            "skipped": $0.skipped, "failures": $0.failures, "skipped_groups": $0.skippedGroups,
+          ] as [String: Any]
         },
-        "passed": reports.count - failed,
-        "failed": failed,
+        "passed": passed, "failed": failed, "skipped": skipped,
+        "files_passed": reports.count - filesFailed, "files_failed": filesFailed,
       ]
       let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
       try streams.write(Array(data) + [UInt8(ascii: "\n")])
     } else {
       for report in reports {
-        let status = report.passed ? "ok  " : "FAIL"
-        try streams.print("\(status) \(report.path) (\(report.format ?? "unknown format"), \(report.cases) cases)")
+        try streams.print(
+          "\(report.isPassing ? "ok  " : "FAIL") \(report.path) (\(report.format ?? "unknown format")): "
+            + "\(report.passed) passed, \(report.failed) failed, \(report.skipped) skipped")
         for failure in report.failures { try streams.print("     \(failure)") }
-        if !report.skipped.isEmpty {
-          try streams.print(
-            "     skipped \(report.skipped.count) (parameters this build does not use):"
-          )
-          for skipped in report.skipped { try streams.print("       \(skipped)") }
-        }
+        for group in report.skippedGroups { try streams.print("     skipped: \(group)") }
       }
-      try streams.print("\(reports.count - failed) passed, \(failed) failed")
+      try streams.print("files: \(reports.count - filesFailed) passed, \(filesFailed) failed")
+      try streams.print("\(passed) passed, \(failed) failed, \(skipped) skipped")
     }
-    if failed > 0 { throw CLIError.vectorsFailed(count: failed) }
+    if filesFailed > 0 { throw CLIError.vectorsFailed(count: filesFailed) }
   }
 
   /// A file as itself; a directory as its *.json files, sorted, recursively.

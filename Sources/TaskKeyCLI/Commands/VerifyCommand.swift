@@ -30,7 +30,7 @@ struct VerifyCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let presented: SecureBytes
     do {
-      presented = try streams.readSecret(limit: Self.inputLimit, exact: false)
+      presented = try streams.readSecret(limit: Self.inputLimit, exact: false, prompt: "Assistant key: ")
     } catch CLIError.inputTooLarge {
       throw AssistantKeyError.malformedKey(.wrongLength(Self.inputLimit + 1))
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 
 /// How much a command says on standard error besides errors.
 public enum Verbosity: Sendable {
@@ -29,17 +30,23 @@ public struct StandardStreams {
   public var outputIsTerminal: Bool
   /// Whether standard error is a terminal (progress and KDF notes).
   public var errorIsTerminal: Bool
+  /// Whether standard input is a terminal (a secret is then asked with
+  /// echo off instead of read as a stream).
+  public var inputIsTerminal: Bool
+  /// The descriptors behind the streams, for the streaming attachment
+  /// APIs that read and write a descriptor themselves.
+  public var descriptors: (input: Int32, output: Int32) = (0, 1)
   /// `-q` / `-v`.
   public var verbosity = Verbosity.normal
 
   /// The real streams of this process: file descriptors 0, 1 and 2.
   public static func process(environment: [String: String]) -> StandardStreams {
     StandardStreams(
-      readInput: { buffer in try ProcessIO.read(fd: 0, into: buffer, path: "<stdin>") },
-      writeOutput: { bytes in try ProcessIO.write(fd: 1, bytes, path: "<stdout>") },
-      writeError: { bytes in try? ProcessIO.write(fd: 2, bytes, path: "<stderr>") },
-      environment: environment, outputIsTerminal: ProcessIO.isTerminal(fd: 1),
-      errorIsTerminal: ProcessIO.isTerminal(fd: 2))
+      readInput: { buffer in try FileDescriptor.standardInput.readSome(into: buffer) },
+      writeOutput: { bytes in try FileDescriptor.standardOutput.write(bytes) },
+      writeError: { bytes in try? FileDescriptor.standardError.write(bytes) },
+      environment: environment, outputIsTerminal: FileDescriptor.standardOutput.isTerminal,
+      errorIsTerminal: FileDescriptor.standardError.isTerminal, inputIsTerminal: FileDescriptor.standardInput.isTerminal)
   }
 
   // MARK: - Output
@@ -109,11 +116,16 @@ public struct StandardStreams {
   }
 
   /// Reads standard input straight into locked memory, refusing more than
-  /// `limit` bytes; removes one trailing newline unless `exact`.
+  /// `limit` bytes; removes one trailing newline unless `exact`. When
+  /// standard input is a terminal, `prompt` goes to standard error and one
+  /// line is read with echo off, so a pasted secret is never shown.
   ///
   /// - Throws: `CLIError.inputTooLarge`, read errors, `TaskCryptoError`
   ///   when locked memory is refused.
-  func readSecret(limit: Int, exact: Bool) throws -> SecureBytes {
+  func readSecret(limit: Int, exact: Bool, prompt: String) throws -> SecureBytes {
+    if inputIsTerminal {
+      return try Terminal.askOnStandardInput(prompt: prompt, limit: limit) { CLIError.inputTooLarge(limit: limit) }
+    }
     let buffer = try SecureBytes(zeroedCount: limit + 2)
     var length = 0
     try buffer.withUnsafeMutableBytes { out in

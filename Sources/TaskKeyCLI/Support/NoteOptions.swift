@@ -20,9 +20,10 @@ struct NoteOptions {
   let keyFile: String?
   let exact: Bool
 
-  init(_ arguments: ParsedArguments) {
+  init(_ arguments: ParsedArguments) throws {
     context = arguments.value(Self.contextOption) ?? ""
     keyFile = arguments.value(Self.keyFileOption)
+    try refuseStandardStream(keyFile, option: Self.keyFileOption, arguments)
     exact = arguments.flag(Self.exactOption)
   }
 

@@ -1,4 +1,5 @@
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// Where a passphrase comes from: the terminal (echo off), a 0600 file, or
@@ -40,6 +41,7 @@ struct PassphraseSource {
     throws
   {
     file = arguments.value(fileOption)
+    try refuseStandardStream(file, option: fileOption, arguments)
     fd = arguments.value(fdOption).flatMap { Int32($0) }
     if file != nil && fd != nil {
       throw arguments.usageError("give \(fileOption.long) or \(fdOption.long), not both")
@@ -68,7 +70,8 @@ struct PassphraseSource {
     if let file {
       secret = try ProcessIO.readOwnerOnly(file, limit: limit, firstLine: true, tooLong: tooLong)
     } else if let fd {
-      secret = try ProcessIO.readLimited(fd: fd, path: "<fd \(fd)>", limit: limit, firstLine: true, tooLong: tooLong)
+      let input = FileDescriptor(fd, name: "<fd \(fd)>")
+      secret = try ProcessIO.readLimited(input, limit: limit, firstLine: true, tooLong: tooLong)
     } else {
       secret = try Terminal.ask(prompt: prompt, limit: limit, tooLong: tooLong)
       // Nothing to confirm after Ctrl-D or an empty line; it is refused below.

@@ -42,11 +42,16 @@ struct ValueBatch {
   }
 
   /// Splits input into lines (a final newline ends the last line, it does
-  /// not start another) and finds each value.
+  /// not start another) and finds each value. A line that is not UTF-8 is
+  /// refused, never repaired: it would be written back with other bytes.
   ///
   /// - Throws: `CLIError.malformedInput` naming the line.
   func lines(of input: [UInt8]) throws -> [Line] {
-    var text = String(decoding: input, as: UTF8.self)
+    guard var text = String(validating: input, as: UTF8.self) else {
+      let lines = input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+      let bad = lines.firstIndex { String(validating: $0, as: UTF8.self) == nil } ?? 0
+      throw CLIError.malformedInput(line: bad + 1, reason: "not valid UTF-8; nothing was changed")
+    }
     if text.hasSuffix("\n") { text.removeLast() }
     guard !input.isEmpty else { return [] }
     return try text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, raw in

@@ -16,36 +16,6 @@ struct VectorFileHeader: Codable {
   var schema: String?
 }
 
-/// A Wycheproof AEAD test file (`aead_test_schema.json` and its v1).
-struct WycheproofAEADFile: Codable {
-  var algorithm: String
-  var testGroups: [WycheproofAEADGroup]
-}
-
-/// A Wycheproof AEAD test group.
-struct WycheproofAEADGroup: Codable {
-  var ivSize: Int
-  var keySize: Int
-  var tagSize: Int
-  var type: String
-  var tests: [WycheproofAEADTest]
-}
-
-/// A Wycheproof AEAD test; hex fields.
-struct WycheproofAEADTest: Codable {
-  var tcId: Int
-  var comment: String
-  var key: String
-  var iv: String
-  var aad: String
-  var msg: String
-  var ct: String
-  var tag: String
-  /// `valid`, `invalid` or `acceptable`.
-  var result: String
-  var flags: [String]
-}
-
 /// `Vectors/aes-256-gcm.json`: known answers for AES-256-GCM.
 struct AESGCMVectorFile: Codable, Equatable {
   var format = "aes-256-gcm"

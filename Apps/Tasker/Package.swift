@@ -1,0 +1,98 @@
+// swift-tools-version:5.9
+// Tasker for Linux: the task app that links TaskKey. It depends on the
+// TaskKey package by path, exactly as any outside app would, and on
+// Debian's libsqlite3 through a system-library target.
+import PackageDescription
+
+let package = Package(
+  name: "Tasker",
+  products: [
+    .library(name: "TaskerCore", targets: ["TaskerCore"]),
+    .executable(name: "tasker", targets: ["tasker"]),
+    .executable(name: "tasker-bench", targets: ["tasker-bench"]),
+  ],
+  dependencies: [
+    .package(name: "TaskKey", path: "../..")
+  ],
+  targets: [
+    // SQLite from Debian (libsqlite3-dev), found through pkg-config; only the
+    // store's files in TaskerCore import it.
+    .systemLibrary(
+      name: "CSQLite",
+      pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]
+    ),
+    // The store, the model, sealing through TaskKey, and the PlanContext builder.
+    .target(
+      name: "TaskerCore",
+      dependencies: [
+        "CSQLite",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
+    // libmicrohttpd from Debian (libmicrohttpd-dev); only the gate's HTTP
+    // binding file imports it.
+    .systemLibrary(
+      name: "CMicroHTTPD",
+      pkgConfig: "libmicrohttpd",
+      providers: [.apt(["libmicrohttpd-dev"])]
+    ),
+    // The assistant gate (`tasker mcp`): MCP over stdio and Streamable HTTP,
+    // keys checked by AssistantKeys, the decision, approvals and receipts.
+    .target(
+      name: "TaskerGate",
+      dependencies: [
+        "TaskerCore", "CMicroHTTPD",
+        .product(name: "AssistantKeys", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
+    // The command layer: parsing, output, the one map from errors to exit codes.
+    .target(
+      name: "TaskerCLI",
+      dependencies: ["TaskerCore", "TaskerGate"]
+    ),
+    .executableTarget(
+      name: "tasker",
+      dependencies: ["TaskerCLI"]
+    ),
+    // Tasker at scale against SQLite and process-start floors: `make app-bench`.
+    .executableTarget(
+      name: "tasker-bench",
+      dependencies: [
+        "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
+
+    // Helpers shared by the test targets: temporary homes, running the binaries.
+    .target(
+      name: "TaskerTestSupport",
+      dependencies: [
+        "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ],
+      path: "Tests/TaskerTestSupport"
+    ),
+    .testTarget(
+      name: "TaskerCoreTests",
+      dependencies: ["TaskerCore", "TaskerTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskerGateTests",
+      dependencies: ["TaskerGate", "TaskerTestSupport", .product(name: "TaskCrypto", package: "TaskKey")]
+    ),
+    .testTarget(
+      name: "TaskerEndToEndTests",
+      dependencies: [
+        "TaskerTestSupport", "tasker",
+        .product(name: "taskkey", package: "TaskKey"),
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
+  ]
+)

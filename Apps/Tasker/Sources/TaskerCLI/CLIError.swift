@@ -1,0 +1,37 @@
+import TaskerCore
+
+/// Errors of the command layer itself; store errors pass through as
+/// `TaskerError`.
+enum CLIError: Error {
+  /// The command line is wrong.
+  case usage(message: String, usage: String)
+  /// An input file cannot be opened or read.
+  case cannotRead(path: String, reason: String)
+  /// Output could not be written.
+  case cannotWrite(path: String, reason: String)
+  /// Standard input held more than the limit.
+  case inputTooLarge(limit: Int)
+
+  var message: String {
+    switch self {
+    case .usage(let message, _): return message
+    case .cannotRead(let path, let reason): return "cannot read '\(path)': \(reason)"
+    case .cannotWrite(let path, let reason): return "cannot write '\(path)': \(reason)"
+    case .inputTooLarge(let limit): return "standard input is larger than \(limit) bytes"
+    }
+  }
+
+  var hint: String? {
+    if case .usage(_, let usage) = self { return usage }
+    return nil
+  }
+
+  var exitCode: ExitCode {
+    switch self {
+    case .usage: return .usage
+    case .cannotRead: return .noInput
+    case .cannotWrite: return .ioError
+    case .inputTooLarge: return .dataError
+    }
+  }
+}

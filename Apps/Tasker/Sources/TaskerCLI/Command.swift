@@ -1,0 +1,111 @@
+import Foundation
+import TaskerCore
+
+/// One `tasker` subcommand: its help, its parsing, then its run.
+protocol Command {
+  /// The word that selects it.
+  static var name: String { get }
+  /// One line for the command list.
+  static var abstract: String { get }
+  /// The usage line(s).
+  static var usage: String { get }
+  /// The ARGUMENTS and OPTIONS sections of its help.
+  static var options: String { get }
+  /// Reads its configuration; every bad argument is a usage error here,
+  /// before anything is opened.
+  init(parsing arguments: inout Arguments) throws
+  /// Does the work.
+  func run(_ context: CommandContext) throws
+}
+
+extension Command {
+  /// The full help text.
+  static var help: String {
+    """
+    OVERVIEW: \(abstract)
+
+    USAGE: \(usage)
+
+    \(options)
+    """
+  }
+}
+
+/// What a command runs with: its streams, its environment and the store.
+final class CommandContext {
+  let output: OutputStream
+  let environment: [String: String]
+  let input: () throws -> [UInt8]
+  private var opened: TaskStore?
+
+  init(output: OutputStream, environment: [String: String], input: @escaping () throws -> [UInt8]) {
+    self.output = output
+    self.environment = environment
+    self.input = input
+  }
+
+  /// Tasker's home for this environment.
+  func home() throws -> TaskerHome {
+    guard let home = TaskerHome(environment: environment) else {
+      throw CLIError.usage(message: "cannot find Tasker's home", usage: "set TASKER_HOME or HOME")
+    }
+    return home
+  }
+
+  /// The store, opened once; created when `create` is true.
+  func store(create: Bool = false) throws -> TaskStore {
+    if let opened { return opened }
+    let store = try TaskStore(home: home(), keys: VaultKeySource(environment: environment), create: create)
+    opened = store
+    return store
+  }
+
+  /// A body given as an option: `-` means standard input (one trailing
+  /// newline removed).
+  func body(_ value: String?) throws -> String? {
+    guard let value else { return nil }
+    guard value == "-" else { return value }
+    var text = String(decoding: try input(), as: UTF8.self)
+    if text.hasSuffix("\n") { text.removeLast() }
+    return text
+  }
+}
+
+/// Where a command writes: standard output and standard error.
+final class OutputStream {
+  private let out: FileHandle
+  private let err: FileHandle
+
+  init(out: FileHandle = .standardOutput, err: FileHandle = .standardError) {
+    self.out = out
+    self.err = err
+  }
+
+  /// Writes `text` and a newline to standard output.
+  func print(_ text: String) throws {
+    try write(Array((text + "\n").utf8))
+  }
+
+  /// Writes bytes to standard output.
+  func write(_ bytes: [UInt8]) throws {
+    do {
+      try out.write(contentsOf: bytes)
+    } catch {
+      throw CLIError.cannotWrite(path: "standard output", reason: "\(error.localizedDescription)")
+    }
+  }
+
+  /// Encodes `value` as one line of JSON (sorted keys) on standard output.
+  func json<Value: Encodable>(_ value: Value) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    var bytes = [UInt8](try encoder.encode(value))
+    bytes.append(UInt8(ascii: "\n"))
+    try write(bytes)
+  }
+
+  /// Writes a line to standard error.
+  func printError(_ text: String) {
+    try? err.write(contentsOf: Array((text + "\n").utf8))
+  }
+}

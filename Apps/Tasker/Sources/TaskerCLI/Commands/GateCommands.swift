@@ -1,0 +1,98 @@
+import AssistantKeys
+import Foundation
+import TaskVault
+import TaskerCore
+import TaskerGate
+
+/// `tasker mcp [--http [ADDR:]PORT]`: the assistant gate.
+struct McpCommand: Command {
+  static let name = "mcp"
+  static let abstract = "Serve MCP to assistants: stdio (trusted without a key) or HTTP (a key on every request)."
+  static let usage = "tasker mcp [--http [ADDR:]PORT]"
+  static let options = """
+    OPTIONS:
+      --http [ADDR:]PORT
+                        Serve Streamable HTTP at http://ADDR:PORT/mcp instead
+                        of stdio; ADDR is 127.0.0.1 unless given. Every request
+                        needs 'Authorization: Bearer tk_…'; there is no trusted
+                        mode over HTTP.
+      -h, --help        Show this help.
+
+    ENVIRONMENT:
+      TASKER_ASSISTANT_KEY
+                        (stdio) Run as the assistant this key belongs to. A key
+                        that is malformed, unknown, revoked, expired or cannot
+                        be checked ends the command with one line on standard
+                        error before anything is served. Without it, stdio runs
+                        in trusted mode, as the user.
+    """
+
+  let listen: GateListenAddress?
+
+  init(parsing arguments: inout Arguments) throws {
+    listen = try arguments.option("--http") { try GateListenAddress($0) }
+    _ = try arguments.positionals(exactly: [])
+  }
+
+  func run(_ context: CommandContext) throws {
+    let authenticator = GateAuthenticator(vaultDirectory: Vault.defaultDirectory(environment: context.environment))
+    if let listen { return try serveHTTP(listen, authenticator: authenticator, context: context) }
+    let toolbox: GateToolbox
+    var reverify: (() -> Result<GateIdentity, AssistantKeyError>)?
+    if let key = context.environment["TASKER_ASSISTANT_KEY"] {
+      // The key is checked before the store is opened or anything is read.
+      let identity: GateIdentity
+      switch authenticator.verify(key) {
+      case .success(let verified): identity = verified
+      case .failure(let error): throw GateError.keyRefused(error)
+      }
+      toolbox = GateToolbox(store: try context.store(create: true), identity: identity)
+      reverify = { authenticator.verify(key) }
+    } else {
+      toolbox = GateToolbox.trusted(store: try context.store(create: true))
+    }
+    GateStdio.serve(
+      toolbox: toolbox, reverify: reverify, readLine: { Swift.readLine(strippingNewline: true) },
+      write: { line in try? FileHandle.standardOutput.write(contentsOf: Array((line + "\n").utf8)) })
+  }
+
+  private func serveHTTP(_ listen: GateListenAddress, authenticator: GateAuthenticator, context: CommandContext) throws
+  {
+    let store = try context.store(create: true)
+    let endpoint = GateHTTPEndpoint(
+      path: "/mcp", instructions: GateInstructions.text, authenticate: authenticator.verify,
+      makeToolbox: { GateToolbox(store: store, identity: $0) })
+    let server = try MicroHTTPServer(address: listen.address, port: listen.port, handler: endpoint.respond)
+    if !listen.isLoopback {
+      context.output.printError("tasker: warning: \(listen) is not a loopback address; keys cross the network in clear")
+    }
+    context.output.printError("tasker: serving MCP at http://\(listen)/mcp; every request needs a bearer key")
+    withExtendedLifetime(server) {
+      while true { Thread.sleep(forTimeInterval: 3_600) }
+    }
+  }
+}
+
+extension ExitCode {
+  /// The exit code for a gate error.
+  static func of(_ error: GateError) -> ExitCode {
+    switch error {
+    case .invalidQuietHours, .invalidBudget: return .dataError
+    case .invalidListenAddress: return .usage
+    case .httpStartFailed: return .unavailable
+    case .keyRefused(let refusal):
+      switch refusal {
+      case .malformedKey: return .assistantKeyMalformed
+      case .badChecksum: return .assistantKeyChecksum
+      case .unknownKey, .unknownID: return .assistantKeyUnknown
+      case .revoked: return .assistantKeyRevoked
+      case .expired: return .assistantKeyExpired
+      case .vaultLocked: return .vaultLocked
+      default: return .vaultFailure
+      }
+    case .approvalNotFound, .receiptNotFound: return .notFound
+    case .approvalNotPending, .approvalUnreadable, .keyNoLongerValid, .notUndoable, .alreadyUndone: return .gateRefused
+    case .store(let inner): return of(inner)
+    }
+  }
+}

@@ -1,0 +1,169 @@
+import TaskerCore
+
+/// `tasker encrypt`: turn encryption on and seal every plain body.
+struct EncryptCommand: Command {
+  static let name = "encrypt"
+  static let abstract = "Turn encryption on and seal every plain note and page body (resumable)."
+  static let usage = "tasker encrypt [--batch N] [--json]"
+  static let options = """
+    OPTIONS:
+      --batch N         Rows per transaction (default 5000, at most 100000).
+      --json            Print the report as JSON.
+      -h, --help        Show this help.
+
+    Each batch is one transaction, so the command can be interrupted at any
+    point and run again: every body ends plain or sealed, never lost or
+    sealed twice, and a run over a sealed database changes nothing.
+    """
+
+  let batch: Int
+  let json: Bool
+
+  init(parsing arguments: inout Arguments) throws {
+    json = try arguments.flag("--json")
+    let text = try arguments.option("--batch") ?? "5000"
+    guard let batch = Int(text), (1...TaskStore.maximumEncryptionBatch).contains(batch) else {
+      throw arguments.usageError("--batch must be a whole number from 1 to \(TaskStore.maximumEncryptionBatch)")
+    }
+    self.batch = batch
+    _ = try arguments.positionals(exactly: [])
+  }
+
+  func run(_ context: CommandContext) throws {
+    let report = try context.store(create: true).encryptBodies(batchSize: batch)
+    if json { return try context.output.json(report) }
+    try context.output.print(
+      "Sealed \(report.sealed) bodies in \(report.batches) batches; \(report.alreadySealed) were sealed already. "
+        + "Encryption is on.")
+  }
+}
+
+/// `tasker rewrap`: move every sealed body to the primary key.
+struct RewrapCommand: Command {
+  static let name = "rewrap"
+  static let abstract = "After 'taskkey rotate', reseal every body under the primary key (one transaction)."
+  static let usage = "tasker rewrap [--json]"
+  static let options = """
+    OPTIONS:
+      --json            Print the report as JSON.
+      -h, --help        Show this help.
+
+    Either every sealed body ends under the primary key, or (when one does
+    not open) nothing changes. Then 'tasker keys' shows which key ids are
+    still in use, and 'taskkey retire' can remove the others.
+    """
+
+  let json: Bool
+
+  init(parsing arguments: inout Arguments) throws {
+    json = try arguments.flag("--json")
+    _ = try arguments.positionals(exactly: [])
+  }
+
+  func run(_ context: CommandContext) throws {
+    let report = try context.store().rewrapBodies()
+    if json { return try context.output.json(report) }
+    try context.output.print(
+      "Rewrapped \(report.rewrapped) bodies to key \(report.primaryKeyID); \(report.current) were under it already.")
+  }
+}
+
+/// `tasker keys`: the key ids the database uses.
+struct KeysCommand: Command {
+  static let name = "keys"
+  static let abstract = "List the key ids the database uses, to check before 'taskkey retire'."
+  static let usage = "tasker keys [--json] | tasker keys --values"
+  static let options = """
+    OPTIONS:
+      --json            Print the counts as JSON.
+      --values          Print every sealed body as a JSON line
+                        {"record": …, "value": …}, for
+                        'taskkey retire KID --input - --field value'.
+      -h, --help        Show this help.
+
+    EXAMPLE:
+      tasker keys --values | taskkey retire 0a1b2c3d --input - --field value
+    """
+
+  let json: Bool
+  let values: Bool
+
+  init(parsing arguments: inout Arguments) throws {
+    json = try arguments.flag("--json")
+    values = try arguments.flag("--values")
+    guard !(json && values) else { throw arguments.usageError("give --json or --values, not both") }
+    _ = try arguments.positionals(exactly: [])
+  }
+
+  func run(_ context: CommandContext) throws {
+    let store = try context.store()
+    if values {
+      for record in try store.sealedRecords() { try context.output.json(record) }
+      return
+    }
+    let report = try store.keyUsage()
+    if json { return try context.output.json(report) }
+    for usage in report.keys {
+      try context.output.print(
+        "\(usage.keyID)  \(usage.taskNotes) notes, \(usage.pageBodies) page bodies, \(usage.attachments) attachments")
+    }
+    if report.plainBodies > 0 { try context.output.print("plain     \(report.plainBodies) bodies not sealed") }
+    if report.unreadable > 0 {
+      try context.output.print("unknown   \(report.unreadable) values of a format version this build cannot read")
+    }
+  }
+}
+
+/// `tasker settings`: show or change the encryption settings.
+struct SettingsCommand: Command {
+  static let name = "settings"
+  static let abstract = "Show or change whether bodies (on by default) and attachments (off) are sealed."
+  static let usage = "tasker settings [--json] | tasker settings set (encryption | attachment-encryption) (on | off)"
+  static let options = """
+    SETTINGS:
+      encryption              Seal new note text and page bodies (default on).
+                              'tasker encrypt' turns it on and seals old ones.
+      attachment-encryption   Seal new attachment files (default off).
+
+    OPTIONS:
+      --json            Print the settings as JSON.
+      -h, --help        Show this help.
+    """
+
+  struct Settings: Codable {
+    var encryption: Bool
+    var attachmentEncryption: Bool
+  }
+
+  let change: (name: String, on: Bool)?
+  let json: Bool
+
+  init(parsing arguments: inout Arguments) throws {
+    json = try arguments.flag("--json")
+    let words = try arguments.positionals()
+    switch words.count {
+    case 0: change = nil
+    case 3 where words[0] == "set" && ["encryption", "attachment-encryption"].contains(words[1]):
+      guard words[2] == "on" || words[2] == "off" else { throw arguments.usageError("the value must be on or off") }
+      change = (words[1], words[2] == "on")
+    default: throw arguments.usageError("expected 'settings' or 'settings set NAME on|off'")
+    }
+  }
+
+  func run(_ context: CommandContext) throws {
+    let store = try context.store(create: change != nil)
+    if let change {
+      if change.name == "encryption" {
+        try store.setBodyEncryption(change.on)
+      } else {
+        try store.setAttachmentEncryption(change.on)
+      }
+    }
+    let settings = Settings(
+      encryption: try store.bodyEncryption(), attachmentEncryption: try store.attachmentEncryption())
+    if json { return try context.output.json(settings) }
+    try context.output.print(
+      "encryption             \(settings.encryption ? "on" : "off")\n"
+        + "attachment-encryption  \(settings.attachmentEncryption ? "on" : "off")")
+  }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import TaskerCore
+import TaskerGate
+
+/// The entry point of `tasker`: parses the command line, runs one command,
+/// and maps every error to a message on standard error and an exit code.
+public enum TaskerMain {
+  /// The version printed by `tasker --version`.
+  public static let version = "0.1.0"
+
+  /// The largest body read from standard input: 16 MiB, the sealed-value limit.
+  static let inputLimit = 16 << 20
+
+  static let commands: [any Command.Type] = [
+    AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
+    DoneCommand.self, UndoCommand.self, DeleteCommand.self, PageCommand.self, PlanContextCommand.self,
+    AttachCommand.self, EncryptCommand.self, RewrapCommand.self, KeysCommand.self, SettingsCommand.self,
+    McpCommand.self, ApprovalsCommand.self, ReceiptsCommand.self, GateCommand.self,
+  ]
+
+  static var help: String {
+    let width = commands.map { $0.name.count }.max() ?? 0
+    let list = commands.map { "  \($0.name.padding(toLength: width + 4, withPad: " ", startingAt: 0))\($0.abstract)" }
+    let codes = ExitCode.allCases.map {
+      "  \(String($0.rawValue).padding(toLength: 6, withPad: " ", startingAt: 0))\($0.summary)"
+    }
+    return """
+      OVERVIEW: Tasker keeps tasks and pages; notes and page bodies are sealed with TaskKey.
+
+      USAGE: tasker <command> [options]
+
+      OPTIONS:
+        -h, --help        Show help; 'tasker <command> --help' for a command.
+        --version         Show the version.
+
+      SUBCOMMANDS:
+      \(list.joined(separator: "\n"))
+
+      ENVIRONMENT:
+        TASKER_HOME       Tasker's directory (default ~/.local/share/tasker).
+        TASKKEY_HOME      The TaskKey vault (default ~/.local/share/tasker/keys).
+
+      EXIT CODES:
+      \(codes.joined(separator: "\n"))
+      """
+  }
+
+  /// Runs `tasker` with `arguments` (without the program name).
+  ///
+  /// - Returns: the exit code.
+  public static func run(
+    _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
+  ) -> Int32 {
+    let output = OutputStream()
+    let context = CommandContext(output: output, environment: environment) {
+      try readStandardInput(limit: inputLimit)
+    }
+    do {
+      try dispatch(arguments, context: context)
+      return ExitCode.success.rawValue
+    } catch let error as CLIError {
+      output.printError("tasker: error: \(error.message)")
+      if let hint = error.hint { output.printError("hint: \(hint)") }
+      return error.exitCode.rawValue
+    } catch let error as GateError {
+      output.printError("tasker: error: \(error.message)")
+      return ExitCode.of(error).rawValue
+    } catch let error as TaskerError {
+      output.printError("tasker: error: \(error.description)")
+      if let hint = error.hint { output.printError("hint: \(hint)") }
+      return ExitCode.of(error).rawValue
+    } catch {
+      output.printError("tasker: error: \(error)")
+      return ExitCode.software.rawValue
+    }
+  }
+
+  static func dispatch(_ arguments: [String], context: CommandContext) throws {
+    guard let first = arguments.first else {
+      context.output.printError(help)
+      throw CLIError.usage(message: "missing command", usage: "usage: tasker <command> [options]")
+    }
+    switch first {
+    case "-h", "--help", "help":
+      if arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
+        try context.output.print(command.help)
+      } else {
+        try context.output.print(help)
+      }
+      return
+    case "--version":
+      try context.output.print("tasker \(version)")
+      return
+    default:
+      break
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+      throw CLIError.usage(message: "unknown command '\(first)'", usage: "see 'tasker --help'")
+    }
+    let rest = Array(arguments.dropFirst())
+    if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
+      try context.output.print(command.help)
+      return
+    }
+    var parser = Arguments(rest, usage: command.usage)
+    try command.init(parsing: &parser).run(context)
+  }
+
+  static func readStandardInput(limit: Int) throws -> [UInt8] {
+    var bytes = [UInt8]()
+    while true {
+      let chunk = try readStandardInputChunk()
+      if chunk.isEmpty { return bytes }
+      bytes.append(contentsOf: chunk)
+      guard bytes.count <= limit else { throw CLIError.inputTooLarge(limit: limit) }
+    }
+  }
+
+  /// The next bytes of standard input, at most 1 MiB; empty at the end.
+  static func readStandardInputChunk() throws -> [UInt8] {
+    do {
+      return [UInt8](try FileHandle.standardInput.read(upToCount: 1 << 20) ?? Data())
+    } catch {
+      throw CLIError.cannotRead(path: "standard input", reason: error.localizedDescription)
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import TaskCrypto
+
+/// How many stored values one key id seals.
+public struct KeyUsage: Sendable, Equatable, Codable {
+  /// The key id, 8 lowercase hex digits.
+  public var keyID: String
+  /// Task notes sealed by it.
+  public var taskNotes = 0
+  /// Page bodies sealed by it.
+  public var pageBodies = 0
+  /// Attachment files sealed by it.
+  public var attachments = 0
+}
+
+/// One sealed value and where it lives, for `taskkey retire --input`.
+public struct SealedRecord: Sendable, Equatable, Codable {
+  /// The record and field, which is also the value's context: `task/7/notes`.
+  public var record: String
+  /// The stored value, `tc1.<kid>:…` (ciphertext only).
+  public var value: String
+}
+
+/// The key ids the database uses, so that retiring a key can be checked
+/// first.
+public struct KeyUsageReport: Sendable, Equatable, Codable {
+  /// Every key id in use, ordered by id.
+  public var keys: [KeyUsage] = []
+  /// Plain (not sealed) non-empty bodies.
+  public var plainBodies = 0
+  /// Sealed values of a format version this build cannot read: they might
+  /// use any key, so no key should be retired while any remain.
+  public var unreadable = 0
+}
+
+extension TaskStore {
+  /// Counts, per key id, the bodies (and attachments) it seals. Reads only
+  /// the markers: needs no key.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func keyUsage() throws -> KeyUsageReport {
+    var report = KeyUsageReport()
+    var usage = [String: KeyUsage]()
+    for body in BodyColumn.allCases {
+      // Only the marker is needed: the first 13 characters, `tc1.<kid>:`.
+      let markers = try connection.prepare(
+        "SELECT substr(\(body.column), 1, 64) FROM \(body.table) WHERE \(body.column) <> ''"
+      ).rows { $0.text(0) }
+      for marker in markers {
+        let keyID: KeyID?
+        do {
+          keyID = try SealedValue.keyID(of: marker)
+        } catch {
+          report.unreadable += 1
+          continue
+        }
+        guard let keyID else {
+          report.plainBodies += 1
+          continue
+        }
+        var entry = usage[keyID.hex] ?? KeyUsage(keyID: keyID.hex)
+        if body == .taskNotes { entry.taskNotes += 1 } else { entry.pageBodies += 1 }
+        usage[keyID.hex] = entry
+      }
+    }
+    for keyID in try connection.prepare("SELECT key_id FROM attachments WHERE key_id IS NOT NULL").rows({ $0.text(0) })
+    {
+      var entry = usage[keyID] ?? KeyUsage(keyID: keyID)
+      entry.attachments += 1
+      usage[keyID] = entry
+    }
+    report.keys = usage.values.sorted { $0.keyID < $1.keyID }
+    return report
+  }
+
+  /// Every sealed body with its record, for `taskkey retire KID --input -
+  /// --field value`, which refuses while any of them uses the key.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func sealedRecords() throws -> [SealedRecord] {
+    var records = [SealedRecord]()
+    for body in BodyColumn.allCases {
+      let rows = try connection.prepare(
+        "SELECT id, \(body.column) FROM \(body.table) WHERE \(body.column) <> '' ORDER BY id"
+      ).rows { ($0.integer(0), $0.text(1)) }
+      for (id, value) in rows where SealedValue.isSealed(value) {
+        records.append(SealedRecord(record: body.context(id), value: value))
+      }
+    }
+    return records
+  }
+}

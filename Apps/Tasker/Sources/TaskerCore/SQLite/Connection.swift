@@ -1,0 +1,118 @@
+import CSQLite
+
+/// One SQLite connection, configured the way SQLite's authors advise:
+/// write-ahead logging, foreign keys enforced, a busy timeout, and every
+/// statement prepared with bound parameters. Only the store's files see
+/// the C API; no C type leaves this folder.
+final class Connection {
+  /// The database file.
+  let path: String
+  private let handle: OpaquePointer
+  private var cache: [String: Statement] = [:]
+  private var transactionDepth = 0
+
+  /// How long a writer waits for another process's lock before giving up.
+  static let busyTimeoutMilliseconds: Int32 = 5000
+
+  /// Opens (creating when `create` is true) the database at `path` and
+  /// applies the connection settings.
+  ///
+  /// - Throws: `TaskerError.databaseNotFound` when the file is missing and
+  ///   `create` is false; `TaskerError.database` for any SQLite failure.
+  init(path: String, create: Bool) throws {
+    self.path = path
+    var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+    if create { flags |= SQLITE_OPEN_CREATE }
+    var opened: OpaquePointer?
+    let code = sqlite3_open_v2(path, &opened, flags, nil)
+    guard let opened else {
+      throw TaskerError.database(path: path, code: code, message: "cannot allocate a connection")
+    }
+    guard code == SQLITE_OK else {
+      let message = String(cString: sqlite3_errmsg(opened))
+      sqlite3_close_v2(opened)
+      if code == SQLITE_CANTOPEN && !create { throw TaskerError.databaseNotFound(path: path) }
+      throw TaskerError.database(path: path, code: code, message: message)
+    }
+    handle = opened
+    sqlite3_extended_result_codes(handle, 1)
+    do {
+      try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds))
+      // Takes effect only on a new, empty database (before WAL and the
+      // first table): 16 KiB pages hold about ten sealed 1 KiB notes each.
+      try execute("PRAGMA page_size = 16384")
+      try execute("PRAGMA foreign_keys = ON")
+      try execute("PRAGMA journal_mode = WAL")
+      try execute("PRAGMA synchronous = NORMAL")
+    } catch {
+      sqlite3_close_v2(handle)
+      throw error
+    }
+  }
+
+  deinit {
+    cache.removeAll()
+    sqlite3_close_v2(handle)
+  }
+
+  /// Runs fixed SQL that takes no parameters (pragmas, schema changes),
+  /// stepping every statement in it to the end.
+  ///
+  /// - Throws: `TaskerError.database`.
+  func execute(_ sql: String) throws {
+    try check(sqlite3_exec(handle, sql, nil, nil, nil))
+  }
+
+  /// A prepared statement for `sql`, reused across calls (reset and with
+  /// its bindings cleared). Values are always bound, never spliced in.
+  ///
+  /// - Throws: `TaskerError.database` when `sql` does not compile.
+  func prepare(_ sql: String) throws -> Statement {
+    if let cached = cache[sql] {
+      cached.reset()
+      return cached
+    }
+    let statement = try Statement(connection: self, handle: handle, sql: sql)
+    cache[sql] = statement
+    return statement
+  }
+
+  /// Runs `body` in one transaction: `BEGIN IMMEDIATE` (so the write lock
+  /// is taken up front), `COMMIT` when it returns, `ROLLBACK` when it
+  /// throws. Nested calls join the outer transaction.
+  ///
+  /// - Throws: what `body` throws (after rolling back), `TaskerError.database`.
+  func transaction<Result>(_ body: () throws -> Result) throws -> Result {
+    if transactionDepth > 0 { return try body() }
+    try prepare("BEGIN IMMEDIATE").run()
+    transactionDepth = 1
+    defer { transactionDepth = 0 }
+    do {
+      let result = try body()
+      try prepare("COMMIT").run()
+      return result
+    } catch {
+      try? prepare("ROLLBACK").run()
+      throw error
+    }
+  }
+
+  /// The rowid of the last row this connection inserted.
+  var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+  /// How many rows the last statement changed.
+  var changes: Int { Int(sqlite3_changes(handle)) }
+
+  /// Throws a typed error for any code other than `SQLITE_OK`.
+  func check(_ code: Int32) throws {
+    guard code != SQLITE_OK else { return }
+    throw error(code)
+  }
+
+  /// The typed error for `code`, with SQLite's message for this connection.
+  func error(_ code: Int32) -> TaskerError {
+    if code & 0xff == SQLITE_NOTADB { return .notADatabase(path: path) }
+    if code & 0xff == SQLITE_BUSY { return .databaseBusy(path: path) }
+    return .database(path: path, code: code, message: String(cString: sqlite3_errmsg(handle)))
+  }
+}

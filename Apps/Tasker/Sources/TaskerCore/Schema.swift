@@ -1,0 +1,86 @@
+/// The database schema and its forward migrations.
+///
+/// The version lives in SQLite's `user_version`. A database at version N
+/// is brought to `current` by running migrations N+1 … current, all in one
+/// transaction; a database newer than this build is refused, never
+/// touched.
+enum Schema {
+  /// One step from version `index` to `index + 1`.
+  static let migrations: [String] = [
+    // Version 1: tasks, pages, attachments and settings.
+    """
+    CREATE TABLE tasks (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      title TEXT NOT NULL,
+      notes TEXT NOT NULL DEFAULT '',
+      due TEXT CHECK (due IS NULL OR due GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+      estimate_minutes INTEGER CHECK (estimate_minutes IS NULL OR estimate_minutes >= 0),
+      priority INTEGER NOT NULL DEFAULT 0 CHECK (priority BETWEEN 0 AND 3),
+      energy INTEGER CHECK (energy IS NULL OR energy BETWEEN 1 AND 3),
+      status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'done')),
+      created_at INTEGER NOT NULL,
+      completed_at INTEGER,
+      contexts TEXT NOT NULL DEFAULT ''
+    );
+    CREATE INDEX tasks_status_due ON tasks (status, due);
+    CREATE TABLE pages (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      title TEXT NOT NULL,
+      body TEXT NOT NULL DEFAULT '',
+      created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL
+    );
+    CREATE TABLE attachments (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      task_id INTEGER REFERENCES tasks (id) ON DELETE CASCADE,
+      page_id INTEGER REFERENCES pages (id) ON DELETE CASCADE,
+      name TEXT NOT NULL,
+      byte_count INTEGER NOT NULL CHECK (byte_count >= 0),
+      media_type TEXT NOT NULL,
+      file TEXT NOT NULL UNIQUE,
+      key_id TEXT,
+      created_at INTEGER NOT NULL,
+      CHECK ((task_id IS NULL) <> (page_id IS NULL))
+    );
+    CREATE INDEX attachments_task ON attachments (task_id);
+    CREATE INDEX attachments_page ON attachments (page_id);
+    CREATE TABLE settings (
+      name TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    """,
+    // Version 2: one covering index in listing order, so `list` and the plan
+    // context read the index alone and never the pages that hold note bodies.
+    """
+    DROP INDEX tasks_status_due;
+    CREATE INDEX tasks_listing ON tasks (
+      due IS NULL, due, id, status, title, estimate_minutes, priority, energy, contexts
+    );
+    """,
+    // Version 3: the assistant gate's receipts and approval queue (GateLedger.swift).
+    TaskStore.gateLedgerMigration,
+  ]
+
+  /// The version this build writes.
+  static var current: Int { migrations.count }
+
+  /// Brings the database to `current`.
+  ///
+  /// - Throws: `TaskerError.databaseTooNew` for a newer database (nothing is
+  ///   changed), `TaskerError.database` when a migration fails (it is rolled
+  ///   back whole).
+  static func migrate(_ connection: Connection) throws {
+    try connection.transaction {
+      let version = try connection.prepare("PRAGMA user_version").first { Int($0.integer(0)) } ?? 0
+      guard version <= current else {
+        throw TaskerError.databaseTooNew(path: connection.path, version: version, supported: current)
+      }
+      guard version < current else { return }
+      for step in migrations[version...] {
+        try connection.execute(step)
+      }
+      // PRAGMA takes no bound parameters; `current` is a constant of this build.
+      try connection.execute("PRAGMA user_version = \(current)")
+    }
+  }
+}

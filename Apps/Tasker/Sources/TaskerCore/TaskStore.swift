@@ -1,0 +1,352 @@
+import Foundation
+import TaskCrypto
+
+/// Which tasks a listing shows.
+public enum TaskFilter: String, Sendable, CaseIterable {
+  /// Tasks still to do.
+  case open
+  /// Completed tasks.
+  case done
+  /// Every task.
+  case all
+}
+
+/// Tasker's store: tasks, pages and attachments in one SQLite database.
+///
+/// Titles, dates, status, priority, energy and contexts are stored plain.
+/// Note text and page bodies are sealed with TaskKey's `SealedValue` under
+/// the vault's primary note key before they are written (when encryption
+/// is on, the default for a new database), bound to their record and field
+/// (`task/<id>/notes`, `page/<id>/body`), and opened when read. A plain
+/// body (written with encryption off, or before it was turned on) opens
+/// unchanged. Every logical change is one transaction; a change that needs
+/// a key reads the key first, so a locked vault writes nothing.
+public final class TaskStore {
+  /// The database file.
+  public let databasePath: String
+  let connection: Connection
+  let sealer: BodySealer
+
+  /// Opens the database at `databasePath`, creating it (and bringing its
+  /// schema up to date) when asked.
+  ///
+  /// - Parameters:
+  ///   - databasePath: the SQLite file.
+  ///   - keys: where note keys come from; asked only when a body is sealed
+  ///     or a sealed body is opened.
+  ///   - create: make the database when it does not exist.
+  /// - Throws: `TaskerError.databaseNotFound`, `.notADatabase`,
+  ///   `.databaseTooNew`, `.database`.
+  public init(databasePath: String, keys: NoteKeySource, create: Bool = true) throws {
+    self.databasePath = databasePath
+    if create && !FileManager.default.fileExists(atPath: databasePath) {
+      // Made 0600 before SQLite opens it; SQLite gives its -wal and -shm
+      // files the same mode.
+      guard FileManager.default.createFile(atPath: databasePath, contents: nil, attributes: [.posixPermissions: 0o600])
+      else { throw TaskerError.fileAccess(path: databasePath, reason: "cannot create the database file") }
+    }
+    connection = try Connection(path: databasePath, create: false)
+    sealer = BodySealer(source: keys)
+    try Schema.migrate(connection)
+  }
+
+  /// Opens the database in `home`, making the directory when `create` is true.
+  ///
+  /// - Throws: as `init(databasePath:keys:create:)`, and `.fileAccess`.
+  public convenience init(home: TaskerHome, keys: NoteKeySource, create: Bool = true) throws {
+    if create { try home.prepare() }
+    try self.init(databasePath: home.databasePath, keys: keys, create: create)
+  }
+
+  static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+  // MARK: - Settings
+
+  /// Whether new note text and page bodies are sealed (on by default).
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func bodyEncryption() throws -> Bool {
+    try setting("body-encryption") != "off"
+  }
+
+  /// Turns sealing of new bodies on or off. Turning it off does not open
+  /// bodies already sealed; `tasker encrypt` seals the plain ones.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func setBodyEncryption(_ on: Bool) throws {
+    try setSetting("body-encryption", on ? "on" : "off")
+  }
+
+  /// Whether new attachment files are sealed (off by default).
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func attachmentEncryption() throws -> Bool {
+    try setting("attachment-encryption") == "on"
+  }
+
+  /// Turns sealing of new attachment files on or off; files already stored
+  /// stay as they are.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func setAttachmentEncryption(_ on: Bool) throws {
+    try setSetting("attachment-encryption", on ? "on" : "off")
+  }
+
+  func setting(_ name: String) throws -> String? {
+    try connection.prepare("SELECT value FROM settings WHERE name = ?").first([.text(name)]) { $0.text(0) }
+  }
+
+  func setSetting(_ name: String, _ value: String) throws {
+    try connection.transaction {
+      try connection.prepare(
+        "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value"
+      )
+      .run([.text(name), .text(value)])
+    }
+  }
+
+  /// The body to store for `text` in `context`: sealed when encryption is
+  /// on, plain otherwise.
+  func storedBody(_ text: String, context: String) throws -> String {
+    try bodyEncryption() ? try sealer.seal(text, context: context) : text
+  }
+
+  /// Reads the keys now when a body will be sealed, so that a locked vault
+  /// fails before any row is written.
+  func prepareToSeal(_ text: String?) throws {
+    guard let text, !text.isEmpty, try bodyEncryption() else { return }
+    _ = try sealer.keyring()
+  }
+
+  // MARK: - Tasks
+
+  static let summaryColumns = "id, title, due, estimate_minutes, priority, energy, status, contexts"
+
+  /// Adds a task; its notes are sealed under `task/<id>/notes`.
+  ///
+  /// - Returns: the new task, notes opened.
+  /// - Throws: `TaskerError.invalidValue` (empty title, negative estimate),
+  ///   the key source's errors (nothing written), `.database`.
+  @discardableResult
+  public func addTask(_ draft: TaskDraft) throws -> TaskRecord {
+    try task(id: try addTasks([draft])[0])
+  }
+
+  /// Adds many tasks in one transaction (an import): all or none.
+  ///
+  /// - Returns: the new ids, in order.
+  /// - Throws: as `addTask(_:)`; on any error no task was added.
+  @discardableResult
+  public func addTasks(_ drafts: [TaskDraft]) throws -> [Int64] {
+    for draft in drafts {
+      try Self.check(title: draft.title)
+      try Self.check(estimate: draft.estimateMinutes)
+    }
+    let sealing = try bodyEncryption()
+    if sealing && drafts.contains(where: { !$0.notes.isEmpty }) { _ = try sealer.keyring() }
+    let created = Self.now()
+    return try connection.transaction { () -> [Int64] in
+      let insert = try connection.prepare(
+        """
+        INSERT INTO tasks (title, due, estimate_minutes, priority, energy, created_at, contexts)
+        VALUES (?, ?, ?, ?, ?, ?, ?)
+        """)
+      let setNotes = try connection.prepare("UPDATE tasks SET notes = ? WHERE id = ?")
+      var ids = [Int64]()
+      ids.reserveCapacity(drafts.count)
+      for draft in drafts {
+        try insert.run([
+          .text(draft.title), draft.due.map { .text($0.description) } ?? .null,
+          draft.estimateMinutes.map { .integer(Int64($0)) } ?? .null, .integer(Int64(draft.priority.rawValue)),
+          draft.energy.map { .integer(Int64($0.rawValue)) } ?? .null, .integer(created), .text(draft.contexts),
+        ])
+        let id = connection.lastInsertedRowID
+        if !draft.notes.isEmpty {
+          let context = BodyContext.notes(ofTask: id)
+          let notes = sealing ? try sealer.seal(draft.notes, context: context) : draft.notes
+          try setNotes.run([.text(notes), .integer(id)])
+        }
+        ids.append(id)
+      }
+      return ids
+    }
+  }
+
+  /// Tasks without their notes, by status; open tasks by due day (undated
+  /// last), then id. Needs no key.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func tasks(_ filter: TaskFilter = .open) throws -> [TaskSummary] {
+    let condition: String
+    switch filter {
+    case .open: condition = "WHERE status = 'open'"
+    case .done: condition = "WHERE status = 'done'"
+    case .all: condition = ""
+    }
+    return try connection.prepare(
+      "SELECT \(Self.summaryColumns) FROM tasks \(condition) ORDER BY due IS NULL, due, id"
+    ).rows([], Self.summary)
+  }
+
+  /// Tasks whose title or contexts contain `text` (case-insensitive for
+  /// ASCII). Notes are sealed, so they are not searched. Needs no key.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func searchTasks(_ text: String, limit: Int = 100) throws -> [TaskSummary] {
+    let pattern = "%" + Self.escapeLike(text) + "%"
+    return try connection.prepare(
+      """
+      SELECT \(Self.summaryColumns) FROM tasks
+      WHERE title LIKE ?1 ESCAPE '\\' OR contexts LIKE ?1 ESCAPE '\\'
+      ORDER BY status = 'done', due IS NULL, due, id LIMIT ?2
+      """
+    ).rows([.text(pattern), .integer(Int64(max(0, limit)))], Self.summary)
+  }
+
+  /// One task with its notes opened.
+  ///
+  /// - Throws: `TaskerError.notFound`, the key source's errors when the
+  ///   notes are sealed, `.sealedBodyUnreadable`, `.database`.
+  public func task(id: Int64) throws -> TaskRecord {
+    let row = try connection.prepare(
+      """
+      SELECT id, title, notes, due, estimate_minutes, priority, energy, status, created_at, completed_at, contexts
+      FROM tasks WHERE id = ?
+      """
+    ).first([.integer(id)]) { row in
+      (
+        stored: row.text(2),
+        record: TaskRecord(
+          id: row.integer(0), title: row.text(1), notes: "", due: Self.date(row.optionalText(3)),
+          estimateMinutes: row.optionalInteger(4).map { Int($0) },
+          priority: Priority(rawValue: Int(row.integer(5))) ?? .none,
+          energy: row.optionalInteger(6).flatMap { Energy(rawValue: Int($0)) },
+          status: TaskStatus(rawValue: row.text(7)) ?? .open,
+          created: row.integer(8), completed: row.optionalInteger(9), contexts: row.text(10))
+      )
+    }
+    guard let (stored, found) = row else { throw TaskerError.notFound(kind: .task, id: id) }
+    var record = found
+    record.notes = try sealer.open(stored, context: BodyContext.notes(ofTask: id))
+    return record
+  }
+
+  /// A task's note text, opened.
+  ///
+  /// - Throws: as `task(id:)`.
+  public func notes(ofTask id: Int64) throws -> String {
+    try task(id: id).notes
+  }
+
+  /// Changes a task's fields; new notes are sealed under `task/<id>/notes`.
+  ///
+  /// - Returns: the task after the change.
+  /// - Throws: `TaskerError.notFound`, `.invalidValue`, the key source's
+  ///   errors (nothing written), `.database`.
+  @discardableResult
+  public func editTask(id: Int64, _ changes: TaskChanges) throws -> TaskRecord {
+    if let title = changes.title { try Self.check(title: title) }
+    if let estimate = changes.estimateMinutes { try Self.check(estimate: estimate) }
+    try prepareToSeal(changes.notes)
+    try connection.transaction {
+      try requireTask(id)
+      var assignments = [String]()
+      var values = [SQLValue]()
+      func set(_ column: String, _ value: SQLValue) {
+        assignments.append("\(column) = ?")
+        values.append(value)
+      }
+      if let title = changes.title { set("title", .text(title)) }
+      if let notes = changes.notes {
+        set("notes", .text(try storedBody(notes, context: BodyContext.notes(ofTask: id))))
+      }
+      if let due = changes.due { set("due", due.map { .text($0.description) } ?? .null) }
+      if let estimate = changes.estimateMinutes {
+        set("estimate_minutes", estimate.map { .integer(Int64($0)) } ?? .null)
+      }
+      if let priority = changes.priority { set("priority", .integer(Int64(priority.rawValue))) }
+      if let energy = changes.energy { set("energy", energy.map { .integer(Int64($0.rawValue)) } ?? .null) }
+      if let contexts = changes.contexts { set("contexts", .text(contexts)) }
+      guard !assignments.isEmpty else { return }
+      // Only the fixed column names above are joined into the SQL; every value is bound.
+      try connection.prepare("UPDATE tasks SET \(assignments.joined(separator: ", ")) WHERE id = ?")
+        .run(values + [.integer(id)])
+    }
+    return try task(id: id)
+  }
+
+  /// Marks a task done (a done task stays done, keeping its time).
+  ///
+  /// - Throws: `TaskerError.notFound`, `.database`.
+  public func completeTask(id: Int64) throws {
+    try connection.transaction {
+      try requireTask(id)
+      try connection.prepare("UPDATE tasks SET status = 'done', completed_at = ? WHERE id = ? AND status = 'open'")
+        .run([.integer(Self.now()), .integer(id)])
+    }
+  }
+
+  /// Marks a task open again.
+  ///
+  /// - Throws: `TaskerError.notFound`, `.database`.
+  public func reopenTask(id: Int64) throws {
+    try connection.transaction {
+      try requireTask(id)
+      try connection.prepare("UPDATE tasks SET status = 'open', completed_at = NULL WHERE id = ?").run([.integer(id)])
+    }
+  }
+
+  /// Deletes a task with its notes and its attachments (rows, then files).
+  ///
+  /// - Throws: `TaskerError.notFound`, `.database`.
+  public func deleteTask(id: Int64) throws {
+    let files = try connection.transaction { () -> [String] in
+      try requireTask(id)
+      let files = try attachmentFiles(ofTask: id)
+      try connection.prepare("DELETE FROM tasks WHERE id = ?").run([.integer(id)])
+      return files
+    }
+    // After the commit: a crash in between leaves unreferenced files, never a row without its file.
+    for file in files { AttachmentFile.remove(attachmentsDirectory + "/" + file) }
+  }
+
+  func requireTask(_ id: Int64) throws {
+    guard try connection.prepare("SELECT 1 FROM tasks WHERE id = ?").first([.integer(id)], { _ in true }) != nil else {
+      throw TaskerError.notFound(kind: .task, id: id)
+    }
+  }
+
+  static func summary(_ row: Statement) -> TaskSummary {
+    TaskSummary(
+      id: row.integer(0), title: row.text(1), due: date(row.optionalText(2)),
+      estimateMinutes: row.optionalInteger(3).map { Int($0) },
+      priority: Priority(rawValue: Int(row.integer(4))) ?? .none,
+      energy: row.optionalInteger(5).flatMap { Energy(rawValue: Int($0)) },
+      status: TaskStatus(rawValue: row.text(6)) ?? .open,
+      contexts: row.text(7))
+  }
+
+  static func date(_ text: String?) -> CalendarDate? {
+    text.flatMap { try? CalendarDate(parsing: $0) }
+  }
+
+  static func check(title: String) throws {
+    guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+      throw TaskerError.invalidValue(field: "title", reason: "a title must not be empty")
+    }
+  }
+
+  static func check(estimate: Int?) throws {
+    guard let estimate, estimate < 0 else { return }
+    throw TaskerError.invalidValue(field: "estimate", reason: "minutes must not be negative")
+  }
+
+  static func escapeLike(_ text: String) -> String {
+    var escaped = ""
+    for character in text {
+      if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+      escaped.append(character)
+    }
+    return escaped
+  }
+}

@@ -1,0 +1,96 @@
+import TaskCrypto
+import TaskVault
+
+/// Every way a Tasker operation can fail.
+///
+/// Each case names one cause and carries no note text, page body or key
+/// bytes: record ids, paths and key ids only. `description` says what went
+/// wrong in one line; `hint` says what to do.
+public enum TaskerError: Error, Equatable, Sendable {
+  /// No database at `path` and the command does not create one.
+  case databaseNotFound(path: String)
+  /// The file at `path` is not an SQLite database.
+  case notADatabase(path: String)
+  /// The database was written by a newer Tasker (schema `version`, this
+  /// build knows up to `supported`); it was not touched.
+  case databaseTooNew(path: String, version: Int, supported: Int)
+  /// Another process held the database lock for longer than the busy timeout.
+  case databaseBusy(path: String)
+  /// SQLite reported an error: its extended result `code` and message.
+  case database(path: String, code: Int32, message: String)
+  /// No task, page or attachment with this id.
+  case notFound(kind: RecordKind, id: Int64)
+  /// A field's value was refused; `reason` says why.
+  case invalidValue(field: String, reason: String)
+  /// The vault is locked, so no body can be sealed or opened. Nothing was written.
+  case vaultLocked(reason: LockReason)
+  /// No vault at `path`; bodies cannot be sealed or opened without one.
+  case vaultNotFound(path: String)
+  /// Neither `TASKKEY_HOME` nor `HOME` is set, so the vault cannot be found.
+  case noVaultLocation
+  /// Another vault failure while reading the note keys.
+  case vault(TaskVaultError)
+  /// A sealed body did not open: `record` names it (for example
+  /// `task/7/notes`), `cause` says why (unknown key id, authentication
+  /// failure, unsupported version, malformed). It is never shown as text.
+  case sealedBodyUnreadable(record: String, cause: TaskCryptoError)
+  /// Sealing a body failed (too large, or the random source failed).
+  case sealingFailed(record: String, cause: TaskCryptoError)
+  /// A file beside the database could not be read or written.
+  case fileAccess(path: String, reason: String)
+}
+
+/// The kinds of record the store holds.
+public enum RecordKind: String, Sendable, Equatable {
+  /// A task.
+  case task
+  /// A page.
+  case page
+  /// An attachment file.
+  case attachment
+}
+
+extension TaskerError: CustomStringConvertible {
+  /// One line saying what went wrong.
+  public var description: String {
+    switch self {
+    case .databaseNotFound(let path): return "no Tasker database at '\(path)'"
+    case .notADatabase(let path): return "'\(path)' is not a Tasker database"
+    case .databaseTooNew(let path, let version, let supported):
+      return "'\(path)' has schema version \(version); this build reads up to \(supported)"
+    case .databaseBusy(let path): return "'\(path)' is locked by another Tasker process"
+    case .database(let path, let code, let message): return "database error \(code) on '\(path)': \(message)"
+    case .notFound(let kind, let id): return "no \(kind.rawValue) with id \(id)"
+    case .invalidValue(let field, let reason): return "invalid \(field): \(reason)"
+    case .vaultLocked(let reason):
+      return "the TaskKey vault is locked (\(reason.rawValue)): no note can be sealed or opened; nothing was changed"
+    case .vaultNotFound(let path): return "no TaskKey vault at '\(path)'"
+    case .noVaultLocation: return "cannot find the TaskKey vault: neither TASKKEY_HOME nor HOME is set"
+    case .vault(let error): return "TaskKey vault: \(error.description)"
+    case .sealedBodyUnreadable(let record, let cause):
+      return "\(record) is sealed and cannot be opened on this device: \(cause.description)"
+    case .sealingFailed(let record, let cause): return "cannot seal \(record): \(cause.description)"
+    case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
+    }
+  }
+
+  /// What to do next, when there is something useful to say.
+  public var hint: String? {
+    switch self {
+    case .databaseNotFound: return "add a task with 'tasker add TITLE' to create it, or set TASKER_HOME"
+    case .databaseTooNew: return "upgrade Tasker"
+    case .databaseBusy: return "wait for the other Tasker command to finish and try again"
+    case .vaultLocked: return "run 'taskkey unlock'"
+    case .vaultNotFound: return "run 'taskkey init' (or import this device's keys), or set TASKKEY_HOME"
+    case .noVaultLocation: return "set TASKKEY_HOME to the vault directory"
+    case .vault(let error): return error.hint
+    case .sealedBodyUnreadable(_, let cause):
+      if case .unknownKeyID = cause {
+        return "this device lacks the key: import a sync bundle with 'taskkey sync import'"
+      }
+      return "the stored value was altered or moved; restore the database from a backup"
+    case .notFound: return "run 'tasker list' (or 'tasker page list') to see the ids"
+    default: return nil
+    }
+  }
+}

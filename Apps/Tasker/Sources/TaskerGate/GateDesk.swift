@@ -1,0 +1,165 @@
+import Foundation
+import TaskerCore
+
+/// The user's side of the gate: approve or deny queued calls, and undo an
+/// addition or a completion from its receipt. Each leaves a receipt of
+/// its own, in the same transaction as its change.
+public struct GateDesk {
+  /// Checks, at approval time, that the key that asked is still valid.
+  public typealias KeyCheck = (String) throws -> Void
+
+  private let store: TaskStore
+  private let clock: () -> Date
+  private let calendar: Calendar
+
+  /// Opens the desk over a store.
+  ///
+  /// - Parameters:
+  ///   - store: the user's store.
+  ///   - clock: the time source.
+  ///   - calendar: the calendar with the user's time zone.
+  public init(store: TaskStore, clock: @escaping () -> Date = Date.init, calendar: Calendar = .current) {
+    self.store = store
+    self.clock = clock
+    self.calendar = calendar
+  }
+
+  /// Approves a pending call and runs it now, as the assistant that asked.
+  ///
+  /// - Parameters:
+  ///   - id: the approval's number.
+  ///   - checkKey: throws when the key that asked is no longer valid; the
+  ///     approval then stays pending and nothing runs.
+  /// - Returns: the receipt of the run.
+  /// - Throws: `GateError.approvalNotFound`, `.approvalNotPending`,
+  ///   `.keyNoLongerValid` (from `checkKey`), `.approvalUnreadable`, `.store`.
+  public func approve(_ id: Int64, checkKey: KeyCheck) throws -> GateReceipt {
+    let approval = try pending(id)
+    try checkKey(approval.keyID)
+    guard case .object(let arguments)? = JSONValue.parse(Data(approval.arguments.utf8)) else {
+      throw GateError.approvalUnreadable(id)
+    }
+    let call: GateCall
+    do {
+      call = try GateCall.parse(tool: approval.tool, arguments: arguments)
+    } catch {
+      throw GateError.approvalUnreadable(id)
+    }
+    let executor = GateExecutor(store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone))
+    return try storeCall {
+      try store.inOneTransaction {
+        guard try store.resolveApproval(id: id, approved: true) else { throw GateError.approvalNotPending(id) }
+        let outcome = try executor.run(call)
+        return try store.appendReceipt(
+          GateReceipt(
+            actor: "assistant", keyID: approval.keyID, assistant: approval.assistant, tool: approval.tool,
+            decision: "approved", target: outcome.target, summary: outcome.summary, undo: outcome.undo,
+            approval: id))
+      }
+    }
+  }
+
+  /// Denies a pending call; it never runs.
+  ///
+  /// - Returns: the receipt of the denial.
+  /// - Throws: `GateError.approvalNotFound`, `.approvalNotPending`, `.store`.
+  public func deny(_ id: Int64) throws -> GateReceipt {
+    let approval = try pending(id)
+    return try storeCall {
+      try store.inOneTransaction {
+        guard try store.resolveApproval(id: id, approved: false) else { throw GateError.approvalNotPending(id) }
+        return try store.appendReceipt(
+          GateReceipt(
+            actor: "user", keyID: nil, assistant: nil, tool: approval.tool, decision: "denied",
+            target: "approval/\(id)", summary: "denied: " + approval.summary, approval: id))
+      }
+    }
+  }
+
+  /// Undoes what a receipt recorded: deletes an added task or page, or
+  /// reopens a completed task.
+  ///
+  /// - Parameter id: the receipt's number.
+  /// - Returns: the receipt of the undo.
+  /// - Throws: `GateError.receiptNotFound`, `.notUndoable`,
+  ///   `.alreadyUndone`, `.store` (for example when the task is gone).
+  public func undo(_ id: Int64) throws -> GateReceipt {
+    guard let receipt = try storeCall({ try store.receipt(id: id) }) else { throw GateError.receiptNotFound(id) }
+    guard let undo = receipt.undo, let step = UndoStep(undo) else {
+      throw GateError.notUndoable(id, tool: receipt.tool)
+    }
+    if let earlier = try storeCall({ try store.receipt(undoing: id) }) {
+      throw GateError.alreadyUndone(id, by: earlier.id)
+    }
+    return try storeCall {
+      try store.inOneTransaction {
+        let summary: String
+        switch step {
+        case .deleteTask(let task):
+          try store.deleteTask(id: task)
+          summary = "undid r\(id): deleted task \(task)"
+        case .deletePage(let page):
+          try store.deletePage(id: page)
+          summary = "undid r\(id): deleted page \(page)"
+        case .reopenTask(let task):
+          try store.reopenTask(id: task)
+          summary = "undid r\(id): reopened task \(task)"
+        }
+        return try store.appendReceipt(
+          GateReceipt(
+            actor: "user", keyID: nil, assistant: nil, tool: "undo", decision: "undone", target: "receipt/\(id)",
+            summary: summary, undoes: id))
+      }
+    }
+  }
+
+  private func pending(_ id: Int64) throws -> GateApproval {
+    guard let approval = try storeCall({ try store.approval(id: id) }) else { throw GateError.approvalNotFound(id) }
+    guard approval.status == "pending" else { throw GateError.approvalNotPending(id) }
+    return approval
+  }
+
+  private func storeCall<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch let error as TaskerError {
+      throw GateError.store(error)
+    }
+  }
+
+  /// A one-line description of a call for the approval queue: the tool,
+  /// the task ids and titles, the names of changed fields; never note
+  /// text or page bodies.
+  static func describe(_ call: GateCall, store: TaskStore) -> String {
+    func title(_ id: Int64) -> String {
+      (try? store.task(id: id)).map { "task \(id) '\($0.title)'" } ?? "task \(id)"
+    }
+    switch call {
+    case .addTask(let draft): return "add task '\(draft.title)'"
+    case .editTasks(let ids, let changes):
+      return "edit \(ids.map(title).joined(separator: ", ")): \(GateExecutor.fields(changes))"
+    case .completeTask(let id): return "complete \(title(id))"
+    case .deleteTask(let id): return "delete \(title(id))"
+    case .addPage(let pageTitle, _): return "add page '\(pageTitle)'"
+    case .listTasks, .searchTasks, .showTask, .readNote: return "read tasks"
+    }
+  }
+}
+
+/// How a receipt says to undo it.
+enum UndoStep: Equatable {
+  case deleteTask(Int64)
+  case deletePage(Int64)
+  case reopenTask(Int64)
+
+  init?(_ text: String) {
+    let parts = text.split(separator: ":")
+    guard parts.count == 2, let id = Int64(parts[1]), id > 0 else { return nil }
+    switch parts[0] {
+    case "delete-task": self = .deleteTask(id)
+    case "delete-page": self = .deletePage(id)
+    case "reopen-task": self = .reopenTask(id)
+    default: return nil
+    }
+  }
+}

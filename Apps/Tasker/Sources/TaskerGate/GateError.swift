@@ -1,0 +1,60 @@
+import AssistantKeys
+import TaskerCore
+
+/// Every way the assistant gate can fail. Messages say what happened and
+/// what to do; none carries a key.
+public enum GateError: Error, Equatable, Sendable {
+  /// Quiet hours are not `HH:MM-HH:MM` with two different valid times.
+  case invalidQuietHours(String)
+  /// A daily budget is not a whole number from 0 to the limit.
+  case invalidBudget(String)
+  /// The HTTP listen address is not `[IPv4:]PORT`.
+  case invalidListenAddress(String)
+  /// The HTTP server could not start (the port is taken or not allowed).
+  case httpStartFailed(address: String)
+  /// The assistant key in the environment was refused.
+  case keyRefused(AssistantKeyError)
+  /// No approval with this number.
+  case approvalNotFound(Int64)
+  /// The approval was already approved or denied.
+  case approvalNotPending(Int64)
+  /// The approval's stored call no longer parses (the database was edited).
+  case approvalUnreadable(Int64)
+  /// The key that asked was revoked, expired or is unknown now, so its
+  /// call is not run; deny it.
+  case keyNoLongerValid(keyID: String, status: String)
+  /// No receipt with this number.
+  case receiptNotFound(Int64)
+  /// The receipt records something that cannot be undone.
+  case notUndoable(Int64, tool: String)
+  /// The receipt was already undone, by receipt `by`.
+  case alreadyUndone(Int64, by: Int64)
+  /// The store failed.
+  case store(TaskerError)
+
+  /// The message for people.
+  public var message: String {
+    switch self {
+    case .invalidQuietHours(let text):
+      return "invalid quiet hours '\(text.prefix(32))': use HH:MM-HH:MM with two different times, e.g. 22:00-07:00"
+    case .invalidBudget(let text):
+      return "invalid budget '\(text.prefix(32))': use a whole number of actions per day from 0 to 100000"
+    case .invalidListenAddress(let text):
+      return "invalid listen address '\(text.prefix(64))': use PORT or IPv4:PORT, e.g. 8765 or 127.0.0.1:8765"
+    case .httpStartFailed(let address):
+      return "could not listen on \(address): the port may be in use or not allowed"
+    case .keyRefused(let error):
+      return "assistant key refused: \(error)"
+    case .approvalNotFound(let id): return "no approval #\(id); 'tasker approvals list' shows them"
+    case .approvalNotPending(let id): return "approval #\(id) was already approved or denied"
+    case .approvalUnreadable(let id): return "approval #\(id) holds a call that no longer parses; deny it"
+    case .keyNoLongerValid(let keyID, let status):
+      return "the key \(keyID) that asked is \(status) now, so its call is not run; deny it"
+    case .receiptNotFound(let id): return "no receipt r\(id); 'tasker receipts' lists them"
+    case .notUndoable(let id, let tool):
+      return "receipt r\(id) (\(tool)) cannot be undone: only additions and completions that ran can"
+    case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
+    case .store(let error): return error.description
+    }
+  }
+}

@@ -1,0 +1,222 @@
+import AssistantKeys
+import Foundation
+
+/// Serves MCP's Streamable HTTP transport on one endpoint path, for
+/// assistants only: every request is authenticated with its bearer key,
+/// checked by `AssistantKeys` each time, so a revocation takes effect on
+/// the very next request. There is no trusted mode here.
+///
+/// POST carries one JSON-RPC message and is answered with JSON (a
+/// notification or response gets 202); GET answers 405 (this server sends
+/// no messages of its own); DELETE ends a session. `Mcp-Session-Id` is made
+/// at `initialize` and bound to the key that made it.
+public final class GateHTTPEndpoint: @unchecked Sendable {
+  /// The most sessions kept; the least recently used one is dropped
+  /// beyond it: 1,024.
+  public static let maximumSessions = 1_024
+
+  /// Answers a presented key: the assistant's identity, or why not.
+  public typealias Authenticate = (String) -> Result<GateIdentity, AssistantKeyError>
+  /// Makes the tools for a new session of a verified assistant.
+  public typealias MakeToolbox = (GateIdentity) -> AssistantToolProvider
+
+  private struct Session {
+    let keyID: String
+    let mcp: MCPSession
+    let toolbox: AssistantToolProvider
+    var lastUse: UInt64
+  }
+
+  private let path: String
+  private let authenticate: Authenticate
+  private let makeToolbox: MakeToolbox
+  private let instructions: String
+  private let mutex = NSLock()
+  private var sessions: [String: Session] = [:]
+  private var tick: UInt64 = 0
+
+  /// Makes the endpoint.
+  ///
+  /// - Parameters:
+  ///   - path: the endpoint path, e.g. `/mcp`.
+  ///   - instructions: what `initialize` tells clients.
+  ///   - authenticate: verifies a presented key (AssistantKeys).
+  ///   - makeToolbox: makes the tools for a session.
+  public init(
+    path: String, instructions: String, authenticate: @escaping Authenticate, makeToolbox: @escaping MakeToolbox
+  ) {
+    self.path = path
+    self.instructions = instructions
+    self.authenticate = authenticate
+    self.makeToolbox = makeToolbox
+  }
+
+  /// Answers one request. Thread-safe: requests are handled one at a time.
+  ///
+  /// - Parameter request: a complete request.
+  /// - Returns: the response.
+  public func respond(to request: HTTPRequest) -> HTTPResponse {
+    mutex.lock()
+    defer { mutex.unlock() }
+    guard request.path == path else { return Self.plain(404, "no MCP endpoint here; use \(path)") }
+    if let origin = request.headers["origin"], !origin.allSatisfy(Self.isLoopbackOrigin) {
+      return Self.plain(403, "origin not allowed: only http://127.0.0.1, http://localhost and http://[::1]")
+    }
+    let identity: GateIdentity
+    switch authorize(request) {
+    case .verified(let verified): identity = verified
+    case .refused(let response): return response
+    }
+    switch request.method {
+    case "POST": return post(request, identity: identity)
+    case "DELETE":
+      guard let id = request.single("mcp-session-id"), sessions[id]?.keyID == identity.keyID else {
+        return Self.plain(404, "no such session")
+      }
+      sessions[id] = nil
+      return HTTPResponse(status: 204)
+    default:
+      return HTTPResponse(
+        status: 405, headers: [HTTPHeader("Allow", "POST, DELETE"), HTTPHeader("Content-Type", "text/plain")],
+        body: Array("this endpoint takes POST (and DELETE to end a session); it opens no server stream\n".utf8))
+    }
+  }
+
+  private enum Authorization {
+    case verified(GateIdentity)
+    case refused(HTTPResponse)
+  }
+
+  private func authorize(_ request: HTTPRequest) -> Authorization {
+    let token: String
+    switch BearerCredential.read(request.headers) {
+    case .missing:
+      return .refused(Self.unauthorized(challenge: "Bearer realm=\"tasker\"", "an assistant key is required"))
+    case .malformed:
+      return .refused(
+        Self.unauthorized(
+          challenge: "Bearer realm=\"tasker\", error=\"invalid_request\"",
+          "send exactly one 'Authorization: Bearer tk_…' header"))
+    case .token(let presented): token = presented
+    }
+    switch authenticate(token) {
+    case .success(let identity): return .verified(identity)
+    case .failure(.vaultLocked), .failure(.registryDamaged):
+      return .refused(
+        Self.jsonError(
+          503, [],
+          MCPError(
+            code: MCPError.unauthorizedCode,
+            message: "the key cannot be checked now (vault locked or key registry damaged); refused")))
+    case .failure(let error):
+      return .refused(
+        Self.unauthorized(
+          challenge: "Bearer realm=\"tasker\", error=\"invalid_token\"", "assistant key refused: \(error)"))
+    }
+  }
+
+  private func post(_ request: HTTPRequest, identity: GateIdentity) -> HTTPResponse {
+    guard let type = request.single("content-type"), type.lowercased().hasPrefix("application/json") else {
+      return Self.plain(415, "send the JSON-RPC message as Content-Type: application/json")
+    }
+    if let accept = request.headers["accept"]?.joined(separator: ","),
+      !accept.contains("application/json") && !accept.contains("*/*")
+    {
+      return Self.plain(406, "this endpoint answers with application/json; accept it")
+    }
+    guard let message = JSONValue.parse(request.body) else {
+      return Self.jsonError(
+        400, [], MCPError(code: MCPError.parseErrorCode, message: "parse error: the body is not valid JSON"))
+    }
+    var extra: [HTTPHeader] = []
+    let session: Session
+    if MCPSession.isInitialize(message) {
+      let opened = openSession(for: identity)
+      session = opened.session
+      extra.append(HTTPHeader("Mcp-Session-Id", opened.id))
+    } else {
+      guard let id = request.single("mcp-session-id") else {
+        return Self.jsonError(
+          400, [],
+          MCPError(code: MCPError.invalidRequestCode, message: "missing Mcp-Session-Id: send 'initialize' first"))
+      }
+      guard var found = sessions[id], found.keyID == identity.keyID else {
+        return Self.jsonError(404, [], MCPError(code: MCPError.invalidRequestCode, message: "no such session"))
+      }
+      if let version = request.single("mcp-protocol-version"), version != found.mcp.protocolVersion {
+        return Self.plain(400, "MCP-Protocol-Version \(version.prefix(32)) does not match the session's")
+      }
+      tick += 1
+      found.lastUse = tick
+      sessions[id] = found
+      session = found
+    }
+    session.toolbox.identity = identity
+    switch session.mcp.handle(message) {
+    case .accepted:
+      return HTTPResponse(status: 202, headers: extra)
+    case .response(let json, let error):
+      return Self.json(status(for: error, headers: &extra), extra, json)
+    }
+  }
+
+  private func status(for error: MCPError?, headers: inout [HTTPHeader]) -> Int {
+    switch error?.code {
+    case nil: return 200
+    case MCPError.insufficientScopeCode?:
+      let scope = error?.data?["scope"]?.stringValue ?? ""
+      headers.append(
+        HTTPHeader("WWW-Authenticate", "Bearer realm=\"tasker\", error=\"insufficient_scope\", scope=\"\(scope)\""))
+      return 403
+    case MCPError.unauthorizedCode?:
+      headers.append(HTTPHeader("WWW-Authenticate", "Bearer realm=\"tasker\", error=\"invalid_token\""))
+      return 401
+    case MCPError.parseErrorCode?, MCPError.invalidRequestCode?: return 400
+    default: return 200
+    }
+  }
+
+  private func openSession(for identity: GateIdentity) -> (id: String, session: Session) {
+    if sessions.count >= Self.maximumSessions, let oldest = sessions.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+      sessions[oldest.key] = nil
+    }
+    tick += 1
+    let toolbox = makeToolbox(identity)
+    let session = Session(
+      keyID: identity.keyID, mcp: MCPSession(provider: toolbox, instructions: instructions), toolbox: toolbox,
+      lastUse: tick)
+    let id = UUID().uuidString.lowercased()
+    sessions[id] = session
+    return (id, session)
+  }
+
+  private static func isLoopbackOrigin(_ origin: String) -> Bool {
+    guard let url = URL(string: origin), let host = url.host else { return false }
+    return ["127.0.0.1", "localhost", "[::1]", "::1"].contains(host.lowercased())
+  }
+
+  private static func plain(_ status: Int, _ text: String) -> HTTPResponse {
+    HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array((text + "\n").utf8))
+  }
+
+  private static func unauthorized(challenge: String, _ message: String) -> HTTPResponse {
+    jsonError(
+      401, [HTTPHeader("WWW-Authenticate", challenge)], MCPError(code: MCPError.unauthorizedCode, message: message))
+  }
+
+  private static func jsonError(_ status: Int, _ headers: [HTTPHeader], _ error: MCPError) -> HTTPResponse {
+    json(status, headers, ["jsonrpc": "2.0", "id": .null, "error": error.json])
+  }
+
+  private static func json(_ status: Int, _ headers: [HTTPHeader], _ body: JSONValue) -> HTTPResponse {
+    HTTPResponse(
+      status: status, headers: [HTTPHeader("Content-Type", "application/json")] + headers, body: Array(body.encoded))
+  }
+}
+
+/// The tools of one assistant session, told before each message which
+/// identity the key verified as just now.
+public protocol AssistantToolProvider: MCPToolProvider {
+  /// The identity from the latest verification of the session's key.
+  var identity: GateIdentity { get set }
+}

@@ -1,0 +1,56 @@
+import AssistantKeys
+import Foundation
+
+/// Serves MCP over standard input and output: one JSON-RPC message per
+/// line each way (the MCP stdio transport). Nothing but MCP messages is
+/// written to standard output.
+public enum GateStdio {
+  /// The longest message line read: 4 MiB. A longer line is answered with
+  /// a parse error and skipped.
+  public static let maximumLine = 4 << 20
+
+  /// Serves until standard input ends.
+  ///
+  /// - Parameters:
+  ///   - toolbox: the tools (trusted, or for the assistant whose key
+  ///     verified at start).
+  ///   - reverify: for an assistant, checks the key again before every
+  ///     message; nil in trusted mode.
+  ///   - readLine: returns the next line without its newline, nil at the end.
+  ///   - write: writes one line (a newline is added).
+  public static func serve(
+    toolbox: GateToolbox, reverify: (() -> Result<GateIdentity, AssistantKeyError>)?, readLine: () -> String?,
+    write: (String) -> Void
+  ) {
+    let session = MCPSession(provider: toolbox, instructions: GateInstructions.text)
+    while let line = readLine() {
+      if line.allSatisfy(\.isWhitespace) { continue }
+      guard line.utf8.count <= maximumLine else {
+        let error = MCPError(code: MCPError.parseErrorCode, message: "message longer than \(maximumLine) bytes")
+        write(JSONValue.object(["jsonrpc": "2.0", "id": .null, "error": error.json]).text)
+        continue
+      }
+      if let reverify {
+        switch reverify() {
+        case .success(let identity): toolbox.identity = identity
+        case .failure(let error):
+          let message = JSONValue.parse(Data(line.utf8))
+          guard let id = message?["id"], message?["method"] != nil else { continue }
+          let refusal = MCPError(code: MCPError.unauthorizedCode, message: "assistant key refused: \(error)")
+          write(JSONValue.object(["jsonrpc": "2.0", "id": id, "error": refusal.json]).text)
+          continue
+        }
+      }
+      if case .response(let reply, _) = session.handle(bytes: Data(line.utf8)) { write(reply.text) }
+    }
+  }
+}
+
+/// What `initialize` tells clients about the gate.
+public enum GateInstructions {
+  /// The instructions text.
+  public static let text =
+    "Tasker's assistant gate. Tools read and change the user's tasks and pages. Each call is decided by the key's "
+    + "trust level and grants, a daily budget and quiet hours: it runs, waits for the user's approval (the result "
+    + "says status 'queued'), or is refused with an error that says why. Every change leaves a receipt."
+}

@@ -1,0 +1,4 @@
+import Foundation
+import TaskerCLI
+
+exit(TaskerMain.run(Array(CommandLine.arguments.dropFirst())))

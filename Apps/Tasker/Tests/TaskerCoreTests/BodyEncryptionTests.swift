@@ -1,0 +1,152 @@
+import Foundation
+import TaskCrypto
+import TaskerTestSupport
+import Testing
+
+@testable import TaskerCore
+
+@Suite("Encrypt and rewrap: plain bodies are sealed once, sealed ones move to the primary key")
+struct BodyEncryptionTests {
+  /// A store with encryption off and `count` tasks and pages holding plain bodies.
+  func plainStore(_ directory: TemporaryDirectory, keyring: Keyring, count: Int) throws -> TaskStore {
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    try store.setBodyEncryption(false)
+    for index in 1...count {
+      var draft = TaskDraft(title: "task \(index)")
+      draft.notes = index % 5 == 0 ? "" : "note \(index)"
+      try store.addTask(draft)
+      try store.addPage(title: "page \(index)", body: "body \(index)")
+    }
+    return store
+  }
+
+  func storedBodies(_ store: TaskStore) throws -> [String] {
+    try store.connection.prepare("SELECT notes FROM tasks ORDER BY id").rows { $0.text(0) }
+      + store.connection.prepare("SELECT body FROM pages ORDER BY id").rows { $0.text(0) }
+  }
+
+  @Test func encryptSealsEveryPlainBodyInBatchesAndASecondRunChangesNothing() throws {
+    let directory = try TemporaryDirectory()
+    let keyring = try Keyring.generate()
+    let store = try plainStore(directory, keyring: keyring, count: 25)
+    var seen = [EncryptionReport]()
+    let report = try store.encryptBodies(batchSize: 7) { seen.append($0) }
+    #expect(report.sealed == 20 + 25)
+    #expect(report.empty == 5)
+    #expect(report.alreadySealed == 0)
+    #expect(report.batches == 4 + 4)
+    #expect(seen.count == report.batches)
+    #expect(try store.bodyEncryption())
+    let stored = try storedBodies(store)
+    #expect(stored.filter { !$0.isEmpty }.allSatisfy { $0.hasPrefix("tc1.\(keyring.primaryID.hex):") })
+    for index in 1...25 {
+      #expect(try store.task(id: Int64(index)).notes == (index % 5 == 0 ? "" : "note \(index)"))
+      #expect(try store.page(id: Int64(index)).body == "body \(index)")
+    }
+    let again = try store.encryptBodies(batchSize: 7)
+    #expect(again.sealed == 0)
+    #expect(again.alreadySealed == 45)
+    #expect(try storedBodies(store) == stored)
+  }
+
+  @Test func aBatchThatFailsIsRolledBackWhole() throws {
+    let directory = try TemporaryDirectory()
+    let keyring = try Keyring.generate()
+    let store = try plainStore(directory, keyring: keyring, count: 3)
+    // A body over the sealed-value limit cannot be sealed: its batch (all three tasks) stays plain.
+    try store.connection.prepare("UPDATE tasks SET notes = ? WHERE id = 3")
+      .run([.text(String(repeating: "x", count: SealedValue.maximumPlaintextByteCount + 1))])
+    #expect(throws: TaskerError.self) { try store.encryptBodies(batchSize: 10) }
+    let notes = try store.connection.prepare("SELECT notes FROM tasks WHERE id < 3 ORDER BY id").rows { $0.text(0) }
+    #expect(notes == ["note 1", "note 2"])
+  }
+
+  @Test func encryptRefusesAnOutOfRangeBatchAndALockedVaultBeforeWriting() throws {
+    let device = try TestDevice(unlock: false)
+    let store = try device.store()
+    try store.setBodyEncryption(false)
+    var draft = TaskDraft(title: "t")
+    draft.notes = "plain"
+    try store.addTask(draft)
+    #expect(throws: TaskerError.invalidValue(field: "batch size", reason: "must be 1 to 100000")) {
+      try store.encryptBodies(batchSize: 0)
+    }
+    #expect(throws: TaskerError.vaultLocked(reason: .notUnlocked)) { try store.encryptBodies() }
+    #expect(try store.bodyEncryption() == false, "a refused run leaves the setting alone")
+    #expect(try storedBodies(store) == ["plain"])
+  }
+
+  @Test func rewrapMovesEverySealedBodyToThePrimaryKey() throws {
+    let directory = try TemporaryDirectory()
+    var keyring = try Keyring.generate()
+    let old = keyring.primaryID
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    for index in 1...4 {
+      var draft = TaskDraft(title: "t\(index)")
+      draft.notes = "note \(index)"
+      try store.addTask(draft)
+    }
+    try store.addPage(title: "p", body: "page body")
+    try store.setBodyEncryption(false)
+    var plain = TaskDraft(title: "plain")
+    plain.notes = "left plain"
+    try store.addTask(plain)
+    #expect(try store.keyUsage().keys == [KeyUsage(keyID: old.hex, taskNotes: 4, pageBodies: 1)])
+
+    try keyring.rotate()
+    let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    let report = try rotated.rewrapBodies()
+    #expect(report == RewrapReport(rewrapped: 5, current: 0, plain: 1, primaryKeyID: keyring.primaryID.hex))
+    let usage = try rotated.keyUsage()
+    #expect(usage.keys == [KeyUsage(keyID: keyring.primaryID.hex, taskNotes: 4, pageBodies: 1)])
+    #expect(usage.plainBodies == 1)
+    #expect(try rotated.task(id: 3).notes == "note 3")
+    #expect(try rotated.task(id: 5).notes == "left plain")
+    #expect(try rotated.rewrapBodies().rewrapped == 0)
+
+    // Once the old key is retired nothing needs it.
+    try keyring.retire(old)
+    #expect(try TaskStore(databasePath: directory.path("t.db"), keys: keyring).page(id: 1).body == "page body")
+  }
+
+  @Test func rewrapChangesNothingWhenOneBodyDoesNotOpen() throws {
+    let directory = try TemporaryDirectory()
+    var keyring = try Keyring.generate()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    for index in 1...3 {
+      var draft = TaskDraft(title: "t\(index)")
+      draft.notes = "note \(index)"
+      try store.addTask(draft)
+    }
+    // Task 3's notes are sealed by a key this keyring never had.
+    let stranger = try SealedValue.seal("x", using: try Keyring.generate(), context: "task/3/notes")
+    try store.connection.prepare("UPDATE tasks SET notes = ? WHERE id = 3").run([.text(stranger)])
+    let before = try storedBodies(store)
+    try keyring.rotate()
+    let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    #expect(
+      throws: TaskerError.sealedBodyUnreadable(
+        record: "task/3/notes", cause: .unknownKeyID(try SealedValue.keyID(of: stranger)!))
+    ) {
+      try rotated.rewrapBodies()
+    }
+    #expect(try storedBodies(rotated) == before)
+  }
+
+  @Test func sealedRecordsListEverySealedBodyWithItsContext() throws {
+    let directory = try TemporaryDirectory()
+    let keyring = try Keyring.generate()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    var draft = TaskDraft(title: "t")
+    draft.notes = "n"
+    try store.addTask(draft)
+    try store.addTask(TaskDraft(title: "empty"))
+    try store.addPage(title: "p", body: "b")
+    let records = try store.sealedRecords()
+    #expect(records.map(\.record) == ["task/1/notes", "page/1/body"])
+    #expect(try records.allSatisfy { try SealedValue.open($0.value, using: keyring, context: $0.record).count == 1 })
+    // A value of an unknown format version is counted, never guessed at.
+    try store.connection.prepare("UPDATE tasks SET notes = 'tc2.0a0b0c0d:AAAA' WHERE id = 2").run()
+    #expect(try store.keyUsage().unreadable == 1)
+  }
+}

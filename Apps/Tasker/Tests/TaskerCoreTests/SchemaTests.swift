@@ -1,0 +1,97 @@
+import Foundation
+import TaskCrypto
+import TaskerTestSupport
+import Testing
+
+@testable import TaskerCore
+
+@Suite struct SchemaTests {
+  @Test func connectionSettingsAndVersion() throws {
+    let directory = try TemporaryDirectory()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let pragma = { (name: String) in try store.connection.prepare("PRAGMA \(name)").first { $0.text(0) } }
+    #expect(try pragma("journal_mode") == "wal")
+    #expect(try pragma("foreign_keys") == "1")
+    #expect(try pragma("user_version") == String(Schema.current))
+    #expect(try pragma("busy_timeout") == "5000")
+    #expect(try pragma("page_size") == "16384")
+    let mode = try FileManager.default.attributesOfItem(atPath: directory.path("t.db"))[.posixPermissions] as? Int
+    #expect(mode == 0o600)
+  }
+
+  @Test func foreignKeysAreEnforced() throws {
+    let directory = try TemporaryDirectory()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let error = #expect(throws: TaskerError.self) {
+      try store.connection.prepare(
+        "INSERT INTO attachments (task_id, name, byte_count, media_type, file, created_at) VALUES (42, 'a', 0, 't', 'f', 0)"
+      ).run()
+    }
+    guard case .database(_, let code, _) = error else {
+      Issue.record("\(String(describing: error))")
+      return
+    }
+    #expect(code == 787, "SQLITE_CONSTRAINT_FOREIGNKEY")
+  }
+
+  @Test func migrationIsIdempotentAndANewerDatabaseIsRefusedUntouched() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("t.db")
+    try TaskStore(databasePath: path, keys: try Keyring.generate()).addTask(TaskDraft(title: "kept"))
+    #expect(try TaskStore(databasePath: path, keys: try Keyring.generate()).tasks().map(\.title) == ["kept"])
+
+    let connection = try Connection(path: path, create: false)
+    try connection.execute("PRAGMA user_version = \(Schema.current + 1)")
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(throws: TaskerError.databaseTooNew(path: path, version: Schema.current + 1, supported: Schema.current)) {
+      try TaskStore(databasePath: path, keys: try Keyring.generate())
+    }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+  }
+
+  @Test func aVersionOneDatabaseMigratesForwardWithItsRows() throws {
+    let directory = try TemporaryDirectory()
+    let path = directory.path("t.db")
+    do {
+      FileManager.default.createFile(atPath: path, contents: nil)
+      let old = try Connection(path: path, create: false)
+      try old.execute(Schema.migrations[0])
+      try old.execute("PRAGMA user_version = 1")
+      try old.execute("INSERT INTO tasks (title, notes, created_at) VALUES ('from v1', 'plain', 0)")
+    }
+    let store = try TaskStore(databasePath: path, keys: try Keyring.generate())
+    #expect(try store.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == Int64(Schema.current))
+    #expect(try store.task(id: 1).notes == "plain")
+    let plan = try store.connection.prepare(
+      "EXPLAIN QUERY PLAN SELECT \(TaskStore.summaryColumns) FROM tasks WHERE status = 'open' ORDER BY due IS NULL, due, id"
+    ).rows { $0.text(3) }
+    #expect(plan == ["SCAN tasks USING COVERING INDEX tasks_listing"], "list reads the index alone")
+  }
+
+  @Test func missingDatabaseAndNonDatabaseFilesAreTypedErrors() throws {
+    let directory = try TemporaryDirectory()
+    let missing = directory.path("missing.db")
+    #expect(throws: TaskerError.databaseNotFound(path: missing)) {
+      try TaskStore(databasePath: missing, keys: try Keyring.generate(), create: false)
+    }
+    #expect(!(FileManager.default.fileExists(atPath: missing)))
+    let junk = directory.path("junk.db")
+    FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 4096))
+    #expect(throws: TaskerError.notADatabase(path: junk)) {
+      try TaskStore(databasePath: junk, keys: try Keyring.generate())
+    }
+  }
+
+  @Test func aFailedChangeRollsBackWhole() throws {
+    let directory = try TemporaryDirectory()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    struct Stop: Error, Equatable {}
+    #expect(throws: (any Error).self) {
+      try store.connection.transaction {
+        try store.connection.prepare("INSERT INTO tasks (title, created_at) VALUES ('x', 0)").run()
+        throw Stop()
+      }
+    }
+    #expect(try store.tasks(.all).count == 0)
+  }
+}

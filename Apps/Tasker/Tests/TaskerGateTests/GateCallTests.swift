@@ -1,0 +1,74 @@
+import TaskerCore
+import TaskerGate
+import XCTest
+
+final class GateCallTests: XCTestCase {
+  private func refusal(_ tool: String, _ arguments: [String: JSONValue]) -> String? {
+    do {
+      _ = try GateCall.parse(tool: tool, arguments: arguments)
+      return nil
+    } catch {
+      XCTAssertEqual(error.code, MCPError.invalidParamsCode)
+      return error.message
+    }
+  }
+
+  func testEveryToolHasACompleteClosedObjectSchema() {
+    XCTAssertEqual(GateTools.catalog.count, 9)
+    for tool in GateTools.catalog {
+      XCTAssertEqual(tool.inputSchema["type"], "object", tool.name)
+      XCTAssertEqual(tool.inputSchema["additionalProperties"], false, tool.name)
+      guard case .object(let properties)? = tool.inputSchema["properties"] else { return XCTFail(tool.name) }
+      for (name, schema) in properties { XCTAssertNotNil(schema["type"], "\(tool.name).\(name)") }
+    }
+  }
+
+  func testCallsMapToTheirActions() throws {
+    let cases: [(String, [String: JSONValue], GateAction)] = [
+      ("list_tasks", [:], .readTasks), ("list_tasks", ["include_notes": true], .readNotes),
+      ("search_tasks", ["query": "x"], .readTasks), ("show_task", ["id": 1], .readTasks),
+      ("read_note", ["id": 1], .readNotes), ("add_task", ["title": "t"], .addTask),
+      ("edit_task", ["ids": [1], "title": "t"], .editTask), ("edit_task", ["ids": [1, 2], "title": "t"], .bulkEdit),
+      ("complete_task", ["id": 1], .completeTask), ("delete_task", ["id": 1], .deleteTask),
+      ("add_page", ["title": "p"], .addPage),
+    ]
+    for (tool, arguments, action) in cases {
+      XCTAssertEqual(try GateCall.parse(tool: tool, arguments: arguments).action, action, "\(tool) \(arguments)")
+    }
+  }
+
+  func testArgumentsAreCheckedAgainstTheSchema() {
+    XCTAssertEqual(refusal("nope", [:]), "unknown tool 'nope'; tools/list names the tools this gate has")
+    XCTAssertEqual(refusal("add_task", [:]), "add_task: the argument 'title' is required")
+    XCTAssertEqual(refusal("add_task", ["title": ""]), "add_task: 'title' must not be empty")
+    XCTAssertEqual(refusal("add_task", ["title": 5]), "add_task: 'title' must be string, not integer")
+    XCTAssertTrue(refusal("add_task", ["title": "t", "colour": "red"])?.contains("unknown argument 'colour'") ?? false)
+    XCTAssertEqual(
+      refusal("add_task", ["title": "t", "due": "2026-02-30"]),
+      "add_task: 'due' must be a calendar day written YYYY-MM-DD")
+    XCTAssertEqual(
+      refusal("add_task", ["title": "t", "priority": "urgent"]),
+      "add_task: 'priority' must be one of \"none\", \"low\", \"medium\", \"high\"")
+    XCTAssertEqual(
+      refusal("add_task", ["title": "t", "estimate_minutes": -1]), "add_task: 'estimate_minutes' must be ≥ 0")
+    XCTAssertEqual(refusal("show_task", ["id": 0]), "show_task: 'id' must be ≥ 1")
+    XCTAssertEqual(refusal("list_tasks", ["limit": 501]), "list_tasks: 'limit' must be ≤ 500")
+    XCTAssertEqual(refusal("edit_task", ["ids": [], "title": "t"]), "edit_task: 'ids' needs at least 1 item(s)")
+    XCTAssertEqual(refusal("edit_task", ["ids": [1, 1], "title": "t"]), "edit_task: 'ids' must not repeat an item")
+    XCTAssertEqual(refusal("edit_task", ["ids": [1]]), "edit_task: give at least one field to change")
+    XCTAssertEqual(
+      refusal("add_task", ["title": .string(String(repeating: "x", count: 501))]),
+      "add_task: 'title' is longer than 500 characters")
+  }
+
+  func testNullClearsOptionalFieldsInAnEdit() throws {
+    guard
+      case .editTasks(_, let changes) = try GateCall.parse(
+        tool: "edit_task", arguments: ["ids": [3], "due": .null, "energy": .null, "estimate_minutes": .null])
+    else { return XCTFail("not an edit") }
+    XCTAssertEqual(changes.due, .some(nil))
+    XCTAssertEqual(changes.energy, .some(nil))
+    XCTAssertEqual(changes.estimateMinutes, .some(nil))
+    XCTAssertNil(changes.title)
+  }
+}

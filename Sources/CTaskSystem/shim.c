@@ -1,0 +1,64 @@
+#include "task_system.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+int task_system_disable_dumpable(void) {
+  return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int task_system_is_dumpable(void) {
+  return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int task_system_set_xattr(const char *path, const char *name, const void *value, unsigned long size) {
+  return lsetxattr(path, name, value, size, 0);
+}
+
+long task_system_get_xattr(const char *path, const char *name, void *value, unsigned long size) {
+  return (long)lgetxattr(path, name, value, size);
+}
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT,
+                                    SIGQUIT, SIGSYS, SIGXCPU, SIGXFSZ};
+
+/// Async-signal-safe: restore the default action, unblock, re-raise. Core
+/// dumps are off (RLIMIT_CORE 0, not dumpable), so nothing is written.
+static void end_on_fatal_signal(int signo) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = SIG_DFL;
+  sigemptyset(&action.sa_mask);
+  sigaction(signo, &action, NULL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, signo);
+  sigprocmask(SIG_UNBLOCK, &set, NULL);
+  raise(signo);
+  _exit(128 + signo);  // not reached: the default action ends the process
+}
+
+int task_system_end_on_fatal_signals(void) {
+  struct sigaction action;
+  memset(&action, 0, sizeof action);
+  action.sa_handler = end_on_fatal_signal;
+  sigfillset(&action.sa_mask);
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  for (unsigned i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+    if (sigaction(fatal_signals[i], &action, NULL) != 0) return -1;
+    sigaddset(&blocked, fatal_signals[i]);
+  }
+  // A parent may have blocked some of them (the mask survives exec); a
+  // blocked SIGQUIT or SIGABRT would be held pending and never end us.
+  return sigprocmask(SIG_UNBLOCK, &blocked, NULL);
+}
+
+int task_system_ends_on_signal(int signo) {
+  struct sigaction current;
+  if (sigaction(signo, NULL, &current) != 0) return -1;
+  return current.sa_handler == end_on_fatal_signal ? 1 : 0;
+}

@@ -1,0 +1,129 @@
+import TaskCrypto
+
+/// Random access to an attachment file: any byte range, decrypting only the
+/// chunks it touches.
+///
+/// Opening a sealed file checks its wrapper and commitment and
+/// authenticates its final chunk, so `byteCount` is authenticated before
+/// the first read, and a truncated or extended file is refused at once. A
+/// plain file (no magic) is read as it is. Memory stays at one chunk.
+public final class AttachmentReader {
+  /// Whether the file is a sealed attachment (false: a plain file).
+  public let isSealed: Bool
+  /// The note key that sealed it, when sealed.
+  public let keyID: KeyID?
+  /// The plaintext length, authenticated for a sealed file.
+  public let byteCount: UInt64
+  private let path: String
+  private let fd: Int32
+  private let opener: ChunkedEncryption.RandomAccessOpener?
+
+  /// Opens the attachment at `path` for `record`.
+  ///
+  /// - Parameters:
+  ///   - path: a regular file.
+  ///   - keyring: the key named in the wrapper must be in it.
+  ///   - record: the record the attachment was sealed for.
+  /// - Throws: `AttachmentError.truncatedWrapper`, `.unsupportedVersion`,
+  ///   `.crypto` (`.unknownKeyID`, `.commitmentMismatch`,
+  ///   `.missingFinalChunk`, `.finalChunkAuthenticationFailed`,
+  ///   `.trailingData`…), `.io`.
+  public init(path: String, keyring: Keyring, record: String) throws {
+    let input = try SystemIO.openForReading(path)
+    self.path = path
+    self.fd = input.fd
+    do {
+      guard let size = input.size else { throw AttachmentError.io(call: "fstat", path: path, errno: 29) }
+      var head = [UInt8](repeating: 0, count: Int(Swift.min(size, UInt64(Attachment.wrapperByteCount))))
+      try head.withUnsafeMutableBytes { try SystemIO.read(input.fd, into: $0, at: 0, name: path) }
+      guard Attachment.isSealed(prefix: head) else {
+        (isSealed, keyID, byteCount, opener) = (false, nil, size, nil)
+        return
+      }
+      let id = try Attachment.parseWrapper(head)
+      guard let key = keyring.key(for: id) else { throw AttachmentError.crypto(.unknownKeyID(id)) }
+      let offset = UInt64(Attachment.wrapperByteCount)
+      let fd = input.fd
+      let opener = try attachmentCall {
+        try ChunkedEncryption.RandomAccessOpener(
+          key: key.key, context: Attachment.context(wrapper: head, record: record), sealedByteCount: size - offset
+        ) { position, buffer in
+          try SystemIO.read(fd, into: buffer, at: offset + position, name: path)
+        }
+      }
+      (isSealed, keyID, byteCount, self.opener) = (true, id, opener.plaintextByteCount, opener)
+    } catch {
+      try? SystemIO.close(input.fd, path: path)
+      throw error
+    }
+  }
+
+  deinit { try? SystemIO.close(fd, path: path) }
+
+  /// Fills `buffer` with the plaintext at `offset`.
+  ///
+  /// - Throws: `AttachmentError.crypto(.rangeOutOfBounds)` when the range
+  ///   is not inside the attachment; a chunk's authentication error (the
+  ///   buffer is wiped); `.io`.
+  public func read(offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws {
+    guard let opener else {
+      let length = UInt64(buffer.count)
+      guard offset <= byteCount, length <= byteCount - offset else {
+        throw AttachmentError.crypto(.rangeOutOfBounds(offset: offset, length: length, messageByteCount: byteCount))
+      }
+      try SystemIO.read(fd, into: buffer, at: offset, name: path)
+      return
+    }
+    try attachmentCall { try opener.read(offset: offset, into: buffer) }
+  }
+
+  /// Returns `count` plaintext bytes at `offset`.
+  ///
+  /// - Throws: as `read(offset:into:)`.
+  public func read(offset: UInt64, count: Int) throws -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    try bytes.withUnsafeMutableBytes { try read(offset: offset, into: $0) }
+    return bytes
+  }
+
+  /// Writes `length` plaintext bytes from `offset` to file descriptor
+  /// `output`, 1 MiB at a time, each piece verified before it is written.
+  ///
+  /// - Returns: what was written.
+  /// - Throws: as `read(offset:into:)`; `AttachmentError.io`.
+  public func copy(offset: UInt64, length: UInt64, to output: Int32) throws -> Attachment.Summary {
+    try copy(offset: offset, length: length) { try SystemIO.write(output, $0, name: "<fd \(output)>") }
+  }
+
+  /// Writes `length` plaintext bytes from `offset` to a new file at
+  /// `destination`, which appears only whole (temporary file, then rename).
+  ///
+  /// - Returns: what was written.
+  /// - Throws: as `read(offset:into:)`; `AttachmentError.destinationExists`,
+  ///   `.io`.
+  public func copy(offset: UInt64, length: UInt64, toFile destination: String) throws -> Attachment.Summary {
+    try Attachment.transform(descriptor: -1, name: path, to: destination, replacing: false) { _, write in
+      try copy(offset: offset, length: length, write)
+    }
+  }
+
+  private func copy(offset: UInt64, length: UInt64, _ write: Attachment.Write) throws -> Attachment.Summary {
+    guard offset <= byteCount, length <= byteCount - offset else {
+      throw AttachmentError.crypto(.rangeOutOfBounds(offset: offset, length: length, messageByteCount: byteCount))
+    }
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Attachment.readByteCount, alignment: 16)
+    defer {
+      buffer.initializeMemory(as: UInt8.self, repeating: 0)
+      buffer.deallocate()
+    }
+    var done: UInt64 = 0
+    while done < length {
+      let piece = UnsafeMutableRawBufferPointer(
+        rebasing: buffer[..<Int(Swift.min(length - done, UInt64(buffer.count)))])
+      try read(offset: offset + done, into: piece)
+      try write(UnsafeRawBufferPointer(piece))
+      done += UInt64(piece.count)
+    }
+    return Attachment.Summary(isSealed: isSealed, keyID: keyID, plaintextByteCount: length, storedByteCount: length)
+  }
+}

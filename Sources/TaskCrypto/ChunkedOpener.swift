@@ -1,0 +1,197 @@
+import Foundation
+
+extension ChunkedEncryption {
+  /// Streams a sealed message back to plaintext with constant memory.
+  ///
+  /// Feed the sealed bytes (header first) in pieces of any size with
+  /// `update`, then call `finish` once at the end of the input. The header's
+  /// commitment is checked as soon as its 56 bytes are in, before any chunk
+  /// is decrypted. `emit` receives plaintext only from chunks whose tags
+  /// verified, in order.
+  ///
+  /// A stream can fail after a valid prefix was emitted (a truncated or
+  /// altered later chunk): treat the output as unusable until `finish`
+  /// returns. Once it has failed, every later call fails with the same
+  /// error; it never turns into a clean end.
+  public final class Opener {
+    /// Plaintext chunks gathered before `emit` is called.
+    static let batchChunkCount = 16
+
+    private let inputKey: SymmetricKey?
+    private let context: [UInt8]
+    private var cipher: ChunkCipher?
+    private var header = [UInt8]()
+    private let sealed: UnsafeMutableRawBufferPointer
+    private var sealedCount = 0
+    private let output: UnsafeMutableRawBufferPointer
+    private var outputCount = 0
+    /// The index of the next chunk; internal so that tests can start near
+    /// the counter's limits.
+    var chunkIndex: UInt64 = 0
+    private var failure: TaskCryptoError?
+    private var finished = false
+
+    /// Prepares to open a message sealed under `key` for `context`.
+    ///
+    /// - Parameters:
+    ///   - key: the 256-bit input key.
+    ///   - context: the exact context bytes given when sealing.
+    /// - Throws: nothing today; kept for allocation failures.
+    public init<Context: ContiguousBytes>(key: SymmetricKey, context: Context) throws {
+      self.inputKey = key
+      self.context = context.withUnsafeBytes { Array($0) }
+      self.sealed = .allocate(byteCount: ChunkedEncryption.sealedChunkByteCount, alignment: 16)
+      self.output = .allocate(byteCount: Self.batchChunkCount * ChunkedEncryption.chunkByteCount, alignment: 16)
+    }
+
+    /// Raw mode (the standard's appendix): no header; the key and base
+    /// nonce come from a higher-level protocol.
+    init(rawKey: SymmetricKey, baseNonce: [UInt8]) throws {
+      self.inputKey = nil
+      self.context = []
+      self.sealed = .allocate(byteCount: ChunkedEncryption.sealedChunkByteCount, alignment: 16)
+      self.output = .allocate(byteCount: Self.batchChunkCount * ChunkedEncryption.chunkByteCount, alignment: 16)
+      self.cipher = try MessageKeys(rawKey: rawKey, baseNonce: baseNonce).cipher(encrypting: false)
+    }
+
+    deinit {
+      wipe(output)
+      output.deallocate()
+      sealed.deallocate()
+    }
+
+    /// Takes the next sealed bytes, checks the header once it is complete,
+    /// and opens every chunk they complete.
+    ///
+    /// - Parameters:
+    ///   - bytes: the next sealed bytes, any number.
+    ///   - emit: receives verified plaintext in order; valid only during
+    ///     the call.
+    /// - Throws: `TaskCryptoError.commitmentMismatch` (wrong key or context,
+    ///   altered header), `.chunkAuthenticationFailed`, `.chunkOutOfPlace`,
+    ///   `.trailingData`, `.tooLarge`, or errors of `emit`; then the same
+    ///   error on every later call.
+    public func update(_ bytes: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+      precondition(!finished, "ChunkedEncryption.Opener used after finish")
+      if let failure { throw failure }
+      do {
+        try consume(bytes, emit: emit)
+      } catch let error as TaskCryptoError {
+        fail(error)
+        throw error
+      }
+    }
+
+    /// Opens `bytes` as `update(_:emit:)` does.
+    ///
+    /// - Throws: as `update(_:emit:)`.
+    public func update<Bytes: ContiguousBytes>(_ bytes: Bytes, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+      try bytes.withUnsafeBytes { try update($0, emit: emit) }
+    }
+
+    /// Ends the input: opens the final chunk and emits what is left.
+    ///
+    /// - Throws: `TaskCryptoError.truncatedHeader`, `.missingFinalChunk`,
+    ///   `.truncatedChunk`, `.finalChunkAuthenticationFailed` or
+    ///   `.trailingData` when the message is not whole; any earlier error.
+    public func finish(emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+      if let failure { throw failure }
+      precondition(!finished, "ChunkedEncryption.Opener finished twice")
+      do {
+        guard let cipher else { throw TaskCryptoError.truncatedHeader(byteCount: header.count) }
+        if sealedCount == 0 { throw TaskCryptoError.missingFinalChunk(chunkIndex: chunkIndex) }
+        if sealedCount < AES.GCM.tagByteCount {
+          throw TaskCryptoError.truncatedChunk(chunkIndex: chunkIndex, byteCount: sealedCount)
+        }
+        let piece = UnsafeRawBufferPointer(rebasing: sealed[0..<sealedCount])
+        let plainCount = sealedCount - AES.GCM.tagByteCount
+        let target = UnsafeMutableRawBufferPointer(rebasing: output[outputCount..<(outputCount + plainCount)])
+        guard try cipher.open(piece, index: chunkIndex, into: target) else {
+          throw ChunkDiagnosis.cause(of: piece, index: chunkIndex, isFinal: true, chunkCount: nil, cipher: cipher)
+        }
+        outputCount += plainCount
+        finished = true
+        try flush(emit: emit)
+      } catch let error as TaskCryptoError {
+        fail(error)
+        throw error
+      }
+    }
+
+    private func fail(_ error: TaskCryptoError) {
+      failure = error
+      wipe(output)
+      outputCount = 0
+    }
+
+    private func consume(_ bytes: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+      var offset = 0
+      if cipher == nil {
+        let take = Swift.min(ChunkedEncryption.headerByteCount - header.count, bytes.count)
+        header += UnsafeRawBufferPointer(rebasing: bytes[0..<take])
+        offset = take
+        guard header.count == ChunkedEncryption.headerByteCount else { return }
+        try checkHeader()
+      }
+      let full = ChunkedEncryption.sealedChunkByteCount
+      if sealedCount > 0 {
+        let take = Swift.min(full - sealedCount, bytes.count - offset)
+        UnsafeMutableRawBufferPointer(rebasing: sealed[sealedCount..<(sealedCount + take)])
+          .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + take)]))
+        sealedCount += take
+        offset += take
+        guard sealedCount == full else { return }
+        try openFullChunk(UnsafeRawBufferPointer(sealed), emit: emit)
+        sealedCount = 0
+      }
+      // A whole 16 400-byte chunk is never the final one, so it can be
+      // opened at once; the final chunk is known only at `finish`.
+      while bytes.count - offset >= full {
+        try openFullChunk(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + full)]), emit: emit)
+        offset += full
+      }
+      let rest = bytes.count - offset
+      if rest > 0 {
+        UnsafeMutableRawBufferPointer(rebasing: sealed[0..<rest])
+          .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+        sealedCount = rest
+      }
+    }
+
+    /// Derives the message keys from the salt and compares the commitment
+    /// in constant time, before any chunk is touched.
+    private func checkHeader() throws {
+      guard let inputKey else { return }
+      let salt = Array(header[0..<ChunkedEncryption.saltByteCount])
+      let keys = MessageKeys(inputKey: inputKey, salt: salt, context: context)
+      guard ConstantTime.equals(keys.commitment, header[ChunkedEncryption.saltByteCount...]) else {
+        throw TaskCryptoError.commitmentMismatch
+      }
+      cipher = try keys.cipher(encrypting: false)
+    }
+
+    private func openFullChunk(_ chunk: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+      guard let cipher else { preconditionFailure("chunk before header") }
+      guard chunkIndex + 1 < ChunkedEncryption.maximumChunkCount else {
+        throw TaskCryptoError.tooLarge(byteCount: Int.max, limit: Int(ChunkedEncryption.maximumChunkCount))
+      }
+      let count = ChunkedEncryption.chunkByteCount
+      let target = UnsafeMutableRawBufferPointer(rebasing: output[outputCount..<(outputCount + count)])
+      guard try cipher.open(chunk, index: chunkIndex, into: target) else {
+        throw ChunkDiagnosis.cause(of: chunk, index: chunkIndex, isFinal: false, chunkCount: nil, cipher: cipher)
+      }
+      chunkIndex += 1
+      outputCount += count
+      if outputCount == output.count { try flush(emit: emit) }
+    }
+
+    private func flush(emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+      guard outputCount > 0 else { return }
+      let count = outputCount
+      outputCount = 0
+      // Not wiped here (the next batch overwrites it; `deinit` wipes), as a
+      // wipe per batch would cost a fifth of the throughput.
+      try emit(UnsafeRawBufferPointer(rebasing: output[0..<count]))
+    }
+  }
+}

@@ -1,0 +1,266 @@
+import Foundation
+import TaskAttachments
+import TaskCrypto
+
+/// `taskkey attach seal|open|rewrap`: attachment files sealed with C2SP
+/// chunked encryption inside the TaskKey wrapper (docs/formats/attachment.md).
+struct AttachCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "attach", abstract: "Seal, open or rewrap attachment files (streaming AES-256-GCM, C2SP chunked encryption).",
+    discussion: """
+      Progress is shown on standard error when it is a terminal and the input is
+      over 4 MiB. Streaming to standard output may write a verified prefix before a
+      later chunk fails: use -o to get all or nothing.
+      """,
+    example: """
+      # Seal a photo for attachment 42, then read 4 KiB from its middle:
+      taskkey attach seal photo.jpg -o photo.jpg.tka --record attachment/42
+      taskkey attach open photo.jpg.tka --record attachment/42 --range 1048576:4096 > part.bin
+      """)
+  static let subcommands: [any Command.Type] = [
+    AttachStreamCommand<AttachSeal>.self, AttachStreamCommand<AttachOpen>.self, AttachRewrapCommand.self,
+  ]
+
+  static let recordOption = OptionSpec.value(
+    "--record", "R", help: "The record the attachment belongs to, e.g. attachment/42; opening needs the same record.",
+    required: true)
+  static let outOption = OptionSpec.value(
+    "--out", short: "o", "OUT", .file,
+    help: "Write to a new file OUT (default: standard output). OUT appears only whole: written to a temporary "
+      + "file beside it and renamed after the last chunk verified. An existing OUT is never replaced (exit 73).")
+  static let rangeOption = OptionSpec.value(
+    "--range", "OFFSET:LENGTH",
+    help: "Write only LENGTH bytes from plaintext offset OFFSET, decrypting only the chunks they lie in. IN must "
+      + "be a regular file.")
+  static let json = JSONShape(
+    fields: ["sealed", "key_id", "plaintext_bytes", "stored_bytes", "output"],
+    help: "{sealed, key_id, plaintext_bytes, stored_bytes, output}; needs -o (seal, open).")
+
+  /// The keyring: the key file's one key, else the vault's note keyring.
+  static func keyring(_ keyFile: String?, _ streams: StandardStreams) throws -> Keyring {
+    if let keyFile { return Keyring(primary: try KeyFile.read(path: keyFile)) }
+    return try openVault(streams).noteKeyring()
+  }
+
+  /// Prints the JSON report of a summary.
+  static func report(_ summary: Attachment.Summary, output: String, _ streams: StandardStreams) throws {
+    struct Report: Encodable {
+      let sealed: Bool
+      let keyId: String?
+      let plaintextBytes: UInt64
+      let storedBytes: UInt64
+      let output: String
+    }
+    try streams.printJSON(
+      Report(
+        sealed: summary.isSealed, keyId: summary.keyID?.hex, plaintextBytes: summary.plaintextByteCount,
+        storedBytes: summary.storedByteCount, output: output))
+  }
+
+  /// The size of a regular file, for progress.
+  static func size(_ path: String) -> UInt64? {
+    (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt64
+  }
+}
+
+/// `seal` or `open` of `attach`: what differs between the two.
+protocol AttachDirection {
+  static var name: String { get }
+  static var abstract: String { get }
+  static var hasRange: Bool { get }
+  static func run(
+    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
+    descriptors: (input: Int32, output: Int32)
+  ) throws -> Attachment.Summary
+}
+
+/// `attach seal [IN]`.
+enum AttachSeal: AttachDirection {
+  static let name = "seal"
+  static let abstract = "Seal IN (default: standard input) under the note keyring's primary key."
+  static let hasRange = false
+  static func run(
+    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
+    descriptors: (input: Int32, output: Int32)
+  ) throws -> Attachment.Summary {
+    switch (input, output) {
+    case (let input?, let output?):
+      return try Attachment.seal(file: input, to: output, using: keyring, record: record, progress: progress)
+    case (nil, let output?):
+      return try Attachment.seal(
+        fileDescriptor: descriptors.input, toFile: output, using: keyring, record: record, progress: progress)
+    case (let input?, nil):
+      let handle = try inputHandle(input)
+      return try Attachment.seal(
+        fileDescriptor: handle.fileDescriptor, to: descriptors.output, using: keyring, record: record,
+        progress: progress)
+    case (nil, nil):
+      return try Attachment.seal(
+        fileDescriptor: descriptors.input, to: descriptors.output, using: keyring, record: record, progress: progress)
+    }
+  }
+}
+
+/// `attach open [IN]`.
+enum AttachOpen: AttachDirection {
+  static let name = "open"
+  static let abstract =
+    "Open IN (default: standard input): verified chunk by chunk; a plain file (no magic) is copied unchanged."
+  static let hasRange = true
+  static func run(
+    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
+    descriptors: (input: Int32, output: Int32)
+  ) throws -> Attachment.Summary {
+    switch (input, output) {
+    case (let input?, let output?):
+      return try Attachment.open(file: input, to: output, using: keyring, record: record, progress: progress)
+    case (nil, let output?):
+      return try Attachment.open(
+        fileDescriptor: descriptors.input, toFile: output, using: keyring, record: record, progress: progress)
+    case (let input?, nil):
+      let handle = try inputHandle(input)
+      return try Attachment.open(
+        fileDescriptor: handle.fileDescriptor, to: descriptors.output, using: keyring, record: record,
+        progress: progress)
+    case (nil, nil):
+      return try Attachment.open(
+        fileDescriptor: descriptors.input, to: descriptors.output, using: keyring, record: record, progress: progress)
+    }
+  }
+}
+
+/// Opens an input file for streaming.
+private func inputHandle(_ path: String) throws -> FileHandle {
+  guard let handle = FileHandle(forReadingAtPath: path) else {
+    throw CLIError.cannotOpen(path: path, reason: "no such file, or not readable")
+  }
+  return handle
+}
+
+/// `taskkey attach seal|open [IN]`.
+struct AttachStreamCommand<Direction: AttachDirection>: Command {
+  static var spec: CommandSpec {
+    CommandSpec(
+      name: Direction.name, abstract: Direction.abstract,
+      arguments: [ArgumentSpec(name: "IN", kind: .file, help: "The input file ('-' or none: standard input).", optional: true)],
+      options: [AttachCommand.recordOption, AttachCommand.outOption, NoteOptions.keyFileOption]
+        + (Direction.hasRange ? [AttachCommand.rangeOption] : []),
+      json: AttachCommand.json,
+      example: """
+        taskkey attach \(Direction.name) photo.jpg\(Direction.name == "seal" ? "" : ".tka") -o out --record attachment/42
+        """)
+  }
+
+  let input: String?
+  let output: String?
+  let record: String
+  let keyFile: String?
+  let range: (offset: UInt64, length: UInt64)?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    input = arguments.argument(0).flatMap { $0 == standardStreamPath ? nil : $0 }
+    output = arguments.value(AttachCommand.outOption)
+    record = arguments.value(AttachCommand.recordOption)!
+    keyFile = arguments.value(NoteOptions.keyFileOption)
+    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+    if Direction.hasRange, let text = arguments.value(AttachCommand.rangeOption) {
+      let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+      guard parts.count == 2, let offset = UInt64(parts[0]), let length = UInt64(parts[1]), length <= Int.max else {
+        throw arguments.usageError("--range takes OFFSET:LENGTH, two decimal byte counts, e.g. 4096:100")
+      }
+      guard input != nil else {
+        throw arguments.usageError("--range needs IN to be a file (random access), not standard input")
+      }
+      range = (offset, length)
+    } else {
+      range = nil
+    }
+    if json && output == nil {
+      throw arguments.usageError("--json prints the report on standard output, so the data needs -o OUT")
+    }
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let progress = AttachProgress(streams: streams, totalByteCount: input.flatMap(AttachCommand.size))
+    defer { progress.end() }
+    let summary: Attachment.Summary
+    if let range, let input {
+      // Authenticates the length, then decrypts only the chunks the range touches.
+      let reader = try AttachmentReader(path: input, keyring: keyring, record: record)
+      summary =
+        try output.map { try reader.copy(offset: range.offset, length: range.length, toFile: $0) }
+        ?? reader.copy(offset: range.offset, length: range.length, to: streams.descriptors.output)
+    } else {
+      summary = try Direction.run(
+        input: input, output: output, keyring: keyring, record: record, progress: progress.report,
+        descriptors: streams.descriptors)
+    }
+    if json { try AttachCommand.report(summary, output: output ?? input ?? "-", streams) }
+  }
+}
+
+/// `taskkey attach rewrap FILE`.
+struct AttachRewrapCommand: Command {
+  static let spec = CommandSpec(
+    name: "rewrap",
+    abstract: "Re-seal FILE in place under the primary key, after a rotation; replaced only when whole.",
+    arguments: [ArgumentSpec(name: "FILE", kind: .file, help: "The sealed attachment file.")],
+    options: [AttachCommand.recordOption, NoteOptions.keyFileOption], json: AttachCommand.json,
+    example: """
+      taskkey attach rewrap photo.jpg.tka --record attachment/42
+      """)
+
+  let file: String
+  let record: String
+  let keyFile: String?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    file = arguments.argument(0)!
+    record = arguments.value(AttachCommand.recordOption)!
+    keyFile = arguments.value(NoteOptions.keyFileOption)
+    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let progress = AttachProgress(streams: streams, totalByteCount: AttachCommand.size(file))
+    defer { progress.end() }
+    let summary = try Attachment.rewrap(file: file, using: keyring, record: record, progress: progress.report)
+    if json { try AttachCommand.report(summary, output: file, streams) }
+  }
+}
+
+/// Progress on standard error, only when it is a terminal and the input is
+/// over 4 MiB: one line rewritten in place, at most once per percent.
+final class AttachProgress {
+  static let threshold: UInt64 = 4 << 20
+  private let streams: StandardStreams
+  private let total: UInt64?
+  private var shown = -1
+  let enabled: Bool
+
+  init(streams: StandardStreams, totalByteCount: UInt64?) {
+    self.streams = streams
+    self.total = totalByteCount
+    self.enabled = streams.errorIsTerminal && (totalByteCount ?? 0) > Self.threshold
+  }
+
+  var report: Attachment.Progress? {
+    guard enabled, let total else { return nil }
+    return { [self] done in
+      let percent = Int(min(done, total) * 100 / max(total, 1))
+      guard percent != shown else { return }
+      shown = percent
+      streams.progress("taskkey: \(percent)% of \(total >> 20) MiB", done: false)
+    }
+  }
+
+  func end() {
+    if enabled && shown >= 0 { streams.progress("", done: true) }
+  }
+}

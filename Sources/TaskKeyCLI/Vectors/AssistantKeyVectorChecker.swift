@@ -1,0 +1,20 @@
+import AssistantKeys
+import Foundation
+
+/// `Vectors/assistant-key-v1.json` and `Vectors/assistant-registry-v1.json`:
+/// decided by `AssistantKeyVectors` inside the AssistantKeys module, with the
+/// same parser and decision code that `verify` uses, without the disk.
+enum AssistantKeyVectorChecker: VectorChecker {
+  static let formats = AssistantKeyVectors.formats
+
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    guard let result = AssistantKeyVectors.check(data) else {
+      report.fail("not an assistant-key vector file")
+      return
+    }
+    // AssistantKeyVectors reports one line per failed case.
+    report.passed += max(0, result.cases - result.failures.count)
+    report.failed += result.failures.count
+    report.failures += result.failures
+  }
+}

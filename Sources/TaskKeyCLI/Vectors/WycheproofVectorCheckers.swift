@@ -1,0 +1,154 @@
+import Foundation
+import TaskCrypto
+
+/// Project Wycheproof's AES-GCM file (`Vectors/wycheproof/aes_gcm_test.json`,
+/// an unmodified copy). Runs every `AeadTest` group with 256-bit keys,
+/// 96-bit IVs and 128-bit tags, the only parameters TaskKey seals with, and
+/// names every other group as skipped with its test count.
+enum WycheproofAEADVectorChecker: VectorChecker {
+  static let formats = ["wycheproof AES-GCM"]
+
+  static func accepts(_ header: VectorFileHeader) -> Bool {
+    header.format == nil && header.algorithm == "AES-GCM"
+      && (header.schema == "aead_test_schema.json" || header.schema == "aead_test_schema_v1.json")
+  }
+
+  /// `valid` must open to `msg`; `invalid` must fail with
+  /// `authentication_failed`; `acceptable` may do either, but if it opens it
+  /// must give `msg` (Vectors/README.md).
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    let file = try JSONDecoder().decode(WycheproofAEADFile.self, from: data)
+    for group in file.testGroups {
+      guard group.type == "AeadTest", group.keySize == 256, group.ivSize == 96, group.tagSize == 128 else {
+        report.skip(
+          "group \(group.type) keySize=\(group.keySize) ivSize=\(group.ivSize) tagSize=\(group.tagSize) "
+            + "(\(group.tests.count) tests)", count: group.tests.count)
+        continue
+      }
+      for test in group.tests {
+        let vector = AESGCMVector(
+          id: test.tcId, comment: test.comment.isEmpty ? test.flags.joined(separator: ",") : test.comment,
+          key: test.key, nonce: test.iv, aad: test.aad, plaintext: test.msg, ciphertext: test.ct, tag: test.tag,
+          result: test.result == "invalid" ? "invalid" : "valid", error: "authentication_failed")
+        var failure = AESGCMVectorChecker.check(vector)
+        // An acceptable case may be refused; it must never open to other bytes.
+        if test.result == "acceptable", let line = failure, !line.contains("opened to different bytes") {
+          failure = nil
+        }
+        report.record(failure.map { "tcId \($0)" })
+      }
+    }
+  }
+}
+
+/// Project Wycheproof's HMAC-SHA256 file
+/// (`Vectors/wycheproof/hmac_sha256_test.json`, an unmodified copy): the MAC
+/// of the assistant registry, the last-used file and backups, and the
+/// derivation of DWK and BK. Runs the `MacTest` groups with 256-bit keys and
+/// full 256-bit tags, which is how TaskKey uses HMAC-SHA256 (its keys are
+/// 256-bit `SymmetricKey`s and it never truncates a tag), and names every
+/// other group as skipped.
+enum WycheproofMACVectorChecker: VectorChecker {
+  static let formats = ["wycheproof HMAC-SHA256"]
+
+  static func accepts(_ header: VectorFileHeader) -> Bool {
+    header.format == nil && header.algorithm == "HMACSHA256"
+      && (header.schema == "mac_test_schema.json" || header.schema == "mac_test_schema_v1.json")
+  }
+
+  /// `valid`: the computed tag equals `tag` and verifies; `invalid`: `tag`
+  /// must not verify; `acceptable`: either.
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    let file = try JSONDecoder().decode(WycheproofMACFile.self, from: data)
+    for group in file.testGroups {
+      guard group.type == "MacTest", group.keySize == 256, group.tagSize == 256 else {
+        report.skip(
+          "group \(group.type) keySize=\(group.keySize) tagSize=\(group.tagSize) (\(group.tests.count) tests)",
+          count: group.tests.count)
+        continue
+      }
+      for test in group.tests { report.record(check(test)) }
+    }
+  }
+
+  static func check(_ test: WycheproofMACTest) -> String? {
+    let name = "tcId \(test.tcId) (\(test.comment.isEmpty ? test.flags.joined(separator: ",") : test.comment))"
+    guard let keyBytes = VectorVerdict.hex(test.key), let message = VectorVerdict.hex(test.msg),
+      let tag = VectorVerdict.hex(test.tag)
+    else { return "\(name): a field is not hex" }
+    let key: SymmetricKey
+    do {
+      key = try keyBytes.withUnsafeBytes { try SymmetricKey(copying: $0) }
+    } catch {
+      return "\(name): \(error)"
+    }
+    let computed = HMACSHA256.authenticationCode(for: message, using: key)
+    let verifies = HMACSHA256.isValidAuthenticationCode(tag, authenticating: message, using: key)
+    switch test.result {
+    case "valid":
+      return computed == tag && verifies ? nil : "\(name): expected the tag to verify, but it did not"
+    case "invalid":
+      return verifies ? "\(name): expected the tag to be refused, but it verified" : nil
+    case "acceptable":
+      return verifies == (computed == tag) ? nil : "\(name): verification disagrees with the computed tag"
+    default:
+      return "\(name): unknown result '\(test.result)'"
+    }
+  }
+}
+
+/// A Wycheproof AEAD test file (`aead_test_schema.json` and its v1).
+struct WycheproofAEADFile: Codable {
+  var algorithm: String
+  var testGroups: [WycheproofAEADGroup]
+}
+
+/// A Wycheproof AEAD test group.
+struct WycheproofAEADGroup: Codable {
+  var ivSize: Int
+  var keySize: Int
+  var tagSize: Int
+  var type: String
+  var tests: [WycheproofAEADTest]
+}
+
+/// A Wycheproof AEAD test; hex fields.
+struct WycheproofAEADTest: Codable {
+  var tcId: Int
+  var comment: String
+  var key: String
+  var iv: String
+  var aad: String
+  var msg: String
+  var ct: String
+  var tag: String
+  /// `valid`, `invalid` or `acceptable`.
+  var result: String
+  var flags: [String]
+}
+
+/// A Wycheproof MAC test file (`mac_test_schema_v1.json`).
+struct WycheproofMACFile: Codable {
+  var algorithm: String
+  var testGroups: [WycheproofMACGroup]
+}
+
+/// A Wycheproof MAC test group; sizes in bits.
+struct WycheproofMACGroup: Codable {
+  var keySize: Int
+  var tagSize: Int
+  var type: String
+  var tests: [WycheproofMACTest]
+}
+
+/// A Wycheproof MAC test; hex fields.
+struct WycheproofMACTest: Codable {
+  var tcId: Int
+  var comment: String
+  var key: String
+  var msg: String
+  var tag: String
+  /// `valid`, `invalid` or `acceptable`.
+  var result: String
+  var flags: [String]
+}
