@@ -31,6 +31,14 @@ def main():
     steps = json.load(sys.stdin)
     pid, master = pty.fork()
     if pid == 0:
+        # Keep the terminal open in the child (fd 3), so the parent does not
+        # see a hang-up in the moment between the redirections below and the
+        # command opening /dev/tty itself.
+        keep = os.dup(0)
+        if keep != 3:
+            os.dup2(keep, 3)
+            os.close(keep)
+        os.set_inheritable(3, True)
         stdout = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         stderr = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(stdout, 1)
@@ -40,6 +48,15 @@ def main():
             os.dup2(stderr, 2)
         os.execv(command[0], command)
     seen = b""
+    status = None
+
+    def exited():
+        nonlocal status
+        if status is None:
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = code
+        return status is not None
 
     def read_some(timeout):
         nonlocal seen
@@ -49,7 +66,12 @@ def main():
         try:
             chunk = os.read(master, 4096)
         except OSError:
-            return False
+            # EIO: no process has the terminal open; done once the command
+            # has exited, else it is about to open it again.
+            if exited():
+                return False
+            time.sleep(0.05)
+            return True
         if not chunk:
             return False
         seen += chunk
@@ -72,9 +94,11 @@ def main():
         if len(seen) != before:
             quiet_since = time.time()
         elif time.time() - quiet_since > 30:
-            os.kill(pid, 9)
+            if not exited():
+                os.kill(pid, 9)
             break
-    _, status = os.waitpid(pid, 0)
+    if status is None:
+        _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
     print(json.dumps({"status": code, "terminal": seen.decode("utf-8", "replace")}))
 

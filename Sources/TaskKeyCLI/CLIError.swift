@@ -36,8 +36,6 @@ public enum CLIError: Error, Equatable {
   /// The new passphrase is weak and `--accept-weak-passphrase` was not
   /// given; `reason` says why it is weak.
   case weakPassphrase(reason: String)
-  /// A duration is above its limit; both are shown in the unit typed.
-  case durationTooLong(option: String, given: String, limit: String)
   /// Binary output would go to a terminal.
   case binaryToTerminal(what: String)
 
@@ -61,7 +59,6 @@ public enum CLIError: Error, Equatable {
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
     case .noTerminal: return "a passphrase is needed and there is no terminal to ask for it"
     case .weakPassphrase(let reason): return "weak passphrase: \(reason); nothing was changed"
-    case .durationTooLong(let option, let given, let limit): return "\(option) \(given) is longer than the limit of \(limit)"
     case .binaryToTerminal(let what): return "refusing to write \(what) to a terminal"
     }
   }

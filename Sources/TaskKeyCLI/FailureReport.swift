@@ -43,7 +43,7 @@ struct FailureReport {
 
   static func code(_ error: CLIError) -> ExitCode {
     switch error {
-    case .usage, .binaryToTerminal, .durationTooLong: return .usage
+    case .usage, .binaryToTerminal: return .usage
     case .cannotOpen: return .noInput
     case .fileExists: return .cannotCreate
     case .unsafePermissions, .notOwner, .notRegularFile: return .permission

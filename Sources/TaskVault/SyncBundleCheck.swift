@@ -29,6 +29,7 @@ extension Vault {
     guard let keyring = contents.keyring else {
       throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
     }
-    return SyncBundleSummary(noteKeyIDs: keyring.ids, primaryID: keyring.primaryID, itemNames: contents.items.map(\.name))
+    return SyncBundleSummary(
+      noteKeyIDs: keyring.ids, primaryID: keyring.primaryID, itemNames: contents.items.map(\.name))
   }
 }

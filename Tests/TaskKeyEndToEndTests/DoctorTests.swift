@@ -66,7 +66,7 @@ struct MissingDeviceOnlyTests {
     // The first device-only write makes the store and the markers again.
     try FullVault.check(vault.cli.run(["item", "set", "provider/new", "--device-only"], text: "v"))
     #expect(FileManager.default.fileExists(atPath: vault.directory + "/device-only/CACHEDIR.TAG"))
-    #expect(try vault.cli.run(["status", "--json"]).stdoutText.contains("\"deviceOnlyStore\":\"present\""))
+    #expect(try vault.cli.run(["status", "--json"]).stdoutText.contains("\"device_only_store\":\"present\""))
   }
 
   @Test func aPassphraseChangeRewritesOnlyTheVaultFile() throws {

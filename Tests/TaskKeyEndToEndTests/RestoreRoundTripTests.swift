@@ -33,7 +33,7 @@ struct RestoreRoundTripTests {
     #expect(try newMachine.run(["item", "get", "provider/openai"]).status == 19)
     // Status says the device-only store is absent.
     let status = try newMachine.run(["status", "--json"])
-    #expect(status.stdoutText.contains("\"deviceOnlyStore\":\"absent\""), "\(status.stdoutText)")
+    #expect(status.stdoutText.contains("\"device_only_store\":\"absent\""), "\(status.stdoutText)")
     // Fail closed: the assistant key minted on the laptop is unknown here ...
     let verify = try newMachine.run(["verify"], text: laptop.assistantKey)
     #expect(verify.status == 22, "\(verify.stderr)")
@@ -77,7 +77,7 @@ struct RestoreRoundTripTests {
     ])
     #expect(forced.status == 0, "\(forced.stderr)")
     let report = try JSONSerialization.jsonObject(with: Data(forced.stdout)) as? [String: Any]
-    let aside = try #require(report?["movedAsideTo"] as? String)
+    let aside = try #require(report?["moved_aside_to"] as? String)
     #expect(aside.hasPrefix(laptop.directory + ".before-restore-"))
     #expect(try fileBytes(aside + "/device-only/device.tkv") == before, "the old vault is kept whole")
     #expect(!FileManager.default.fileExists(atPath: laptop.directory + "/device-only/device.tkv"))

@@ -135,7 +135,8 @@ struct VaultCommandTests {
   @Test func passphraseChangeThroughOneDescriptor() throws {
     let vault = try CLIVault()
     let changed = try vault.run(
-      ["passphrase", "--passphrase-fd", "0", "--new-passphrase-fd", "0"], text: "correct horse battery\nnew passphrase here\n")
+      ["passphrase", "--passphrase-fd", "0", "--new-passphrase-fd", "0"],
+      text: "correct horse battery\nnew passphrase here\n")
     #expect(changed.status == 0, "\(changed.stderr)")
     #expect(try vault.run(["lock"]).status == 0)
     #expect(try vault.run(["unlock", "--passphrase-file", vault.passphraseFile]).status == 13)

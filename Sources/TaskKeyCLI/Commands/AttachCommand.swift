@@ -142,7 +142,9 @@ struct AttachStreamCommand<Direction: AttachDirection>: Command {
   static var spec: CommandSpec {
     CommandSpec(
       name: Direction.name, abstract: Direction.abstract,
-      arguments: [ArgumentSpec(name: "IN", kind: .file, help: "The input file ('-' or none: standard input).", optional: true)],
+      arguments: [
+        ArgumentSpec(name: "IN", kind: .file, help: "The input file ('-' or none: standard input).", optional: true)
+      ],
       options: [AttachCommand.recordOption, AttachCommand.outOption, NoteOptions.keyFileOption]
         + (Direction.hasRange ? [AttachCommand.rangeOption] : []),
       json: AttachCommand.json,

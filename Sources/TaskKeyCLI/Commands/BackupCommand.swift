@@ -75,7 +75,9 @@ struct BackupRestoreCommand: Command {
 
   static let spec = CommandSpec(
     name: "restore", abstract: "Restore a backup into TASKKEY_HOME, which must be empty or missing.",
-    arguments: [ArgumentSpec(name: "F", kind: .file, help: "The backup file 'backup create' wrote ('-': standard input).")],
+    arguments: [
+      ArgumentSpec(name: "F", kind: .file, help: "The backup file 'backup create' wrote ('-': standard input).")
+    ],
     options: [forceOption] + PassphraseSource.options,
     json: JSONShape(
       fields: [

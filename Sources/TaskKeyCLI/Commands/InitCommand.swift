@@ -17,7 +17,9 @@ struct InitCommand: Command {
 
   static let spec = CommandSpec(
     name: "init", abstract: "Make a new passphrase-guarded vault (or join another device's) and unlock it.",
-    options: [kdfOption, fromBundleOption, lockedOption] + PassphraseSource.options + [PassphraseSource.acceptWeakOption],
+    options: [kdfOption, fromBundleOption, lockedOption] + PassphraseSource.options + [
+      PassphraseSource.acceptWeakOption
+    ],
     json: JSONShape(
       fields: ["directory", "vault_id", "kdf", "state", "joined_from", "primary_key_id"],
       help: "{directory, vault_id, kdf, state (\"unlocked\" or \"locked\"), joined_from (the bundle, or null), "
@@ -103,7 +105,8 @@ struct InitCommand: Command {
           directory: directory, vaultId: status.vaultID, kdf: "\(status.kdfParameters), \(status.kdfPreset.rawName)",
           state: state, joinedFrom: bundle, primaryKeyId: primary ?? ""))
     }
-    try streams.print(bundle.map { "Joined the vault of bundle \($0) at \(directory)" } ?? "Created the vault at \(directory)")
+    try streams.print(
+      bundle.map { "Joined the vault of bundle \($0) at \(directory)" } ?? "Created the vault at \(directory)")
     try streams.print("KDF: \(status.kdfParameters), \(status.kdfPreset.rawName)")
     if let primary { try streams.print("Primary note key: \(primary)") }
     try streams.print(

@@ -49,7 +49,8 @@ struct ItemSetCommand: Command {
     let vault = try openVault(streams)
     let value = try streams.readSecret(
       limit: VaultLimits.maximumValueByteCount, exact: exact, prompt: "Value of \(name): ")
-    try vault.setItem(value, named: name, label: label, class: deviceOnly ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock)
+    try vault.setItem(
+      value, named: name, label: label, class: deviceOnly ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock)
   }
 }
 

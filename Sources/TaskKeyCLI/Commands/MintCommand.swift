@@ -5,7 +5,8 @@ struct MintCommand: Command {
   static let nameOption = OptionSpec.value(
     "--name", "N", .text, help: "The assistant: 1 to 64 of A-Z a-z 0-9 . _ -.", required: true)
   static let grantOption = OptionSpec.value(
-    "--grant", "CAP", help: "A capability, such as notes:read (1 to 64 of a-z 0-9 . _ : -); repeat for more, at most 16.",
+    "--grant", "CAP",
+    help: "A capability, such as notes:read (1 to 64 of a-z 0-9 . _ : -); repeat for more, at most 16.",
     repeatable: true)
   static let expiresOption = OptionSpec.value(
     "--expires", "D", .duration, help: "Stop verifying after D (\(DurationText.help), at most 3650d). Default: never.")
@@ -36,7 +37,7 @@ struct MintCommand: Command {
     trust = arguments.value(trustOption).flatMap(TrustLevel.init(rawValue:)) ?? .standard
     grants = arguments.values(Self.grantOption)
     expires = try durationOption(arguments, Self.expiresOption)
-    try expires?.check(limit: AssistantKeyRegistry.maximumLifetime, option: "--expires")
+    try expires?.check(limit: AssistantKeyRegistry.maximumLifetime, Self.expiresOption, arguments)
     json = arguments.flag(CommandSpec.jsonOption)
   }
 

@@ -4,7 +4,9 @@ import TaskCrypto
 struct PromoteCommand: Command {
   static let spec = CommandSpec(
     name: "promote", abstract: "Make another note key of the vault the primary key (the one that seals).",
-    arguments: [ArgumentSpec(name: "KID", kind: .noteKeyID, help: "The key id, 8 hex digits, as 'taskkey keys' lists.")],
+    arguments: [
+      ArgumentSpec(name: "KID", kind: .noteKeyID, help: "The key id, 8 hex digits, as 'taskkey keys' lists.")
+    ],
     json: JSONShape(fields: ["primary", "previous"], help: "{primary, previous}."),
     discussion: """
       Values sealed before keep their key; 'taskkey rewrap' moves them to the new

@@ -12,7 +12,9 @@ struct RetireCommand: Command {
 
   static let spec = CommandSpec(
     name: "retire", abstract: "Remove an old note key from the vault, refused while a given value still uses it.",
-    arguments: [ArgumentSpec(name: "KID", kind: .noteKeyID, help: "The key id to remove, 8 hex digits, as 'taskkey keys' lists.")],
+    arguments: [
+      ArgumentSpec(name: "KID", kind: .noteKeyID, help: "The key id to remove, 8 hex digits, as 'taskkey keys' lists.")
+    ],
     options: [inputOption, forceOption] + ValueBatch.options,
     json: JSONShape(fields: ["retired", "checked_values"], help: "{retired, checked_values}."),
     discussion: """

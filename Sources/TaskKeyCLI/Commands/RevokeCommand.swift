@@ -6,7 +6,8 @@ struct RevokeCommand: Command {
     name: "revoke", abstract: "Revoke an assistant key by its id, at once and for good.",
     arguments: [
       ArgumentSpec(
-        name: "ID", kind: .assistantKeyID, help: "The key's public id, tkid_ and 16 hex digits, as 'mint' and 'list' print it.")
+        name: "ID", kind: .assistantKeyID,
+        help: "The key's public id, tkid_ and 16 hex digits, as 'mint' and 'list' print it.")
     ],
     json: JSONShape(fields: ["revoked", "name"], help: "{revoked (the id), name}."),
     discussion: """

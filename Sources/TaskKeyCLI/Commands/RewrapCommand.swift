@@ -2,7 +2,8 @@ import TaskCrypto
 
 /// `taskkey rewrap`: re-seals values under the primary note key.
 struct RewrapCommand: Command {
-  static let sealPlainOption = OptionSpec.flag("--seal-plain", help: "Also seal plain values (default: they pass through).")
+  static let sealPlainOption = OptionSpec.flag(
+    "--seal-plain", help: "Also seal plain values (default: they pass through).")
 
   static let spec = CommandSpec(
     name: "rewrap", abstract: "Re-seal values from standard input under the primary note key, after a rotate.",

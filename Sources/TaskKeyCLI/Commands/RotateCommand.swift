@@ -50,8 +50,8 @@ struct RotateCommand: Command {
     if assistant == nil && (overlap != nil || expires != nil) {
       throw arguments.usageError("--overlap and --expires go with --assistant NAME")
     }
-    try overlap?.check(limit: AssistantKeyRegistry.maximumOverlap, option: "--overlap")
-    try expires?.check(limit: AssistantKeyRegistry.maximumLifetime, option: "--expires")
+    try overlap?.check(limit: AssistantKeyRegistry.maximumOverlap, Self.overlapOption, arguments)
+    try expires?.check(limit: AssistantKeyRegistry.maximumLifetime, Self.expiresOption, arguments)
   }
 
   func run(_ streams: StandardStreams) throws {

@@ -88,7 +88,9 @@ struct SyncImportCommand: Command {
   static let spec = CommandSpec(
     name: "import",
     abstract: "Merge a bundle: keys by key id (none is ever dropped), items by name (the later change wins).",
-    arguments: [ArgumentSpec(name: "F", kind: .file, help: "The bundle another device exported ('-': standard input).")],
+    arguments: [
+      ArgumentSpec(name: "F", kind: .file, help: "The bundle another device exported ('-': standard input).")
+    ],
     options: [keepPrimaryOption, adoptPrimaryOption] + PassphraseSource.options,
     json: JSONShape(
       fields: [

@@ -11,7 +11,8 @@ struct UnlockCommand: Command {
   static let spec = CommandSpec(
     name: "unlock", abstract: "Unlock the vault for this user until reboot, 'taskkey lock' or --for runs out.",
     options: [forOption] + PassphraseSource.options,
-    json: JSONShape(fields: ["state", "unlocked_until"], help: "{state: \"unlocked\", unlocked_until (UTC, or null)}."),
+    json: JSONShape(
+      fields: ["state", "unlocked_until"], help: "{state: \"unlocked\", unlocked_until (UTC, or null)}."),
     example: """
       # Unlock for a working day and a half hour more:
       taskkey unlock --for 8h30m
@@ -23,7 +24,7 @@ struct UnlockCommand: Command {
 
   init(_ arguments: ParsedArguments) throws {
     duration = try durationOption(arguments, Self.forOption)
-    try duration?.check(limit: 365 * 86_400, option: "--for")
+    try duration?.check(limit: 365 * 86_400, Self.forOption, arguments)
     passphrase = try PassphraseSource(arguments)
     json = arguments.flag(CommandSpec.jsonOption)
   }

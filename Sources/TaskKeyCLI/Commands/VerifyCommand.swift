@@ -16,7 +16,9 @@ struct VerifyCommand: Command {
     example: """
       # In a script: accept the key only when it verifies.
       taskkey verify < agent.key && echo accepted
-      """)
+      """,
+    positionalRefusal:
+      "verify reads the key from standard input; never put a key on the command line, where others can read it")
 
   /// More than a key and a newline is certainly not a key.
   static let inputLimit = 1024

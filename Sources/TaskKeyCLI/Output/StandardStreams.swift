@@ -46,7 +46,8 @@ public struct StandardStreams {
       writeOutput: { bytes in try FileDescriptor.standardOutput.write(bytes) },
       writeError: { bytes in try? FileDescriptor.standardError.write(bytes) },
       environment: environment, outputIsTerminal: FileDescriptor.standardOutput.isTerminal,
-      errorIsTerminal: FileDescriptor.standardError.isTerminal, inputIsTerminal: FileDescriptor.standardInput.isTerminal)
+      errorIsTerminal: FileDescriptor.standardError.isTerminal, inputIsTerminal: FileDescriptor.standardInput.isTerminal
+    )
   }
 
   // MARK: - Output

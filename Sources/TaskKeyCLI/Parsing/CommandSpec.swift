@@ -120,6 +120,10 @@ struct CommandSpec: Sendable {
   var discussion: String = ""
   /// Example invocations with comments, one per line.
   var example: String = ""
+  /// For a command that takes no positional argument because one would be
+  /// a secret on the command line (`verify`): the refusal, which never
+  /// repeats the argument.
+  var positionalRefusal: String? = nil
 
   /// `--json`, declared for every command with a `json` shape.
   static let jsonOption = OptionSpec.flag("--json", help: "Print one JSON object (snake_case keys, UTC times).")

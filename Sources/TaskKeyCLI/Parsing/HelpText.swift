@@ -9,20 +9,24 @@ enum HelpText {
   /// `taskkey item set NAME [--label L] …`, or `taskkey item <subcommand>`.
   static func usageLine(_ spec: CommandSpec, path: String, subcommands: [any Command.Type] = []) -> String {
     if !subcommands.isEmpty { return "\(path) <subcommand> [options]" }
-    let words = [path] + spec.arguments.map(\.usage) + spec.options.map(\.usage) + (spec.json == nil ? [] : ["[--json]"])
+    let words =
+      [path] + spec.arguments.map(\.usage) + spec.options.map(\.usage) + (spec.json == nil ? [] : ["[--json]"])
     return words.joined(separator: " ")
   }
 
   /// The full help of one command.
   static func render(_ command: any Command.Type, path: String) -> String {
     let spec = command.spec
-    var sections = ["OVERVIEW: \(spec.abstract)", "USAGE: \(usageLine(spec, path: path, subcommands: command.subcommands))"]
+    var sections = [
+      "OVERVIEW: \(spec.abstract)", "USAGE: \(usageLine(spec, path: path, subcommands: command.subcommands))",
+    ]
     if !spec.arguments.isEmpty {
       sections.append("ARGUMENTS:\n" + spec.arguments.map { entry($0.name, $0.help) }.joined(separator: "\n"))
     }
-    sections.append("OPTIONS:\n" + spec.allOptions.map { entry($0.synopsis, optionHelp($0, spec)) }.joined(separator: "\n"))
+    sections.append(
+      "OPTIONS:\n" + spec.allOptions.map { entry($0.synopsis, optionHelp($0, spec)) }.joined(separator: "\n"))
     if !command.subcommands.isEmpty {
-      let lines = command.subcommands.map { entry($0.spec.name, $0.spec.abstract) }
+      let lines = command.subcommands.map { entry($0.spec.name, $0.spec.abstract, wrapped: false) }
       sections.append(
         "SUBCOMMANDS:\n" + lines.joined(separator: "\n") + "\n\n  See '\(path) <subcommand> --help' for each one.")
     }

@@ -81,6 +81,7 @@ struct ParsedArguments {
   }
 
   private func checkPositionals() throws {
+    if let refusal = spec.positionalRefusal, !positionals.isEmpty { throw usageError(refusal) }
     let arguments = spec.arguments
     let required = arguments.filter { !$0.optional }.count
     if positionals.count < required {
@@ -153,17 +154,23 @@ func closestWord(to word: String, among candidates: [String]) -> String? {
   return best.0
 }
 
-/// Levenshtein distance between two strings.
+/// Edit distance between two strings, counting an insertion, a deletion,
+/// a substitution or a swap of two neighbours as one (`statsu` → `status`).
 func editDistance(_ left: String, _ right: String) -> Int {
   let a = Array(left)
   let b = Array(right)
-  var previous = Array(0...b.count)
-  for i in 1...max(a.count, 1) where !a.isEmpty {
-    var current = [i] + [Int](repeating: 0, count: b.count)
-    for j in stride(from: 1, through: b.count, by: 1) {
-      current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+  guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+  var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+  for i in 0...a.count { table[i][0] = i }
+  for j in 0...b.count { table[0][j] = j }
+  for i in 1...a.count {
+    for j in 1...b.count {
+      let cost = a[i - 1] == b[j - 1] ? 0 : 1
+      table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+      if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+        table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+      }
     }
-    previous = current
   }
-  return a.isEmpty ? b.count : previous[b.count]
+  return table[a.count][b.count]
 }

@@ -21,7 +21,8 @@ enum FishCompletion {
     ]
     for command in TaskKeyMain.commands {
       lines.append(
-        "complete -c taskkey -n '__taskkey_at \"\"' -a \(shellWords([command.spec.name])) -d \(shellWords([command.spec.abstract]))")
+        "complete -c taskkey -n '__taskkey_at \"\"' -a \(shellWords([command.spec.name])) -d \(shellWords([command.spec.abstract]))"
+      )
     }
     for node in nodes {
       let spec = node.command.spec

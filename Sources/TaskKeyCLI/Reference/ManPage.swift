@@ -39,7 +39,9 @@ enum ManPage {
       for option in spec.options + (spec.json == nil ? [] : [CommandSpec.jsonOption]) {
         page += ".TP\n.B \(escape(option.synopsis))\n\(escape(HelpText.optionHelp(option, spec)))\n"
       }
-      if !spec.discussion.isEmpty { page += ".PP\n\(escape(spec.discussion.replacingOccurrences(of: "\n", with: " ")))\n" }
+      if !spec.discussion.isEmpty {
+        page += ".PP\n\(escape(spec.discussion.replacingOccurrences(of: "\n", with: " ")))\n"
+      }
       if !spec.example.isEmpty { page += ".PP\nExample:\n.nf\n\(escape(spec.example))\n.fi\n" }
     }
     page += ".SH OPTIONS\nEvery command takes:\n"
@@ -48,7 +50,7 @@ enum ManPage {
     }
     page += ".SH EXIT STATUS\n.TS\nl l.\n"
     for code in ExitCode.allCases { page += "\(code.rawValue)\t\(escape(code.summary))\n" }
-    page += ".TE\n" + escape(environment) + "\n" + escape(files) + "\n"
+    page += ".TE\n" + environment + "\n" + files + "\n"
     return page
   }
 

@@ -57,13 +57,14 @@ struct DurationText: Equatable {
   }
 
   /// Fails when the duration is above `limit` seconds, naming both in the
-  /// units typed.
+  /// unit typed: `--overlap 1000h is longer than the limit of 720h`.
   ///
-  /// - Throws: `CLIError.durationTooLong`.
-  func check(limit: Int64, option: String) throws {
+  /// - Throws: a usage error naming the option.
+  func check(limit: Int64, _ option: OptionSpec, _ arguments: ParsedArguments) throws {
     guard seconds > limit else { return }
-    let shown = limit % unit == 0 ? Self.format(limit, smallest: unit) : Self.format(limit)
-    throw CLIError.durationTooLong(option: option, given: text, limit: shown)
+    let letter = Self.units.first { $0.seconds == unit }!.letter
+    let shown = limit % unit == 0 ? "\(limit / unit)\(letter)" : Self.format(limit)
+    throw arguments.usageError("\(option.long) \(text) is longer than the limit of \(shown)")
   }
 
   /// The help words for a duration option.

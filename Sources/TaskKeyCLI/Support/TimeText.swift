@@ -12,19 +12,20 @@ struct TimeText {
       local = nil
       return
     }
-    local = streams.environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) }
+    local =
+      streams.environment["TZ"].flatMap { TimeZone(identifier: $0.hasPrefix(":") ? String($0.dropFirst()) : $0) }
       ?? TimeZone.current
   }
 
-  /// A time to the second: `2026-12-01 15:04:05 CET`, or ISO 8601 UTC.
+  /// A time to the second: `2026-12-01 15:04:05 +01:00`, or ISO 8601 UTC.
   func show(_ date: Date) -> String {
-    show(date, format: "yyyy-MM-dd HH:mm:ss zzz")
+    show(date, format: "yyyy-MM-dd HH:mm:ss xxx")
   }
 
-  /// A time to the minute: `2026-12-01 15:04 CET`, or `2026-12-01T14:04Z`.
+  /// A time to the minute: `2026-12-01 15:04 +01:00`, or `2026-12-01T14:04Z`.
   func showMinute(_ date: Date) -> String {
     guard local != nil else { return String(isoTime(date).dropLast(4)) + "Z" }
-    return show(date, format: "yyyy-MM-dd HH:mm zzz")
+    return show(date, format: "yyyy-MM-dd HH:mm xxx")
   }
 
   private func show(_ date: Date, format: String) -> String {

@@ -36,8 +36,7 @@ enum ProcessIO {
   /// link, owned by the caller, with no group or other permission bits.
   ///
   /// - Throws: `SystemError` for the file (refusals exit 77), `tooLong()`.
-  static func readOwnerOnly(_ path: String, limit: Int, firstLine: Bool, tooLong: () -> Error) throws -> SecureBytes
-  {
+  static func readOwnerOnly(_ path: String, limit: Int, firstLine: Bool, tooLong: () -> Error) throws -> SecureBytes {
     guard let file = try OpenFile.ownerOnly(path) else { throw SystemError.notFound(path) }
     return try withExtendedLifetime(file) {
       try readLimited(file.descriptor, limit: limit, firstLine: firstLine, tooLong: tooLong)
