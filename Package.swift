@@ -90,7 +90,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskAttachmentsTests",
-      dependencies: ["TaskAttachments", "TaskCrypto", "TaskKeyTestSupport"]
+      dependencies: ["TaskAttachments", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskVaultTests",

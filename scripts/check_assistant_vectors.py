@@ -74,14 +74,16 @@ KEY_LINE = re.compile(
 )
 
 
-def parse_registry(data: bytes, key: bytes):
-    """Returns {digest: entry} or raises Damaged(kind)."""
+def open_frame(data: bytes, key: bytes, header: bytes, header_stem: bytes):
+    """The frame the registry and the last-used file share (registry.md
+    steps 1-4): returns the body lines between the header and the MAC line,
+    or raises Damaged(kind)."""
     if len(data) > MAX_FILE:
         raise Damaged("too_large")
     first = data.split(b"\n", 1)[0]
-    if first != HEADER:
-        rest = first[len(HEADER_STEM):]
-        if first.startswith(HEADER_STEM) and re.fullmatch(rb"[1-9][0-9]{0,8}", rest):
+    if first != header:
+        rest = first[len(header_stem):]
+        if first.startswith(header_stem) and re.fullmatch(rb"[1-9][0-9]{0,8}", rest):
             raise Damaged("unsupported_version")
         raise Damaged("malformed")
     mac_start = len(data) - (4 + 44 + 1)
@@ -97,7 +99,12 @@ def parse_registry(data: bytes, key: bytes):
         raise Damaged("malformed")
     if not hmac.compare_digest(hmac.new(key, data[:mac_start], hashlib.sha256).digest(), mac):
         raise Damaged("authentication_failed")
-    lines = data[len(first) + 1:mac_start].split(b"\n")[:-1]
+    return data[len(first) + 1:mac_start].split(b"\n")[:-1]
+
+
+def parse_registry(data: bytes, key: bytes):
+    """Returns {digest: entry} or raises Damaged(kind)."""
+    lines = open_frame(data, key, HEADER, HEADER_STEM)
     if not lines or not re.fullmatch(rb"generation " + NUMBER.encode(), lines[0]) or lines[0] == b"generation 0":
         raise Damaged("malformed")
     entries, ids = {}, []
@@ -118,6 +125,22 @@ def parse_registry(data: bytes, key: bytes):
     if ids != sorted(set(ids)) or len(ids) > MAX_KEYS:
         raise Damaged("malformed")
     return entries
+
+
+LAST_USED_HEADER = b"taskkey assistant-key last-used v1"
+LAST_USED_STEM = b"taskkey assistant-key last-used v"
+
+
+def parse_last_used(data: bytes, key: bytes):
+    """docs/formats/last-used.md: {public id: seconds} or Damaged(kind)."""
+    table, previous = {}, None
+    for line in open_frame(data, key, LAST_USED_HEADER, LAST_USED_STEM):
+        match = re.fullmatch(rb"(tkid_[0-9a-f]{16}) " + NUMBER.encode(), line)
+        if not match or (previous is not None and match.group(1) <= previous):
+            raise Damaged("malformed")
+        previous = match.group(1)
+        table[match.group(1).decode()] = int(match.group(2))
+    return table
 
 
 def decide(entry, now: int):
@@ -174,8 +197,21 @@ def main() -> int:
             failures += 1
             print(f"assistant-registry case {case['id']} ({case['comment']}): got {got}, want {want}")
 
-    total = len(keys["tests"]) + len(registry["tests"])
-    print(f"assistant vectors: {total - failures} of {total} cases agree with SECURITY.md")
+    last_used = json.loads((directory / "assistant-last-used-v1.json").read_text())
+    assert last_used["format"] == "assistant-last-used" and last_used["version"] == 1
+    key = bytes.fromhex(last_used["integrity_key"])
+    for case in last_used["tests"]:
+        try:
+            got = ("valid", None, parse_last_used(case["file"].encode(), key))
+        except Damaged as damage:
+            got = ("invalid", str(damage), None)
+        want = (case["result"], case.get("damage"), case.get("last_used"))
+        if got != want:
+            failures += 1
+            print(f"assistant-last-used case {case['id']} ({case['comment']}): got {got}, want {want}")
+
+    total = len(keys["tests"]) + len(registry["tests"]) + len(last_used["tests"])
+    print(f"assistant vectors: {total - failures} of {total} cases agree with docs/formats/")
     return 1 if failures else 0
 
 

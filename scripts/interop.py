@@ -256,8 +256,8 @@ _assistant_result = None
 
 
 def check_assistant(doc, name):
-    """Both assistant-key files are re-derived by one stdlib-only reader
-    written from SECURITY.md (scripts/check_assistant_vectors.py); it runs
+    """The assistant-key files are re-derived by one stdlib-only reader
+    written from docs/formats/ (scripts/check_assistant_vectors.py); it runs
     once and its verdict counts for each file."""
     global _assistant_result
     if _assistant_result is None:
@@ -275,6 +275,7 @@ CHECKERS = {
     ("vault", 1): check_vault,
     ("backup", 1): check_vault,
     ("assistant-key", 1): check_assistant,
+    ("assistant-last-used", 1): check_assistant,
     ("key-file", 1): check_key_file,
     ("assistant-registry", 1): check_assistant,
 }

@@ -18,6 +18,7 @@ import os
 import pty
 import select
 import sys
+import termios
 import time
 
 
@@ -32,8 +33,8 @@ def main():
     pid, master = pty.fork()
     if pid == 0:
         # Keep the terminal open in the child (fd 3), so the parent does not
-        # see a hang-up in the moment between the redirections below and the
-        # command opening /dev/tty itself.
+        # see a hang-up (EIO, output lost) in the moment between the
+        # redirections below and the command opening /dev/tty itself.
         keep = os.dup(0)
         if keep != 3:
             os.dup2(keep, 3)
@@ -48,15 +49,6 @@ def main():
             os.dup2(stderr, 2)
         os.execv(command[0], command)
     seen = b""
-    status = None
-
-    def exited():
-        nonlocal status
-        if status is None:
-            done, code = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = code
-        return status is not None
 
     def read_some(timeout):
         nonlocal seen
@@ -66,39 +58,48 @@ def main():
         try:
             chunk = os.read(master, 4096)
         except OSError:
-            # EIO: no process has the terminal open; done once the command
-            # has exited, else it is about to open it again.
-            if exited():
-                return False
-            time.sleep(0.05)
-            return True
+            return False
         if not chunk:
             return False
         seen += chunk
         return True
+
+    def echo_is_off():
+        try:
+            return not termios.tcgetattr(master)[3] & termios.ECHO
+        except termios.error:
+            return False
 
     for step in steps:
         deadline = time.time() + 10
         while step["expect"].encode() not in seen and time.time() < deadline:
             if not read_some(0.1):
                 break
-        time.sleep(0.05)  # let the program switch echo off after its prompt
+        # Wait until the program has switched echo off after its prompt:
+        # it flushes pending input when it does (TCSAFLUSH), so a line typed
+        # earlier would be lost. A prompt that never does so gets the line
+        # after 5 s, and the test sees the echo.
+        deadline = time.time() + 5
+        while not echo_is_off() and time.time() < deadline:
+            read_some(0.02)
         os.write(master, step["send"].encode())
-    # Drain until the command exits; a command still waiting after 30 s of
-    # silence is stuck (a prompt nobody answers) and is killed.
-    quiet_since = time.time()
+    # Read until the program ends; give up after 60 s (the program is then
+    # killed and reported as killed by SIGKILL).
+    deadline = time.time() + 60
     while True:
-        before = len(seen)
-        if not read_some(1):
+        open_ = read_some(0.2)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            while select.select([master], [], [], 0.05)[0] and read_some(0):
+                pass
             break
-        if len(seen) != before:
-            quiet_since = time.time()
-        elif time.time() - quiet_since > 30:
-            if not exited():
-                os.kill(pid, 9)
+        if not open_:
+            _, status = os.waitpid(pid, 0)
             break
-    if status is None:
-        _, status = os.waitpid(pid, 0)
+        if time.time() > deadline:
+            os.kill(pid, 9)
+            _, status = os.waitpid(pid, 0)
+            break
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
     print(json.dumps({"status": code, "terminal": seen.decode("utf-8", "replace")}))
 

@@ -31,17 +31,17 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// The most capability grants one key carries: 16.
   public static let maximumGrantCount = Validation.maximumGrantCount
 
-  private let files: RegistryFiles
-  private let key: SymmetricKey
-  private let anchor: GenerationAnchor?
+  let files: RegistryFiles
+  let key: SymmetricKey
+  let anchor: GenerationAnchor?
   /// The newest generation the anchor was last seen to hold; kept so that a
   /// registry reread while the anchor cannot be read (the vault was locked
   /// after this instance opened) is still held to it.
-  private var floor: UInt64 = 0
-  private let clock: () -> Date
-  private let mutex = NSLock()
-  private var snapshot = Snapshot()
-  private var lastUsedKnown: [AssistantKeyID: Int64] = [:]
+  var floor: UInt64 = 0
+  let clock: () -> Date
+  let mutex = NSLock()
+  var snapshot = Snapshot()
+  var lastUsedKnown: [AssistantKeyID: Int64] = [:]
   /// How many times the registry file was read and parsed (tests check
   /// that verify does not reread an unchanged file).
   private(set) var loadCount = 0
@@ -298,7 +298,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
 
   // MARK: - Internals
 
-  private struct Snapshot {
+  struct Snapshot {
     var index = RegistryIndex(RegistryFormat.Contents(generation: 0, entries: []))
     /// The file the contents came from, kept open to pin its identity.
     var file: OpenFile?
@@ -315,7 +315,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
     }
   }
 
-  private func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
+  func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
     mutex.lock()
     defer { mutex.unlock() }
     return try body()
@@ -324,7 +324,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// Rereads the registry when the file at its path is not the one cached.
   /// Writers only ever rename a new file into place, and the cached file is
   /// held open, so an unchanged (device, inode) means unchanged contents.
-  private func refresh() throws {
+  func refresh() throws {
     let current = try files.identity(of: files.registryPath)
     if snapshot.loaded && current == snapshot.file?.identity { return }
     loadCount += 1
@@ -345,7 +345,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// Read-modify-write under the `flock`: reread, settle ended overlaps,
   /// apply `change`, write the next generation durably. Call with `mutex`
   /// held.
-  private func mutateHoldingMutex<Result>(
+  func mutateHoldingMutex<Result>(
     _ change: (inout RegistryFormat.Contents, Int64) throws -> Result
   ) throws -> Result {
     try files.prepareDirectory()
@@ -366,124 +366,4 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
       return result
     }
   }
-
-  private static func append(_ entry: RegistryEntry, to contents: inout RegistryFormat.Contents) throws {
-    guard contents.entries.count < maximumKeyCount else {
-      throw AssistantKeyError.registryFull(limit: maximumKeyCount)
-    }
-    // 2^-64 per pair; refuse rather than alias two keys.
-    guard !contents.entries.contains(where: { $0.id == entry.id || $0.digest == entry.digest }) else {
-      throw AssistantKeyError.systemResource("id collision; mint again")
-    }
-    contents.entries.append(entry)
-  }
-
-  private static func validated(name: String, grants: [String]) throws -> [String] {
-    guard Validation.isValidName(name) else { throw AssistantKeyError.invalidName(name) }
-    if let bad = grants.first(where: { !Validation.isValidGrant($0) }) { throw AssistantKeyError.invalidGrant(bad) }
-    let unique = Array(Set(grants)).sorted()
-    guard unique.count <= maximumGrantCount else {
-      throw AssistantKeyError.tooManyGrants(count: unique.count, limit: maximumGrantCount)
-    }
-    return unique
-  }
-
-  private static func seconds(_ duration: Duration, limit: Int64) throws -> Int64 {
-    let seconds = duration.components.seconds
-    guard seconds > 0, seconds <= limit else { throw AssistantKeyError.invalidDuration(seconds: seconds, limit: limit) }
-    return seconds
-  }
-
-  private func seconds(_ date: Date) -> Int64 {
-    Int64(date.timeIntervalSince1970.rounded(.down))
-  }
-
-  private func record(of entry: RegistryEntry, at now: Int64, lastUsed: Int64?) -> AssistantKeyRecord {
-    func date(_ time: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(time)) }
-    let status: AssistantKeyStatus
-    switch entry.revocation {
-    case .revoked(let time):
-      status = .revoked(at: date(time))
-    case .until(let time) where now >= time:
-      status = .revoked(at: date(time))
-    case .none, .until:
-      if let expires = entry.expires, now >= expires {
-        status = .expired(at: date(expires))
-      } else if case .until(let time) = entry.revocation {
-        status = .overlapping(until: date(time))
-      } else {
-        status = .active
-      }
-    }
-    return AssistantKeyRecord(
-      id: entry.id, name: entry.name, trust: entry.trust, grants: entry.grants, created: date(entry.created),
-      expires: entry.expires.map(date), status: status, lastUsed: lastUsed.map(date))
-  }
-
-  // MARK: - Last used (advisory)
-
-  /// Records a use, coalesced: skipped when this process or the file shows
-  /// a use of this key less than `lastUsedResolution` ago. Failures are
-  /// ignored; the last-used file never decides a verify.
-  private func recordUse(of id: AssistantKeyID, at now: Int64) {
-    if let known = lastUsedKnown[id], known <= now, now - known < Self.lastUsedResolution { return }
-    lastUsedKnown[id] = now
-    try? files.withLock {
-      var table = readLastUsed()
-      if let stored = table[id], stored <= now, now - stored < Self.lastUsedResolution {
-        lastUsedKnown[id] = stored
-        return
-      }
-      table[id] = now
-      let live = Set(snapshot.contents.entries.map(\.id))
-      let lines = table.filter { live.contains($0.key) }.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-      try files.replace(
-        files.lastUsedPath, with: AuthenticatedFile.seal(header: LastUsedFormat.header, lines: lines, key: key))
-    }
-  }
-
-  /// The last-used table, or an empty one when the file is missing,
-  /// unreadable or fails its integrity check.
-  func readLastUsed() -> [AssistantKeyID: Int64] {
-    guard let read = try? files.read(files.lastUsedPath, limit: RegistryFormat.maximumFileByteCount),
-      let lines = try? AuthenticatedFile.open(
-        read.bytes, header: LastUsedFormat.header, headerStem: LastUsedFormat.headerStem,
-        limit: RegistryFormat.maximumFileByteCount, key: key)
-    else { return [:] }
-    var table = [AssistantKeyID: Int64]()
-    for line in lines {
-      let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-      guard fields.count == 2, let id = AssistantKeyID(String(fields[0])), let time = RegistryFormat.decimal(fields[1])
-      else { return [:] }
-      table[id] = time
-    }
-    return table
-  }
-
-  /// The test seam: adds `count` entries with random digests in one write,
-  /// to fill a registry quickly.
-  func addRandomEntriesForTesting(count: Int, name: String = "filler") throws {
-    try locked {
-      try mutateHoldingMutex { contents, now in
-        guard contents.entries.count + count <= Self.maximumKeyCount else {
-          throw AssistantKeyError.registryFull(limit: Self.maximumKeyCount)
-        }
-        for _ in 0..<count {
-          let digest = SHA256Digest(bytes: SecureRandom.bytes(count: 32))!
-          contents.entries.append(
-            RegistryEntry(
-              id: AssistantKeyID(digest: digest), digest: digest, created: now, expires: nil, revocation: .revoked(now),
-              trust: .restricted, name: name, grants: []))
-        }
-      }
-    }
-  }
-}
-
-/// The advisory last-used file, version 1: the authenticated frame with
-/// header `taskkey assistant-key last-used v1` and lines `<id> <unix seconds>`
-/// sorted by id.
-enum LastUsedFormat {
-  static let header = "taskkey assistant-key last-used v1"
-  static let headerStem = "taskkey assistant-key last-used v"
 }

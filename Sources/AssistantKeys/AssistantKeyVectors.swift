@@ -1,8 +1,9 @@
 import Foundation
 import TaskCrypto
 
-/// Checks the assistant-key vector files (`Vectors/assistant-key-v1.json`
-/// and `Vectors/assistant-registry-v1.json`) against this build, for
+/// Checks the assistant-key vector files (`Vectors/assistant-key-v1.json`,
+/// `Vectors/assistant-registry-v1.json` and
+/// `Vectors/assistant-last-used-v1.json`) against this build, for
 /// `taskkey vectors check` and for auditors. The schemas are in
 /// `Vectors/README.md`.
 ///
@@ -12,7 +13,7 @@ import TaskCrypto
 /// bytes in the file, without touching the disk.
 public enum AssistantKeyVectors {
   /// The formats this checker reads (each at version 1).
-  public static let formats = [KeyFile.format, RegistryFile.format]
+  public static let formats = [KeyFile.format, RegistryFile.format, LastUsedFile.format]
 
   /// The outcome of checking one vector file.
   public struct Report: Equatable, Sendable {
@@ -48,6 +49,10 @@ public enum AssistantKeyVectors {
         let file = try JSONDecoder().decode(KeyFile.self, from: data)
         report.cases = file.tests.count
         report.failures = file.tests.compactMap(check)
+      } else if format == LastUsedFile.format {
+        let file = try JSONDecoder().decode(LastUsedFile.self, from: data)
+        report.cases = file.tests.count
+        report.failures = try check(file)
       } else {
         let file = try JSONDecoder().decode(RegistryFile.self, from: data)
         report.cases = file.tests.count
@@ -153,7 +158,68 @@ public enum AssistantKeyVectors {
     }
   }
 
+  /// `assistant-last-used`, version 1.
+  struct LastUsedFile: Codable, Equatable {
+    static let format = "assistant-last-used"
+
+    struct Test: Codable, Equatable {
+      var id: Int
+      var comment: String
+      /// The last-used file, byte for byte (ASCII).
+      var file: String
+      /// `valid` (read as `lastUsed`) or `invalid` (refused with `damage`;
+      /// every key then shows as never used).
+      var result: String
+      /// Valid: the table read, public id to Unix seconds.
+      var lastUsed: [String: Int64]?
+      /// Invalid: `authentication_failed`, `malformed`, `unsupported_version`
+      /// or `too_large`.
+      var damage: String?
+
+      enum CodingKeys: String, CodingKey {
+        case id, comment, file, result, damage
+        case lastUsed = "last_used"
+      }
+    }
+
+    var format: String
+    var version: Int
+    var description: String
+    var integrityKey: String
+    var tests: [Test]
+
+    enum CodingKeys: String, CodingKey {
+      case format, version, description, tests
+      case integrityKey = "integrity_key"
+    }
+  }
+
   // MARK: - Deciding one case
+
+  /// Reads a last-used file: (`result`, `damage`, the table).
+  static func lastUsedOutcome(_ text: String, integrityKey: SymmetricKey) -> (String, String?, [String: Int64]?) {
+    do {
+      let table = try LastUsedFormat.decode(Array(text.utf8), key: integrityKey)
+      return ("valid", nil, Dictionary(uniqueKeysWithValues: table.map { ($0.key.text, $0.value) }))
+    } catch AssistantKeyError.registryDamaged(let damage) {
+      return ("invalid", damageName(damage), nil)
+    } catch {
+      return ("invalid", "unexpected: \(error)", nil)
+    }
+  }
+
+  /// The outcome name of a registry or last-used rejection.
+  static func damageName(_ damage: AssistantKeyError.RegistryDamage) -> String {
+    switch damage {
+    case .authenticationFailed: return "authentication_failed"
+    case .malformed: return "malformed"
+    case .unsupportedVersion: return "unsupported_version"
+    case .tooLarge: return "too_large"
+    case .unreadable: return "unreadable"
+    case .integrityKeyUnavailable: return "integrity_key_unavailable"
+    case .rolledBack: return "rolled_back"
+    }
+  }
 
   /// The outcome names of a key-string check: (`result`, `error`, `reason`, `detail`).
   static func keyOutcome(_ text: String) -> (String, String?, String?, Int?) {
@@ -188,10 +254,7 @@ public enum AssistantKeyVectors {
       switch error {
       case .revoked: return ("invalid", "revoked", nil, nil)
       case .expired: return ("invalid", "expired", nil, nil)
-      case .registryDamaged(.authenticationFailed): return ("invalid", "registry_damaged", "authentication_failed", nil)
-      case .registryDamaged(.malformed): return ("invalid", "registry_damaged", "malformed", nil)
-      case .registryDamaged(.unsupportedVersion): return ("invalid", "registry_damaged", "unsupported_version", nil)
-      case .registryDamaged(.tooLarge): return ("invalid", "registry_damaged", "too_large", nil)
+      case .registryDamaged(let damage): return ("invalid", "registry_damaged", damageName(damage), nil)
       default: return ("invalid", "unexpected: \(error)", nil, nil)
       }
     } catch {
@@ -220,11 +283,29 @@ public enum AssistantKeyVectors {
     return nil
   }
 
-  private static func check(_ file: RegistryFile) throws -> [String] {
-    guard let keyBytes = SHA256Digest(hex: file.integrityKey)?.bytes else {
+  /// The file-level integrity key, or nil when it is not 32 bytes of hex.
+  private static func integrityKey(_ hex: String) throws -> SymmetricKey? {
+    guard let bytes = SHA256Digest(hex: hex)?.bytes else { return nil }
+    return try bytes.withUnsafeBytes { try SymmetricKey(copying: $0) }
+  }
+
+  private static func check(_ file: LastUsedFile) throws -> [String] {
+    guard let integrityKey = try integrityKey(file.integrityKey) else {
       return ["'integrity_key' is not 32 bytes of hex"]
     }
-    let integrityKey = try keyBytes.withUnsafeBytes { try SymmetricKey(copying: $0) }
+    return file.tests.compactMap { test in
+      let (result, damage, table) = lastUsedOutcome(test.file, integrityKey: integrityKey)
+      guard result == test.result, damage == test.damage, table == test.lastUsed else {
+        return "case \(test.id) (\(test.comment)): got \(result) \(damage ?? "")"
+      }
+      return nil
+    }
+  }
+
+  private static func check(_ file: RegistryFile) throws -> [String] {
+    guard let integrityKey = try integrityKey(file.integrityKey) else {
+      return ["'integrity_key' is not 32 bytes of hex"]
+    }
     return file.tests.compactMap { test in
       let (result, error, damage, identity) = registryOutcome(
         key: test.key, registry: test.registry ?? file.registry, integrityKey: integrityKey, now: file.now)

@@ -14,12 +14,9 @@ struct RegistryFiles {
   /// The seam every write goes through; tests inject faults here.
   var fileSystem: any FileSystem = PosixFileSystem()
 
-  /// The registry file, `assistant-keys.registry`.
-  static let registryName = "assistant-keys.registry"
-
-  var registryPath: String { directory + "/" + Self.registryName }
-  var lastUsedPath: String { directory + "/assistant-keys.last-used" }
-  var lockPath: String { directory + "/assistant-keys.lock" }
+  var registryPath: String { directory + "/" + AssistantKeyRegistry.FileName.registry }
+  var lastUsedPath: String { directory + "/" + AssistantKeyRegistry.FileName.lastUsed }
+  var lockPath: String { directory + "/" + AssistantKeyRegistry.FileName.lock }
 
   /// Makes the directory (mode 0700) if it is missing, then refuses it when
   /// it is a symlink, not a directory, not ours, or open to group or others.
@@ -95,5 +92,17 @@ struct RegistryFiles {
     } catch let error as SystemError {
       throw AssistantKeyError.registryDamaged(.unreadable(error))
     }
+  }
+}
+
+extension AssistantKeyRegistry {
+  /// The registry's files, all in the vault's `device-only/` directory.
+  public enum FileName {
+    /// The registry itself.
+    public static let registry = "assistant-keys.registry"
+    /// The advisory last-used times.
+    public static let lastUsed = "assistant-keys.last-used"
+    /// The lock file of read-modify-write.
+    public static let lock = "assistant-keys.lock"
   }
 }

@@ -10,19 +10,16 @@ import TaskVault
 /// tag = HMAC-SHA256(BK, every byte before it), BK derived from the
 /// synchronisable master key (`VaultFileSnapshot.backupAuthenticationKey`).
 enum BackupFile {
-  static let magic: [UInt8] = Array("TKBACKUP".utf8)
-  static let version: UInt16 = 1
+  static let header = FormatHeader(magic: "TKBACKUP", version: 1, name: "backup")
   static let headerByteCount = 46
   static let tagByteCount = 32
-  /// The smallest and largest `vault.tkv` (SECURITY.md, "Vault file").
-  static let minimumVaultByteCount = 706
-  static let maximumVaultByteCount = 129 + 5 + 28 + (8 << 20) + 32
-  static let minimumByteCount = headerByteCount + minimumVaultByteCount + tagByteCount
-  static let maximumByteCount = headerByteCount + maximumVaultByteCount + tagByteCount
+  /// The smallest and largest `vault.tkv`, as TaskVault reads it.
+  static let vaultByteCounts = VaultFileReader.vaultFileByteCounts
+  static let minimumByteCount = headerByteCount + vaultByteCounts.lowerBound + tagByteCount
+  static let maximumByteCount = headerByteCount + vaultByteCounts.upperBound + tagByteCount
 
   static func encode(_ snapshot: VaultFileSnapshot, created: Int64) -> [UInt8] {
-    var bytes = magic
-    bytes += bigEndian(UInt64(version), 2)
+    var bytes = header.bytes
     bytes += snapshot.vaultID
     bytes += bigEndian(snapshot.generation, 8)
     bytes += bigEndian(UInt64(bitPattern: created), 8)
@@ -41,11 +38,11 @@ enum BackupFile {
   /// Checks everything in the order of SECURITY.md's MUST rules, then
   /// opens the vault file inside with the passphrase and checks the tag.
   static func open(_ bytes: [UInt8], passphrase: SecureBytes, path: String) throws -> Opened {
-    guard bytes.count >= 10, Array(bytes[0..<8]) == magic else {
-      throw BackupError.damaged(path: path, reason: "not a TaskKey backup (bad magic)")
+    switch header.mismatch(in: bytes) {
+    case nil: break
+    case .notThisFormat(let reason): throw BackupError.damaged(path: path, reason: reason)
+    case .unsupportedVersion(let version): throw BackupError.unsupportedVersion(path: path, version: version)
     }
-    let version = Int(bytes[8]) << 8 | Int(bytes[9])
-    guard version == Int(Self.version) else { throw BackupError.unsupportedVersion(path: path, version: version) }
     guard bytes.count >= minimumByteCount, bytes.count <= maximumByteCount else {
       throw BackupError.damaged(
         path: path, reason: "\(bytes.count) bytes is outside \(minimumByteCount)...\(maximumByteCount)")
@@ -55,13 +52,16 @@ enum BackupFile {
       throw BackupError.damaged(path: path, reason: "the vault file length \(length) does not match the file size")
     }
     let vaultFile = Array(bytes[headerByteCount..<(headerByteCount + length)])
-    // The header must repeat the vault file's own id and generation.
-    guard vaultFile.count >= 129, vaultFile[10..<26] == bytes[10..<26], vaultFile[121..<129] == bytes[26..<34] else {
-      throw BackupError.damaged(path: path, reason: "the header's vault id or generation differs from the vault file's")
-    }
+    let label = path + " (vault file)"
     let snapshot: VaultFileSnapshot
     do {
-      snapshot = try Vault.openSnapshot(vaultFile, passphrase: passphrase, label: path + " (vault file)")
+      // The header must repeat the vault file's own id and generation.
+      let inner = try VaultFileReader.header(ofVaultFile: vaultFile, label: label)
+      guard inner.vaultID == Array(bytes[10..<26]), inner.generation == integer(bytes[26..<34]) else {
+        throw BackupError.damaged(
+          path: path, reason: "the header's vault id or generation differs from the vault file's")
+      }
+      snapshot = try Vault.openSnapshot(vaultFile, passphrase: passphrase, label: label)
     } catch let error as TaskVaultError {
       switch error {
       case .wrongPassphrase: throw BackupError.wrongPassphrase

@@ -1,3 +1,6 @@
+import AssistantKeys
+import TaskVault
+
 /// Every kind of thing TaskKey keeps on a device.
 public enum KeptThing: String, Sendable, Equatable, CaseIterable {
   /// The note keyring (every note key and which is primary).
@@ -54,51 +57,61 @@ extension BackupRules {
   /// backup, a sync bundle and a system backup carry it. SECURITY.md
   /// ("Backups") prints the same table; `BackupTableTests` checks every row
   /// against what the code does.
-  public static let table: [BackupRule] = [
-    BackupRule(
-      thing: .noteKeyring, location: "vault.tkv", inTaskKeyBackup: true, inSyncBundle: true, inSystemBackup: true,
-      reason: "synchronisable by design; sealed under the passphrase-wrapped master key"),
-    BackupRule(
-      thing: .synchronisableItems, location: "vault.tkv", inTaskKeyBackup: true, inSyncBundle: true,
-      inSystemBackup: true, reason: "synchronisable by design; in the same sealed store as the keyring"),
-    BackupRule(
-      thing: .deviceOnlyItems, location: "device-only/device.tkv", inTaskKeyBackup: false, inSyncBundle: false,
-      inSystemBackup: false, reason: "device-only keys never leave the device"),
-    BackupRule(
-      thing: .assistantRegistry, location: "device-only/assistant-keys.registry", inTaskKeyBackup: false,
-      inSyncBundle: false, inSystemBackup: false,
-      reason: "a restored assistant starts without a key (fail closed)"),
-    BackupRule(
-      thing: .assistantRegistryKey, location: "device-only/device.tkv", inTaskKeyBackup: false, inSyncBundle: false,
-      inSystemBackup: false, reason: "a device-only item; without it a stray registry is refused as damaged"),
-    BackupRule(
-      thing: .assistantLastUsed, location: "device-only/assistant-keys.last-used", inTaskKeyBackup: false,
-      inSyncBundle: false, inSystemBackup: false, reason: "belongs with the registry"),
-    BackupRule(
-      thing: .assistantLock, location: "device-only/assistant-keys.lock", inTaskKeyBackup: false,
-      inSyncBundle: false, inSystemBackup: false, reason: "empty; lives in the excluded directory"),
-    BackupRule(
-      thing: .unlockSession, location: "device-only/unlock.session", inTaskKeyBackup: false, inSyncBundle: false,
-      inSystemBackup: false, reason: "the unlocked state ends with the boot; a copy is useless and is not made"),
-    BackupRule(
-      thing: .sessionKey, location: "/dev/shm/taskkey-<uid>/<vault id>.key", inTaskKeyBackup: false,
-      inSyncBundle: false, inSystemBackup: false, reason: "in tmpfs, outside the data directory; gone at reboot"),
-    BackupRule(
-      thing: .vaultPreviousGeneration, location: "vault.tkv.prev", inTaskKeyBackup: false, inSyncBundle: false,
-      inSystemBackup: true, reason: "exists only during a write; the synchronisable store only, sealed"),
-    BackupRule(
-      thing: .vaultTemporaryFile, location: "vault.tkv.tmp", inTaskKeyBackup: false, inSyncBundle: false,
-      inSystemBackup: true, reason: "exists only during a write; the synchronisable store only, sealed"),
-    BackupRule(
-      thing: .deviceOnlyWriteFiles, location: "device-only/device.tkv.prev", inTaskKeyBackup: false,
-      inSyncBundle: false, inSystemBackup: false, reason: "device-only, in the excluded directory"),
-    BackupRule(
-      thing: .vaultLock, location: "vault.lock", inTaskKeyBackup: false, inSyncBundle: false, inSystemBackup: true,
-      reason: "empty; harmless"),
-    BackupRule(
-      thing: .attachmentFiles, location: nil, inTaskKeyBackup: false, inSyncBundle: false, inSystemBackup: false,
-      reason: "not kept by TaskKey: the Tasker app stores attachment files, sealed with TaskCrypto, on its own"),
-  ]
+  public static let table: [BackupRule] = {
+    let vault = VaultLayout.vaultFileName
+    let device = VaultLayout.deviceOnlyDirectoryName + "/"
+    let deviceFile = device + VaultLayout.deviceFileName
+    typealias Registry = AssistantKeyRegistry.FileName
+    return [
+      BackupRule(
+        thing: .noteKeyring, location: vault, inTaskKeyBackup: true, inSyncBundle: true, inSystemBackup: true,
+        reason: "synchronisable by design; sealed under the passphrase-wrapped master key"),
+      BackupRule(
+        thing: .synchronisableItems, location: vault, inTaskKeyBackup: true, inSyncBundle: true,
+        inSystemBackup: true, reason: "synchronisable by design; in the same sealed store as the keyring"),
+      BackupRule(
+        thing: .deviceOnlyItems, location: deviceFile, inTaskKeyBackup: false, inSyncBundle: false,
+        inSystemBackup: false, reason: "device-only keys never leave the device"),
+      BackupRule(
+        thing: .assistantRegistry, location: device + Registry.registry, inTaskKeyBackup: false,
+        inSyncBundle: false, inSystemBackup: false,
+        reason: "a restored assistant starts without a key (fail closed)"),
+      BackupRule(
+        thing: .assistantRegistryKey, location: deviceFile, inTaskKeyBackup: false, inSyncBundle: false,
+        inSystemBackup: false, reason: "a device-only item; without it a stray registry is refused as damaged"),
+      BackupRule(
+        thing: .assistantLastUsed, location: device + Registry.lastUsed, inTaskKeyBackup: false,
+        inSyncBundle: false, inSystemBackup: false, reason: "belongs with the registry"),
+      BackupRule(
+        thing: .assistantLock, location: device + Registry.lock, inTaskKeyBackup: false,
+        inSyncBundle: false, inSystemBackup: false, reason: "empty; lives in the excluded directory"),
+      BackupRule(
+        thing: .unlockSession, location: device + VaultLayout.sessionFileName, inTaskKeyBackup: false,
+        inSyncBundle: false,
+        inSystemBackup: false, reason: "the unlocked state ends with the boot; a copy is useless and is not made"),
+      BackupRule(
+        thing: .sessionKey, location: "/dev/shm/taskkey-<uid>/<vault id>.key", inTaskKeyBackup: false,
+        inSyncBundle: false, inSystemBackup: false, reason: "in tmpfs, outside the data directory; gone at reboot"),
+      BackupRule(
+        thing: .vaultPreviousGeneration, location: vault + VaultLayout.previousSuffix, inTaskKeyBackup: false,
+        inSyncBundle: false,
+        inSystemBackup: true, reason: "exists only during a write; the synchronisable store only, sealed"),
+      BackupRule(
+        thing: .vaultTemporaryFile, location: vault + VaultLayout.temporarySuffix, inTaskKeyBackup: false,
+        inSyncBundle: false,
+        inSystemBackup: true, reason: "exists only during a write; the synchronisable store only, sealed"),
+      BackupRule(
+        thing: .deviceOnlyWriteFiles, location: deviceFile + VaultLayout.previousSuffix, inTaskKeyBackup: false,
+        inSyncBundle: false, inSystemBackup: false, reason: "device-only, in the excluded directory"),
+      BackupRule(
+        thing: .vaultLock, location: VaultLayout.lockFileName, inTaskKeyBackup: false, inSyncBundle: false,
+        inSystemBackup: true,
+        reason: "empty; harmless"),
+      BackupRule(
+        thing: .attachmentFiles, location: nil, inTaskKeyBackup: false, inSyncBundle: false, inSystemBackup: false,
+        reason: "not kept by TaskKey: the Tasker app stores attachment files, sealed with TaskCrypto, on its own"),
+    ]
+  }()
 
   /// The row for `thing`.
   public static func rule(for thing: KeptThing) -> BackupRule {

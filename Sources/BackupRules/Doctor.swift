@@ -44,8 +44,9 @@ extension BackupRules {
   /// - Throws: `BackupError.vault(.notInitialised)` when there is no vault.
   public static func doctor(directory: String, repair: Bool) throws -> DoctorReport {
     var findings = [DoctorFinding]()
-    guard FileStatus.exists(directory + "/vault.tkv") else {
-      throw BackupError.vault(.notInitialised(path: directory + "/vault.tkv"))
+    let layout = VaultLayout(directory: directory)
+    guard FileStatus.exists(layout.vaultFile) else {
+      throw BackupError.vault(.notInitialised(path: layout.vaultFile))
     }
     findings += checkPermissions(directory, repair: repair)
     let markers = try vaultCall { try Vault.exclusionMarkerState(ofVaultAt: directory) }
@@ -129,7 +130,7 @@ extension BackupRules {
         message: status.deviceOnlyGeneration.map { "present, generation \($0)" }
           ?? "absent: starts empty (restored, or no device-only item yet)",
         repaired: false))
-    for name in ["vault.tkv.tmp", "vault.tkv.prev", "device-only/device.tkv.tmp", "device-only/device.tkv.prev"]
+    for name in VaultLayout.leftoverFiles
     where FileStatus.exists(directory + "/" + name) {
       findings.append(
         .init(
@@ -143,7 +144,7 @@ extension BackupRules {
   /// entries, `device-only/` and its entries.
   static func checkPermissions(_ directory: String, repair: Bool) -> [DoctorFinding] {
     var paths = [directory]
-    for base in [directory, directory + "/device-only"] {
+    for base in [directory, VaultLayout(directory: directory).deviceOnlyDirectory] {
       for name in ((try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []).sorted() {
         paths.append(base + "/" + name)
       }

@@ -1,4 +1,5 @@
 import TaskCrypto
+import TaskSystem
 
 /// Every way an attachment operation can fail.
 ///
@@ -21,8 +22,9 @@ public enum AttachmentError: Error, Equatable, Sendable {
   case destinationExists(path: String)
   /// The settings file is not one of the two lines this build writes.
   case malformedSettings(path: String)
-  /// A system call failed: which call, on which path, with which errno.
-  case io(call: String, path: String, errno: Int32)
+  /// A file operation failed or a file was refused (which call, which
+  /// path, which errno); see `SystemError`.
+  case system(SystemError)
 }
 
 extension AttachmentError {
@@ -36,7 +38,7 @@ extension AttachmentError {
     case .notSealed: return "not_sealed"
     case .destinationExists: return "destination_exists"
     case .malformedSettings: return "malformed_settings"
-    case .io: return "io_error"
+    case .system: return "io_error"
     }
   }
 }
@@ -54,7 +56,7 @@ extension AttachmentError: CustomStringConvertible {
     case .destinationExists(let path): return "'\(path)' already exists; choose another path or remove it first"
     case .malformedSettings(let path):
       return "'\(path)' is not an attachment settings file ('seal-new-attachments=on' or '=off')"
-    case .io(let call, let path, let code): return "\(call) failed on '\(path)' (errno \(code))"
+    case .system(let error): return error.description
     }
   }
 }

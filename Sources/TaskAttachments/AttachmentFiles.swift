@@ -9,7 +9,7 @@ extension Attachment {
   /// failure it is removed. An existing `destination` is never replaced.
   ///
   /// - Returns: what was sealed.
-  /// - Throws: `AttachmentError.destinationExists`, `.io`, `.crypto`.
+  /// - Throws: `AttachmentError.destinationExists`, `.system`, `.crypto`.
   public static func seal(
     file source: String, to destination: String, using keyring: Keyring, record: String, progress: Progress? = nil
   ) throws -> Summary {
@@ -31,7 +31,7 @@ extension Attachment {
   ///
   /// - Returns: what was opened.
   /// - Throws: as `open(reading:writing:using:record:progress:)`;
-  ///   `AttachmentError.destinationExists`, `.io`.
+  ///   `AttachmentError.destinationExists`, `.system`.
   public static func open(
     file source: String, to destination: String, using keyring: Keyring, record: String, progress: Progress? = nil
   ) throws -> Summary {
@@ -49,7 +49,7 @@ extension Attachment {
   ///
   /// - Returns: what was written; `keyID` is the primary's.
   /// - Throws: `AttachmentError.notSealed` for a plain file, the errors of
-  ///   `open`, `.io`.
+  ///   `open`, `.system`.
   public static func rewrap(
     file path: String, using keyring: Keyring, record: String, progress: Progress? = nil
   ) throws -> Summary {
@@ -136,8 +136,10 @@ extension Attachment {
   ) throws -> Summary {
     if !replacing && SystemIO.exists(destination) { throw AttachmentError.destinationExists(path: destination) }
     let input = try SystemIO.openForReading(source)
-    defer { try? SystemIO.close(input.fd, path: source) }
-    return try transform(descriptor: input.fd, name: source, to: destination, replacing: replacing, body)
+    // The open file (and so its descriptor) lives until the work is done.
+    return try withExtendedLifetime(input) {
+      try transform(descriptor: input.descriptor.rawValue, name: source, to: destination, replacing: replacing, body)
+    }
   }
 
   /// Reads `input`, writes through `body` into a temporary file beside
@@ -151,10 +153,9 @@ extension Attachment {
     let temporary = try SystemIO.createTemporary(beside: destination)
     var open = true
     do {
-      let summary = try body(input) { try SystemIO.write(temporary.fd, $0, name: temporary.path) }
-      try SystemIO.fsync(temporary.fd, path: temporary.path)
+      let summary = try body(input) { try SystemIO.writeCreated(temporary.fd, $0, path: temporary.path) }
       open = false
-      try SystemIO.close(temporary.fd, path: temporary.path)
+      try SystemIO.finish(temporary.fd, path: temporary.path)
       if replacing {
         try SystemIO.rename(temporary.path, to: destination)
       } else {
@@ -163,7 +164,7 @@ extension Attachment {
       try SystemIO.fsyncDirectory(of: destination)
       return summary
     } catch {
-      if open { try? SystemIO.close(temporary.fd, path: temporary.path) }
+      if open { SystemIO.abandon(temporary.fd, path: temporary.path) }
       try? SystemIO.unlink(temporary.path)
       throw error
     }

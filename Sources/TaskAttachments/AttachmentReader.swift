@@ -1,4 +1,5 @@
 import TaskCrypto
+import TaskSystem
 
 /// Random access to an attachment file: any byte range, decrypting only the
 /// chunks it touches.
@@ -15,7 +16,9 @@ public final class AttachmentReader {
   /// The plaintext length, authenticated for a sealed file.
   public let byteCount: UInt64
   private let path: String
-  private let fd: Int32
+  /// The open file: its descriptor stays valid for as long as this reader.
+  private let file: OpenFile
+  private var fd: Int32 { file.descriptor.rawValue }
   private let opener: ChunkedEncryption.RandomAccessOpener?
 
   /// Opens the attachment at `path` for `record`.
@@ -27,44 +30,41 @@ public final class AttachmentReader {
   /// - Throws: `AttachmentError.truncatedWrapper`, `.unsupportedVersion`,
   ///   `.crypto` (`.unknownKeyID`, `.commitmentMismatch`,
   ///   `.missingFinalChunk`, `.finalChunkAuthenticationFailed`,
-  ///   `.trailingData`…), `.io`.
+  ///   `.trailingData`…), `.system` (also for a path that is not a
+  ///   regular file).
   public init(path: String, keyring: Keyring, record: String) throws {
     let input = try SystemIO.openForReading(path)
     self.path = path
-    self.fd = input.fd
-    do {
-      guard let size = input.size else { throw AttachmentError.io(call: "fstat", path: path, errno: 29) }
-      var head = [UInt8](repeating: 0, count: Int(Swift.min(size, UInt64(Attachment.wrapperByteCount))))
-      try head.withUnsafeMutableBytes { try SystemIO.read(input.fd, into: $0, at: 0, name: path) }
-      guard Attachment.isSealed(prefix: head) else {
-        (isSealed, keyID, byteCount, opener) = (false, nil, size, nil)
-        return
-      }
-      let id = try Attachment.parseWrapper(head)
-      guard let key = keyring.key(for: id) else { throw AttachmentError.crypto(.unknownKeyID(id)) }
-      let offset = UInt64(Attachment.wrapperByteCount)
-      let fd = input.fd
-      let opener = try attachmentCall {
-        try ChunkedEncryption.RandomAccessOpener(
-          key: key.key, context: Attachment.context(wrapper: head, record: record), sealedByteCount: size - offset
-        ) { position, buffer in
-          try SystemIO.read(fd, into: buffer, at: offset + position, name: path)
-        }
-      }
-      (isSealed, keyID, byteCount, self.opener) = (true, id, opener.plaintextByteCount, opener)
-    } catch {
-      try? SystemIO.close(input.fd, path: path)
-      throw error
+    self.file = input
+    let fd = input.descriptor.rawValue
+    guard let size = try SystemIO.regularFileSize(input) else {
+      throw AttachmentError.system(.wrongFileType(path: path, expected: "a regular file (random access)"))
     }
+    var head = [UInt8](repeating: 0, count: Int(Swift.min(size, UInt64(Attachment.wrapperByteCount))))
+    try head.withUnsafeMutableBytes { try SystemIO.read(fd, into: $0, at: 0, name: path) }
+    guard Attachment.isSealed(prefix: head) else {
+      (isSealed, keyID, byteCount, opener) = (false, nil, size, nil)
+      return
+    }
+    let id = try Attachment.parseWrapper(head)
+    guard let key = keyring.key(for: id) else { throw AttachmentError.crypto(.unknownKeyID(id)) }
+    let offset = UInt64(Attachment.wrapperByteCount)
+    // The reader keeps `input` open; the closure reads through it.
+    let opener = try attachmentCall {
+      try ChunkedEncryption.RandomAccessOpener(
+        key: key.key, context: Attachment.context(wrapper: head, record: record), sealedByteCount: size - offset
+      ) { [input] position, buffer in
+        try SystemIO.read(input.descriptor.rawValue, into: buffer, at: offset + position, name: path)
+      }
+    }
+    (isSealed, keyID, byteCount, self.opener) = (true, id, opener.plaintextByteCount, opener)
   }
-
-  deinit { try? SystemIO.close(fd, path: path) }
 
   /// Fills `buffer` with the plaintext at `offset`.
   ///
   /// - Throws: `AttachmentError.crypto(.rangeOutOfBounds)` when the range
   ///   is not inside the attachment; a chunk's authentication error (the
-  ///   buffer is wiped); `.io`.
+  ///   buffer is wiped); `.system`.
   public func read(offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws {
     guard let opener else {
       let length = UInt64(buffer.count)
@@ -90,7 +90,7 @@ public final class AttachmentReader {
   /// `output`, 1 MiB at a time, each piece verified before it is written.
   ///
   /// - Returns: what was written.
-  /// - Throws: as `read(offset:into:)`; `AttachmentError.io`.
+  /// - Throws: as `read(offset:into:)`; `AttachmentError.system`.
   public func copy(offset: UInt64, length: UInt64, to output: Int32) throws -> Attachment.Summary {
     try copy(offset: offset, length: length) { try SystemIO.write(output, $0, name: "<fd \(output)>") }
   }
@@ -100,7 +100,7 @@ public final class AttachmentReader {
   ///
   /// - Returns: what was written.
   /// - Throws: as `read(offset:into:)`; `AttachmentError.destinationExists`,
-  ///   `.io`.
+  ///   `.system`.
   public func copy(offset: UInt64, length: UInt64, toFile destination: String) throws -> Attachment.Summary {
     try Attachment.transform(descriptor: -1, name: path, to: destination, replacing: false) { _, write in
       try copy(offset: offset, length: length, write)

@@ -44,24 +44,25 @@ extension AttachmentSettings {
   /// file does not exist.
   ///
   /// - Throws: `AttachmentError.malformedSettings` for any other content,
-  ///   `.io` when the file cannot be read.
+  ///   `.system` when the file cannot be read.
   public static func load(fromDirectory directory: String) throws -> AttachmentSettings {
     let path = directory + "/" + fileName
     guard SystemIO.exists(path) else { return AttachmentSettings() }
     let input = try SystemIO.openForReading(path)
-    defer { try? SystemIO.close(input.fd, path: path) }
+    let fd = input.descriptor.rawValue
+    defer { withExtendedLifetime(input) {} }
     // One byte more than the longer line, so anything longer is refused.
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 26, alignment: 1)
     defer { buffer.deallocate() }
     let contents = try Attachment.readFully(
-      { try SystemIO.read(input.fd, into: $0, name: path) }, count: buffer.count, buffer: buffer)
+      { try SystemIO.read(fd, into: $0, name: path) }, count: buffer.count, buffer: buffer)
     return try AttachmentSettings(fileContents: contents, path: path)
   }
 
   /// Writes the setting into `directory` durably: a temporary file beside
   /// it, flushed, renamed over the old one, and the directory flushed.
   ///
-  /// - Throws: `AttachmentError.io`.
+  /// - Throws: `AttachmentError.system`.
   public func save(toDirectory directory: String) throws {
     let path = directory + "/" + Self.fileName
     let bytes = fileContents
@@ -95,10 +96,11 @@ extension Attachment {
   /// Whether the file at `path` begins with the magic.
   static func startsWithMagic(_ path: String) throws -> Bool {
     let input = try SystemIO.openForReading(path)
-    defer { try? SystemIO.close(input.fd, path: path) }
+    let fd = input.descriptor.rawValue
+    defer { withExtendedLifetime(input) {} }
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: magic.count, alignment: 1)
     defer { buffer.deallocate() }
     return isSealed(
-      prefix: try readFully({ try SystemIO.read(input.fd, into: $0, name: path) }, count: magic.count, buffer: buffer))
+      prefix: try readFully({ try SystemIO.read(fd, into: $0, name: path) }, count: magic.count, buffer: buffer))
   }
 }

@@ -57,7 +57,7 @@ extension Attachment {
   /// example standard input to standard output); see
   /// `seal(reading:writing:using:record:progress:)`.
   ///
-  /// - Throws: as that method; `AttachmentError.io` naming `read` or
+  /// - Throws: as that method; `AttachmentError.system` naming `read` or
   ///   `write`.
   public static func seal(
     fileDescriptor input: Int32, to output: Int32, using keyring: Keyring, record: String, progress: Progress? = nil
@@ -71,7 +71,7 @@ extension Attachment {
   /// Opens what remains of file descriptor `input` into `output`; see
   /// `open(reading:writing:using:record:progress:)`.
   ///
-  /// - Throws: as that method; `AttachmentError.io` naming `read` or
+  /// - Throws: as that method; `AttachmentError.system` naming `read` or
   ///   `write`.
   public static func open(
     fileDescriptor input: Int32, to output: Int32, using keyring: Keyring, record: String, progress: Progress? = nil

@@ -93,7 +93,8 @@ struct FailureReport {
     case .alreadyInitialised: return .cannotCreate
     case .itemNotFound: return .notFound
     case .emptyPassphrase, .passphraseTooLong: return .passphraseRefused
-    case .invalidItemName, .invalidLabel, .itemTooLarge, .storeFull, .itemClassConflict, .keyConflict: return .dataError
+    case .invalidItemName, .invalidLabel, .itemTooLarge, .storeFull, .itemClassConflict, .keyConflict, .retiredKey:
+      return .dataError
     case .unlockUnavailable: return .osError
     case .crypto(let crypto): return code(crypto)
     }
@@ -132,7 +133,7 @@ struct FailureReport {
     case .truncatedWrapper, .notSealed, .malformedSettings: return .dataError
     case .unsupportedVersion: return .unsupportedVersion
     case .destinationExists: return .cannotCreate
-    case .io(let call, let path, let errno): return code(SystemError.failed(call: call, path: path, errno: errno))
+    case .system(let system): return code(system)
     }
   }
 

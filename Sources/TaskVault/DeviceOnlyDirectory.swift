@@ -59,9 +59,9 @@ extension Vault {
     for marker in state.missing {
       switch marker {
       case .cacheDirectoryTag:
-        try Markers.tagContents.withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue) }
+        try Markers.tagContents.withUnsafeBytes { try environment.replaceFile(path + "/" + marker.rawValue, with: $0) }
       case .noBackupFile:
-        try [UInt8]().withUnsafeBytes { try atomicWrite($0, to: path + "/" + marker.rawValue) }
+        try [UInt8]().withUnsafeBytes { try environment.replaceFile(path + "/" + marker.rawValue, with: $0) }
       case .backupAttribute:
         if case .failed(let code) = ExtendedAttribute.set(marker.rawValue, Markers.attributeValue, on: path) {
           throw TaskVaultError.system(.failed(call: "setxattr", path: path, errno: code))
@@ -83,7 +83,7 @@ extension Vault {
   ///
   /// - Returns: the markers present, missing and unsupported.
   public static func exclusionMarkerState(ofVaultAt directory: String) throws -> ExclusionMarkerState {
-    let path = directory + "/device-only"
+    let path = VaultLayout(directory: directory).deviceOnlyDirectory
     guard (try? FileStatus.of(path))??.kind == .directory else {
       return ExclusionMarkerState(
         directoryExists: false, present: [], missing: ExclusionMarker.allCases, attributeUnsupported: false)

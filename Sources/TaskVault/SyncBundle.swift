@@ -20,12 +20,17 @@ public struct SyncImportReport: Sendable, Equatable {
   public var keptItems: [String] = []
   /// Bundle items not imported because a device-only item here has the name.
   public var skippedItems: [String] = []
+  /// Keys this vault held that the bundle says were retired elsewhere:
+  /// retired here too.
+  public var retiredKeyIDs: [KeyID] = []
+  /// Keys the bundle holds that were retired here or in the bundle: never
+  /// added back.
+  public var refusedRetiredKeyIDs: [KeyID] = []
 }
 
 /// The sync bundle, format version 1 (SECURITY.md, "Sync bundle").
 struct SyncBundle {
-  static let magic: [UInt8] = Array("TKSYNC".utf8) + [0, 0]
-  static let version: UInt16 = 1
+  static let header = FormatHeader.syncBundle
   static let headerByteCount = 96
   static let minimumByteCount = headerByteCount + VaultFile.minimumStoreSealedByteCount + 32
   static let maximumByteCount = headerByteCount + VaultFile.maximumStoreSealedByteCount + 32
@@ -40,8 +45,7 @@ struct SyncBundle {
 
   func header(length: Int) -> [UInt8] {
     var writer = ByteWriter()
-    writer.append(Self.magic)
-    writer.u16(Self.version)
+    writer.append(Self.header.bytes)
     writer.append(vaultID)
     writer.u8(1)
     writer.u8(preset.rawValue)
@@ -61,11 +65,7 @@ struct SyncBundle {
   }
 
   static func parse(_ bytes: [UInt8], path: String) throws -> SyncBundle {
-    guard bytes.count >= 10, Array(bytes[0..<8]) == magic else {
-      throw TaskVaultError.damaged(path: path, reason: "not a TaskKey sync bundle (bad magic)")
-    }
-    let version = Int(bytes[8]) << 8 | Int(bytes[9])
-    guard version == Int(Self.version) else { throw TaskVaultError.unsupportedVersion(path: path, version: version) }
+    try header.check(bytes, path: path)
     let body = try VaultFile.checkedBody(bytes, path: path, minimum: minimumByteCount, maximum: maximumByteCount)
     do {
       return try body.withUnsafeBytes { buffer in
@@ -133,19 +133,19 @@ extension Vault {
   /// - Returns: the bundle bytes, safe to hand to any file-sync tool.
   /// - Throws: `TaskVaultError.wrongPassphrase` and the errors of reading.
   public func exportSyncBundle(passphrase: SecureBytes) throws -> [UInt8] {
-    try Self.checkPassphrase(passphrase)
-    let lock = try Files.lock(lockPath, exclusive: false)
+    try VaultCodec.checkPassphrase(passphrase)
+    let lock = try Files.lock(layout.lockFile, exclusive: false)
     defer { lock.release() }
     let file = try readFile()
-    let keys = try unwrap(file, passphrase: passphrase)
-    // The device-only file is not even read: `device: nil`.
-    let stores = try openStores(file, device: nil, keys: keys)
+    let keys = try VaultCodec.unwrap(file, passphrase: passphrase)
+    // The device-only file is not even read: only the synchronisable store is opened.
+    let store = try VaultCodec.openSynchronisable(file, keys: keys, path: layout.vaultFile)
     let salt = environment.randomBytes(PasswordKDF.saltByteCount)
     let derived = try SyncBundle.keys(passphrase: passphrase, salt: salt, kdf: file.kdf)
     var bundle = SyncBundle(
       vaultID: file.vaultID, preset: file.preset, kdf: file.kdf, salt: salt, created: environment.now(),
       check: derived.check, sealed: try AES.GCM.SealedBox(combined: [UInt8](repeating: 0, count: 28)))
-    let plaintext = try stores[0].encode()
+    let plaintext = try store.encode()
     let aad = bundle.header(length: plaintext.count + 28)
     bundle.sealed = try plaintext.withUnsafeBytes { raw in
       try environment.seal(raw, derived.key, aad)
@@ -155,8 +155,10 @@ extension Vault {
 
   /// Merges a sync bundle into the synchronisable store.
   ///
-  /// Keys merge by key id: a key the vault lacks is added, a key it holds
-  /// with the same bytes is unchanged, and no key is ever removed. The
+  /// Keys merge by key id: retirements win (a key either side retired is
+  /// removed here and never added back; both lists are kept), a key the
+  /// vault lacks is added, a key it holds with the same bytes is unchanged,
+  /// and no other key is removed. The
   /// primary stays unless `adoptPrimary` is true. Items merge by name: the
   /// later `modified` wins; a name held by a device-only item is skipped.
   ///
@@ -166,24 +168,30 @@ extension Vault {
   ///   - adoptPrimary: make the bundle's primary key the primary here.
   /// - Returns: what changed.
   /// - Throws: `TaskVaultError.wrongPassphrase`, `.damaged`, `.tampered`,
-  ///   `.unsupportedVersion` for the bundle; `.keyConflict` when a key id
+  ///   `.unsupportedVersion` for the bundle; `.retiredKey` when the bundle
+  ///   retires this vault's primary (after any adoption) or `adoptPrimary`
+  ///   names a retired key;
+  ///   `.keyConflict` when a key id
   ///   is held with other bytes (nothing is written); `.locked`.
   public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, adoptPrimary: Bool = false) throws
     -> SyncImportReport
   {
-    try Self.checkPassphrase(passphrase)
+    try VaultCodec.checkPassphrase(passphrase)
     let incoming = try SyncBundle.open(bundle, passphrase: passphrase).contents
     guard let incomingKeyring = incoming.keyring else {
       throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
     }
     var report: SyncImportReport?
     try modify { stores in
-      guard var keyring = stores[0].keyring else {
-        throw TaskVaultError.damaged(path: vaultPath, reason: "the synchronisable store has no keyring")
-      }
+      var keyring = try stores.synchronisable.noteKeyring(path: layout.vaultFile)
       var result = SyncImportReport(previousPrimaryID: keyring.primaryID, primaryID: keyring.primaryID)
+      // Retirements travel with the store and win over a key from an older
+      // bundle: a key retired on either side is never added back.
+      let retired = Set(stores.synchronisable.retired).union(incoming.retired)
       for key in incomingKeyring.keys {
-        if let local = keyring.key(for: key.id) {
+        if retired.contains(key.id) {
+          result.refusedRetiredKeyIDs.append(key.id)
+        } else if let local = keyring.key(for: key.id) {
           guard local.key == key.key else { throw TaskVaultError.keyConflict(key.id) }
           result.unchangedKeyIDs.append(key.id)
         } else {
@@ -192,22 +200,33 @@ extension Vault {
         }
       }
       if adoptPrimary {
+        guard !retired.contains(incomingKeyring.primaryID) else {
+          throw TaskVaultError.retiredKey(incomingKeyring.primaryID)
+        }
         try wrapCrypto { try keyring.promote(incomingKeyring.primaryID) }
         result.primaryID = incomingKeyring.primaryID
       }
-      stores[0].keyring = keyring
+      // After an adoption, so a bundle that rotated away from the primary
+      // both devices shared, and retired it, moves this vault along.
+      for id in incoming.retired where keyring.key(for: id) != nil {
+        guard id != keyring.primaryID else { throw TaskVaultError.retiredKey(id) }
+        try wrapCrypto { try keyring.retire(id) }
+        result.retiredKeyIDs.append(id)
+      }
+      stores.synchronisable.keyring = keyring
+      stores.synchronisable.remember(retired: Array(retired))
       for item in incoming.items {
-        if stores[1].index(of: item.name) != nil {
+        if stores.deviceOnly.index(of: item.name) != nil {
           result.skippedItems.append(item.name)
-        } else if let index = stores[0].index(of: item.name) {
-          if item.modified > stores[0].items[index].modified {
-            stores[0].items[index] = item
+        } else if let index = stores.synchronisable.index(of: item.name) {
+          if item.modified > stores.synchronisable.items[index].modified {
+            stores.synchronisable.items[index] = item
             result.updatedItems.append(item.name)
           } else {
             result.keptItems.append(item.name)
           }
         } else {
-          stores[0].put(item)
+          stores.synchronisable.put(item)
           result.addedItems.append(item.name)
         }
       }

@@ -24,7 +24,7 @@ extension Vault {
   /// - Throws: `TaskVaultError.wrongPassphrase`, `.damaged`, `.tampered`,
   ///   `.unsupportedVersion`, `.emptyPassphrase`, `.passphraseTooLong`.
   public static func checkSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes) throws -> SyncBundleSummary {
-    try checkPassphrase(passphrase)
+    try VaultCodec.checkPassphrase(passphrase)
     let contents = try SyncBundle.open(bundle, passphrase: passphrase).contents
     guard let keyring = contents.keyring else {
       throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")

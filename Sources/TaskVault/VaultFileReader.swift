@@ -13,6 +13,8 @@ public struct VaultContents: Sendable {
   public let kdfParameters: PasswordKDF.Parameters
   /// The note keyring of the synchronisable store.
   public let noteKeyring: Keyring
+  /// Ids of note keys retired from it (tombstones), ascending.
+  public let retiredKeyIDs: [KeyID]
   /// Every item of both stores (a bundle: the synchronisable store only),
   /// sorted by name.
   public let items: [VaultItem]
@@ -38,17 +40,15 @@ public enum VaultFileReader {
   public static func openVaultFile(_ bytes: [UInt8], deviceOnlyFile: [UInt8]? = nil, passphrase: SecureBytes) throws
     -> VaultContents
   {
-    let vault = Vault(memory: "<vault file>")
-    try Vault.checkPassphrase(passphrase)
-    let file = try VaultFile.parse(bytes, path: vault.vaultPath)
-    let device = try deviceOnlyFile.map { try DeviceFile.parse($0, path: vault.devicePath, vaultID: file.vaultID) }
-    let stores = try vault.openStores(file, device: device, keys: try vault.unwrap(file, passphrase: passphrase))
-    guard let keyring = stores[0].keyring else {
-      throw TaskVaultError.damaged(path: vault.vaultPath, reason: "the synchronisable store has no keyring")
-    }
+    let opened = try VaultCodec.open(
+      bytes, deviceOnlyFile: deviceOnlyFile, passphrase: passphrase, vaultPath: vaultLabel,
+      devicePath: vaultLabel + " (device-only)")
+    let file = opened.file
     return VaultContents(
       vaultID: Hex.encode(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
-      noteKeyring: keyring, items: sortedItems(stores))
+      noteKeyring: try opened.stores.synchronisable.noteKeyring(path: vaultLabel),
+      retiredKeyIDs: opened.stores.synchronisable.retired,
+      items: opened.stores.sortedItems.map { VaultItem(attributes: $0.attributes, value: $0.value) })
   }
 
   /// Opens the bytes of a sync bundle with the passphrase it was exported
@@ -58,18 +58,39 @@ public enum VaultFileReader {
   ///   synchronisable items.
   /// - Throws: as `Vault.importSyncBundle`, with the path `sync bundle`.
   public static func openSyncBundle(_ bytes: [UInt8], passphrase: SecureBytes) throws -> VaultContents {
-    try Vault.checkPassphrase(passphrase)
+    try VaultCodec.checkPassphrase(passphrase)
     let opened = try SyncBundle.open(bytes, passphrase: passphrase)
     guard let keyring = opened.contents.keyring else {
       throw TaskVaultError.damaged(path: SyncBundle.displayName, reason: "no keyring")
     }
     return VaultContents(
       vaultID: Hex.encode(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
-      kdfParameters: opened.bundle.kdf, noteKeyring: keyring, items: sortedItems([opened.contents]))
+      kdfParameters: opened.bundle.kdf, noteKeyring: keyring, retiredKeyIDs: opened.contents.retired,
+      items: opened.contents.items.map { VaultItem(attributes: $0.attributes, value: $0.value) })
   }
 
-  static func sortedItems(_ stores: [StoreContents]) -> [VaultItem] {
-    stores.flatMap { $0.items }.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
-      .map { VaultItem(attributes: $0.attributes, value: $0.value) }
+  /// How errors name a vault file read from memory.
+  static let vaultLabel = "<vault file>"
+
+  /// What a vault file's header says, read without a passphrase.
+  public struct Header: Sendable, Equatable {
+    /// The vault id, 16 bytes.
+    public let vaultID: [UInt8]
+    /// The generation of the synchronisable store.
+    public let generation: UInt64
+  }
+
+  /// The smallest and the largest vault file this build reads, in bytes.
+  public static let vaultFileByteCounts = VaultFile.minimumByteCount...VaultFile.maximumByteCount
+
+  /// Checks everything in the bytes of a `vault.tkv` that needs no key
+  /// (header, checksum, structure, every cap) and returns its id and
+  /// generation.
+  ///
+  /// - Parameter label: how errors name the file.
+  /// - Throws: `TaskVaultError.damaged`, `.unsupportedVersion`.
+  public static func header(ofVaultFile bytes: [UInt8], label: String) throws -> Header {
+    let file = try VaultFile.parse(bytes, path: label)
+    return Header(vaultID: file.vaultID, generation: file.generation)
   }
 }

@@ -32,14 +32,15 @@ extension Vault {
   /// - Returns: the file's bytes, facts and backup authentication key.
   /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
   public func snapshotForBackup() throws -> VaultFileSnapshot {
-    let lock = try Files.lock(lockPath, exclusive: false)
+    let lock = try Files.lock(layout.lockFile, exclusive: false)
     defer { lock.release() }
-    guard let bytes = try Files.readPrivate(vaultPath, limit: VaultFile.maximumByteCount) else {
-      throw TaskVaultError.notInitialised(path: vaultPath)
+    guard let bytes = try Files.readPrivate(layout.vaultFile, limit: VaultFile.maximumByteCount) else {
+      throw TaskVaultError.notInitialised(path: layout.vaultFile)
     }
-    let file = try VaultFile.parse(bytes, path: vaultPath)
+    let file = try VaultFile.parse(bytes, path: layout.vaultFile)
     let keys = try sessionKeys(file).keys
-    return try Self.snapshot(bytes, file: file, keys: keys, vault: self)
+    let store = try VaultCodec.openSynchronisable(file, keys: keys, path: layout.vaultFile)
+    return try Self.snapshot(bytes, file: file, keys: keys, store: store)
   }
 
   /// Opens the bytes of a `vault.tkv` with its passphrase, as `unlock`
@@ -49,18 +50,15 @@ extension Vault {
   public static func openSnapshot(_ bytes: [UInt8], passphrase: SecureBytes, label: String) throws
     -> VaultFileSnapshot
   {
-    let vault = Vault(memory: label)
-    try checkPassphrase(passphrase)
-    let file = try VaultFile.parse(bytes, path: label)
-    return try snapshot(bytes, file: file, keys: try vault.unwrap(file, passphrase: passphrase), vault: vault)
+    // The device-only file is never read: `deviceOnlyFile: nil`.
+    let opened = try VaultCodec.open(
+      bytes, deviceOnlyFile: nil, passphrase: passphrase, vaultPath: label, devicePath: label)
+    return try snapshot(bytes, file: opened.file, keys: opened.keys, store: opened.stores.synchronisable)
   }
 
-  private static func snapshot(_ bytes: [UInt8], file: VaultFile, keys: VaultKeys, vault: Vault) throws
+  private static func snapshot(_ bytes: [UInt8], file: VaultFile, keys: VaultKeys, store: StoreContents) throws
     -> VaultFileSnapshot
   {
-    let store = try vault.openStore(
-      file.sealed, key: keys.sync, aad: VaultFile.storeAAD(vaultID: file.vaultID, generation: file.generation),
-      store: .synchronisable, path: vault.vaultPath)
     var code = HMACSHA256.authenticationCode(for: backupKeyLabel + file.vaultID, using: keys.sync)
     defer { for index in code.indices { code[index] = 0 } }
     let key = try wrapCrypto { try code.withUnsafeBytes { try SymmetricKey(copying: $0) } }
@@ -75,17 +73,14 @@ extension Vault {
   /// nothing is unlocked.
   ///
   /// - Throws: `TaskVaultError.alreadyInitialised` when `vault.tkv`
-  ///   exists, permission and I/O errors.
+  ///   exists, `.system`.
   public static func install(_ snapshot: VaultFileSnapshot, at directory: String) throws -> Vault {
-    try system { try PrivateDirectory.make(directory) }
-    let vault = Vault(installing: directory)
-    let lock = try Files.lock(vault.lockPath, exclusive: true)
+    let vault = try prepareNew(at: directory, environment: .production)
+    let lock = try Files.lock(vault.layout.lockFile, exclusive: true)
     defer { lock.release() }
-    guard try !Files.privateFileExists(vault.vaultPath) else {
-      throw TaskVaultError.alreadyInitialised(path: vault.vaultPath)
-    }
+    try vault.refuseExistingVault()
     try vault.prepareDeviceOnlyDirectory()
-    try snapshot.bytes.withUnsafeBytes { try vault.atomicWrite($0, to: vault.vaultPath) }
+    try snapshot.bytes.withUnsafeBytes { try vault.environment.replaceFile(vault.layout.vaultFile, with: $0) }
     return try Vault(at: directory)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TaskCrypto
 import TaskKeyTestSupport
+import TaskSystem
 import XCTest
 
 @testable import TaskAttachments
@@ -13,11 +14,11 @@ final class AttachmentTests: XCTestCase {
   override func setUpWithError() throws {
     directory = try TemporaryDirectory()
     keyring = try Keyring.generate()
-    SystemIO.fault = nil
+    SystemIO.fileSystem = PosixFileSystem()
   }
 
   override func tearDown() {
-    SystemIO.fault = nil
+    SystemIO.fileSystem = PosixFileSystem()
   }
 
   func write(_ name: String, _ bytes: [UInt8]) throws -> String {
@@ -127,15 +128,28 @@ final class AttachmentTests: XCTestCase {
     let plain = try write("plain", bytes(3 << 20))
     let before = try names()
     var writes = 0
-    SystemIO.fault = { call, _ in
-      guard call == "write" else { return nil }
+    SystemIO.fileSystem = FaultInjectingFileSystem { step, _ in
+      guard step == .write else { return nil }
       writes += 1
       return writes == 2 ? ENOSPC : nil
     }
     XCTAssertThrowsError(try Attachment.seal(file: plain, to: directory.path("sealed"), using: keyring, record: "r")) {
-      guard case .io("write", _, ENOSPC) = $0 as? AttachmentError else { return XCTFail("\($0)") }
+      guard case .system(.failed("write", _, ENOSPC)) = $0 as? AttachmentError else { return XCTFail("\($0)") }
     }
-    SystemIO.fault = { call, _ in call == "link" ? EIO : nil }
+    // Every other step of the durable write, failing in turn: nothing under
+    // the real name (before the link), no temporary file left.
+    for failing in [FileStep.createExclusive, .fsync, .close, .link] {
+      SystemIO.fileSystem = FaultInjectingFileSystem { step, _ in step == failing ? EIO : nil }
+      XCTAssertThrowsError(try Attachment.seal(file: plain, to: directory.path("sealed"), using: keyring, record: "r"))
+      XCTAssertEqual(try names(), before, "\(failing)")
+    }
+    // After the link the file is whole under its name; a failed directory
+    // flush is still reported.
+    SystemIO.fileSystem = FaultInjectingFileSystem { step, _ in step == .fsyncDirectory ? EIO : nil }
+    XCTAssertThrowsError(try Attachment.seal(file: plain, to: directory.path("sealed"), using: keyring, record: "r"))
+    XCTAssertEqual(try names(), (before + ["sealed"]).sorted())
+    try FileManager.default.removeItem(atPath: directory.path("sealed"))
+    SystemIO.fileSystem = FaultInjectingFileSystem { step, _ in step == .link ? EIO : nil }
     XCTAssertThrowsError(try Attachment.seal(file: plain, to: directory.path("sealed"), using: keyring, record: "r"))
     XCTAssertEqual(try names(), before)
   }

@@ -123,6 +123,28 @@ struct AttachmentCommandTests {
     #expect(plainRewrap.status == 65)
   }
 
+  @Test func settingIsOffByDefaultAndStoreFollowsIt() throws {
+    let environment = ["TASKKEY_HOME": home.url.path]
+    let shown = try TaskKeyBinary.run(["attach", "setting"], environment: environment)
+    #expect(shown.stdoutText == "seal-new-attachments=off\n")
+    let plain = try write("plain", bytes(1000))
+    let off = try TaskKeyBinary.run(
+      ["attach", "store", plain, "-o", home.path("off"), "--record", "r", "--key-file", keyPath],
+      environment: environment)
+    #expect(off.status == 0, "\(off.stderr)")
+    #expect(try read(home.path("off")) == bytes(1000))
+    #expect(try TaskKeyBinary.run(["attach", "setting", "on"], environment: environment).status == 0)
+    #expect(try read(home.path("attachment-settings")) == Array("seal-new-attachments=on\n".utf8))
+    let on = try TaskKeyBinary.run(
+      ["attach", "store", plain, "-o", home.path("on"), "--record", "r", "--key-file", keyPath, "--json"],
+      environment: environment)
+    let report = try #require(try JSONSerialization.jsonObject(with: Data(on.stdout)) as? [String: Any])
+    #expect(report["sealed"] as? Bool == true)
+    #expect(try attach(["open", home.path("on"), "--record", "r"]).stdout == bytes(1000))
+    // The file that was stored plain before still opens, unchanged.
+    #expect(try attach(["open", home.path("off"), "--record", "r"]).stdout == bytes(1000))
+  }
+
   @Test func usageErrorsExit64() throws {
     #expect(try attach(["seal"]).status == 64)  // no --record
     #expect(try attach(["frob", "--record", "r"]).status == 64)

@@ -72,6 +72,27 @@ struct SealOpenCommandTests {
     #expect(bad.stdout.isEmpty)
   }
 
+  /// The example in docs/formats/sealed-value.md opens with the binary to
+  /// the plaintext the text names.
+  @Test func theSpecificationsExampleOpensWithTheBinary() throws {
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    let spec = try String(
+      contentsOf: root.appendingPathComponent("docs/formats/sealed-value.md"), encoding: .utf8)
+    let example = try #require(
+      spec.split(separator: "\n").first { $0.hasPrefix("    tc1.0a0b0c0d:") }?.trimmingCharacters(in: .whitespaces))
+    let exampleKey = home.path("example.key")
+    let keyHex = (0..<32).map { String(format: "%02x", $0) }.joined()
+    #expect(
+      FileManager.default.createFile(
+        atPath: exampleKey, contents: Data("0a0b0c0d:\(keyHex)\n".utf8), attributes: [.posixPermissions: 0o600]))
+    let opened = try TaskKeyBinary.run(
+      ["open", "--key-file", exampleKey, "--context", "note/42/body"], input: example + "\n")
+    #expect(opened.status == 0, "\(opened.stderr)")
+    #expect(opened.stdoutText == "buy milk\n")
+    #expect(spec.contains("context `note/42/body`, plaintext `buy milk`"))
+  }
+
   @Test func wrongContextIsRefusedWithNothingOnStdout() throws {
     let sealed = try TaskKeyBinary.run(["seal", "--key-file", keyPath, "--context", "note/1/body"], input: "secret")
     let opened = try TaskKeyBinary.run(

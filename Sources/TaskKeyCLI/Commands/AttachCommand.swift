@@ -18,7 +18,8 @@ struct AttachCommand: CommandGroup {
       taskkey attach open photo.jpg.tka --record attachment/42 --range 1048576:4096 > part.bin
       """)
   static let subcommands: [any Command.Type] = [
-    AttachStreamCommand<AttachSeal>.self, AttachStreamCommand<AttachOpen>.self, AttachRewrapCommand.self,
+    AttachStreamCommand<AttachSeal>.self, AttachStreamCommand<AttachOpen>.self, AttachStoreCommand.self,
+    AttachRewrapCommand.self, AttachSettingCommand.self,
   ]
 
   static let recordOption = OptionSpec.value(
@@ -234,6 +235,84 @@ struct AttachRewrapCommand: Command {
     defer { progress.end() }
     let summary = try Attachment.rewrap(file: file, using: keyring, record: record, progress: progress.report)
     if json { try AttachCommand.report(summary, output: file, streams) }
+  }
+}
+
+/// `taskkey attach store IN -o OUT`.
+struct AttachStoreCommand: Command {
+  static let spec = CommandSpec(
+    name: "store",
+    abstract: "Store a new attachment as the setting says: sealed when on, copied plain when off (the default).",
+    arguments: [ArgumentSpec(name: "IN", kind: .file, help: "The new attachment.")],
+    options: [AttachCommand.recordOption, AttachCommand.outOption.asRequired, NoteOptions.keyFileOption],
+    json: AttachCommand.json,
+    discussion: "A file that itself begins with the attachment magic is sealed either way.",
+    example: """
+      taskkey attach store photo.jpg -o attachments/7 --record attachment/7
+      """)
+
+  let input: String
+  let output: String
+  let record: String
+  let keyFile: String?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    input = arguments.argument(0)!
+    output = arguments.value(AttachCommand.outOption.asRequired)!
+    record = arguments.value(AttachCommand.recordOption)!
+    keyFile = arguments.value(NoteOptions.keyFileOption)
+    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let settings = try AttachmentSettings.load(fromDirectory: try vaultDirectory(streams))
+    let progress = AttachProgress(streams: streams, totalByteCount: AttachCommand.size(input))
+    defer { progress.end() }
+    let summary = try Attachment.store(
+      file: input, to: output, using: keyring, record: record, settings: settings, progress: progress.report)
+    if json { try AttachCommand.report(summary, output: output, streams) }
+  }
+}
+
+/// `taskkey attach setting [on|off]`.
+struct AttachSettingCommand: Command {
+  static let spec = CommandSpec(
+    name: "setting", abstract: "Show or change whether new attachments are sealed (off when never set).",
+    arguments: [
+      ArgumentSpec(
+        name: "VALUE", kind: .choice(["on", "off"]), help: "on or off; without it the setting is shown.",
+        optional: true)
+    ],
+    json: JSONShape(fields: ["seal_new_attachments"], help: "{seal_new_attachments (bool)}."),
+    discussion: "The setting is the file attachment-settings in the vault directory.",
+    example: """
+      taskkey attach setting on
+      """)
+
+  let value: Bool?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) {
+    value = arguments.argument(0).map { $0 == "on" }
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  struct Report: Encodable {
+    let sealNewAttachments: Bool
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let directory = try vaultDirectory(streams)
+    var settings = try AttachmentSettings.load(fromDirectory: directory)
+    if let value {
+      settings.sealsNewAttachments = value
+      try settings.save(toDirectory: directory)
+    }
+    if json { return try streams.printJSON(Report(sealNewAttachments: settings.sealsNewAttachments)) }
+    try streams.print("seal-new-attachments=\(settings.sealsNewAttachments ? "on" : "off")")
   }
 }
 

@@ -94,11 +94,12 @@ struct SyncImportCommand: Command {
     options: [keepPrimaryOption, adoptPrimaryOption] + PassphraseSource.options,
     json: JSONShape(
       fields: [
-        "added_keys", "unchanged_keys", "previous_primary", "primary", "added_items", "updated_items", "kept_items",
-        "skipped_items",
+        "added_keys", "unchanged_keys", "retired_keys", "refused_retired_keys", "previous_primary", "primary",
+        "added_items", "updated_items", "kept_items", "skipped_items",
       ],
-      help: "{added_keys, unchanged_keys, previous_primary, primary, added_items, updated_items, kept_items, "
-        + "skipped_items (device-only here)}."),
+      help: "{added_keys, unchanged_keys, retired_keys (retired on the other device), refused_retired_keys (retired "
+        + "here, not added back), previous_primary, primary, added_items, updated_items, kept_items, skipped_items "
+        + "(device-only here)}."),
     discussion: """
       The passphrase asked is the one of the vault that exported the bundle
       (the same as this vault's when this device joined with init --from-bundle).
@@ -125,6 +126,8 @@ struct SyncImportCommand: Command {
   struct Report: Encodable {
     let addedKeys: [String]
     let unchangedKeys: [String]
+    let retiredKeys: [String]
+    let refusedRetiredKeys: [String]
     let previousPrimary: String
     let primary: String
     let addedItems: [String]
@@ -145,20 +148,30 @@ struct SyncImportCommand: Command {
     try passphrase.checkAvailable()
     let secret = try passphrase.read(prompt: "Passphrase of the vault that exported the bundle: ")
     streams.terminalNote("Checking the bundle (Argon2id)...")
-    let adopt: Bool
-    if keepPrimary || adoptPrimary {
-      adopt = adoptPrimary
-    } else {
-      adopt = !known.contains(try Vault.checkSyncBundle(bundle, passphrase: secret).primaryID)
+    let automatic = !keepPrimary && !adoptPrimary
+    let adopt =
+      automatic ? !known.contains(try Vault.checkSyncBundle(bundle, passphrase: secret).primaryID) : adoptPrimary
+    let report: SyncImportReport
+    do {
+      report = try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: adopt)
+    } catch TaskVaultError.retiredKey where automatic && adopt {
+      // The bundle's primary was retired here: it stays retired, ours stays primary.
+      report = try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: false)
     }
-    let report = try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: adopt)
     let output = Report(
       addedKeys: report.addedKeyIDs.map(\.hex), unchangedKeys: report.unchangedKeyIDs.map(\.hex),
+      retiredKeys: report.retiredKeyIDs.map(\.hex), refusedRetiredKeys: report.refusedRetiredKeyIDs.map(\.hex),
       previousPrimary: report.previousPrimaryID.hex, primary: report.primaryID.hex, addedItems: report.addedItems,
       updatedItems: report.updatedItems, keptItems: report.keptItems, skippedItems: report.skippedItems)
     if json { return try streams.printJSON(output) }
     try streams.print("Keys added: \(output.addedKeys.isEmpty ? "none" : output.addedKeys.joined(separator: " "))")
     try streams.print("Keys already here: \(output.unchangedKeys.count)")
+    try streams.print(
+      "Keys retired (retired on the other device): "
+        + (output.retiredKeys.isEmpty ? "none" : output.retiredKeys.joined(separator: " ")))
+    if !output.refusedRetiredKeys.isEmpty {
+      try streams.print("Retired keys not added back: \(output.refusedRetiredKeys.joined(separator: " "))")
+    }
     let changed = report.primaryID == report.previousPrimaryID ? " (unchanged)" : " (changed: the bundle's is newer)"
     try streams.print("Primary: \(output.primary)\(changed)")
     try streams.print(

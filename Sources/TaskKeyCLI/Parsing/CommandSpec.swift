@@ -59,6 +59,13 @@ struct OptionSpec: Equatable, Sendable {
       required: required)
   }
 
+  /// The same option, required.
+  var asRequired: OptionSpec {
+    OptionSpec(
+      long: long, short: short, placeholder: placeholder, kind: kind, help: help, repeatable: repeatable,
+      required: true)
+  }
+
   /// `-o, --out F` as help and the man page show it.
   var synopsis: String {
     let names = short.map { "-\($0), \(long)" } ?? long

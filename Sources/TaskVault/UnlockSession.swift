@@ -1,0 +1,169 @@
+import Foundation
+import TaskCrypto
+import TaskSystem
+
+/// The after-first-unlock state of one vault: the two master keys sealed
+/// under a session key in `device-only/unlock.session`, and the session key
+/// itself in the runtime directory (memory that a reboot clears). It ends at
+/// a reboot (new boot id, runtime directory emptied), at `lock`, or when
+/// the optional time limit passes. The passphrase is never stored.
+struct UnlockSession {
+  let layout: VaultLayout
+  let environment: VaultEnvironment
+
+  /// Starts a session for the vault `vaultID` holding `keys`: a fresh
+  /// session key to the runtime directory, then the sealed master keys.
+  func begin(vaultID: [UInt8], keys: VaultKeys, for duration: Duration?) throws {
+    let bootID = try environment.bootID()
+    let now = environment.now()
+    let notAfter = duration.map { now + max(1, $0.components.seconds) } ?? 0
+    let sessionKey = try environment.randomKey()
+    let runtime = try environment.runtimeDirectory()
+    let keyBytes = try SessionKeyFile.encode(bootID: bootID, key: sessionKey)
+    try keyBytes.withUnsafeBytes {
+      try environment.replaceFile(VaultLayout.sessionKeyFile(in: runtime, vaultID: vaultID), with: $0)
+    }
+    let master = try wrapCrypto { try SecureBytes(zeroedCount: 64) }
+    master.withUnsafeMutableBytes { out in
+      for (index, key) in [keys.sync, keys.deviceWrap].enumerated() {
+        key.withUnsafeBytes {
+          out.baseAddress!.advanced(by: 32 * index).copyMemory(from: $0.baseAddress!, byteCount: 32)
+        }
+      }
+    }
+    let aad = SessionFile.aad(vaultID: vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter)
+    let sealed = try master.withUnsafeBytes { plain in try environment.seal(plain, sessionKey, aad) }
+    let session = SessionFile(vaultID: vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, sealed: sealed)
+    try session.encode().withUnsafeBytes { try environment.replaceFile(layout.sessionFile, with: $0) }
+  }
+
+  /// The master keys of the running session, or `.locked` with the reason.
+  ///
+  /// - Returns: the keys and the time limit (0 = until reboot or lock).
+  func keys(vaultID: [UInt8]) throws -> (keys: VaultKeys, notAfter: Int64) {
+    guard let bytes = try Files.readPrivate(layout.sessionFile, limit: SessionFile.byteCount) else {
+      throw TaskVaultError.locked(reason: .notUnlocked)
+    }
+    guard let session = SessionFile.parse(bytes), session.vaultID == vaultID else {
+      throw TaskVaultError.locked(reason: .notUnlocked)
+    }
+    let bootID = try environment.bootID()
+    guard session.bootID == bootID else { throw TaskVaultError.locked(reason: .machineRestarted) }
+    if session.notAfter != 0 && environment.now() >= session.notAfter {
+      throw TaskVaultError.locked(reason: .expired)
+    }
+    // An unsafe runtime directory is reported as such, not as "locked".
+    let runtime = try environment.runtimeDirectory()
+    guard
+      let sessionKey = try SessionKeyFile.read(
+        path: VaultLayout.sessionKeyFile(in: runtime, vaultID: vaultID), bootID: bootID)
+    else { throw TaskVaultError.locked(reason: .machineRestarted) }
+    try hardenProcess()
+    guard let master = try? AES.GCM.openSecret(session.sealed, using: sessionKey, authenticating: session.aad) else {
+      // A session key from a later or interrupted unlock: not usable, so locked.
+      throw TaskVaultError.locked(reason: .notUnlocked)
+    }
+    let keys = try master.withUnsafeBytes { raw in
+      try wrapCrypto {
+        VaultKeys(
+          sync: try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[0..<32])),
+          deviceWrap: try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[32..<64])))
+      }
+    }
+    return (keys, session.notAfter)
+  }
+
+  /// Ends the session: removes the session key of `vaultID` (and of the
+  /// vault the session file names, should the vault file be damaged) from
+  /// the runtime directory, then the session file. Ending no session is
+  /// not an error.
+  func end(vaultID: [UInt8]?) throws {
+    var ids = vaultID.map { [$0] } ?? []
+    if let bytes = try? Files.readPrivate(layout.sessionFile, limit: SessionFile.byteCount),
+      let session = SessionFile.parse(bytes)
+    {
+      ids.append(session.vaultID)
+    }
+    let fileSystem = environment.fileSystem
+    let runtime = try? environment.runtimeDirectory()
+    try system {
+      if let runtime {
+        for id in ids { try fileSystem.unlink(VaultLayout.sessionKeyFile(in: runtime, vaultID: id)) }
+      }
+      try fileSystem.unlink(layout.sessionFile)
+      if FileStatus.exists(layout.deviceOnlyDirectory) { try fileSystem.fsyncDirectory(layout.deviceOnlyDirectory) }
+    }
+  }
+}
+
+/// The session file `unlock.session` in the vault directory: the two store
+/// master keys sealed under a session key that lives only in the tmpfs
+/// runtime directory (SECURITY.md, "Unlocked state").
+struct SessionFile {
+  static let byteCount = 58 + 12 + 64 + 16
+  static let aadByteCount = 58
+
+  var vaultID: [UInt8]
+  var bootID: [UInt8]
+  var unlockedAt: Int64
+  var notAfter: Int64  // 0 = until reboot or lock
+  var sealed: AES.GCM.SealedBox
+
+  static func aad(vaultID: [UInt8], bootID: [UInt8], unlockedAt: Int64, notAfter: Int64) -> [UInt8] {
+    var writer = ByteWriter()
+    writer.append(FormatHeader.unlockSession.bytes)
+    writer.append(vaultID)
+    writer.append(bootID)
+    writer.u64(UInt64(bitPattern: unlockedAt))
+    writer.u64(UInt64(bitPattern: notAfter))
+    return writer.bytes
+  }
+
+  var aad: [UInt8] { Self.aad(vaultID: vaultID, bootID: bootID, unlockedAt: unlockedAt, notAfter: notAfter) }
+
+  func encode() -> [UInt8] { aad + sealed.combined }
+
+  static func parse(_ bytes: [UInt8]) -> SessionFile? {
+    guard bytes.count == byteCount, FormatHeader.unlockSession.mismatch(in: bytes) == nil else { return nil }
+    return bytes.withUnsafeBytes { buffer -> SessionFile? in
+      var reader = ByteReader(buffer)
+      guard (try? reader.take(10, "")) != nil, let vaultID = try? reader.bytes(16, ""),
+        let bootID = try? reader.bytes(16, ""), let unlockedAt = try? reader.u64(""),
+        let notAfter = try? reader.u64(""),
+        let rest = try? reader.bytes(92, ""), let sealed = try? AES.GCM.SealedBox(combined: rest)
+      else { return nil }
+      return SessionFile(
+        vaultID: vaultID, bootID: bootID, unlockedAt: Int64(bitPattern: unlockedAt),
+        notAfter: Int64(bitPattern: notAfter), sealed: sealed)
+    }
+  }
+}
+
+/// The session key file `<runtime dir>/<vault id hex>.key`:
+/// `"TKSESKEY" || boot id (16) || session key (32)`, 56 bytes, 0600.
+enum SessionKeyFile {
+  static let magic: [UInt8] = Array("TKSESKEY".utf8)
+  static let byteCount = 56
+
+  /// Reads the key if the file exists, is private and names `bootID`.
+  static func read(path: String, bootID: [UInt8]) throws -> SymmetricKey? {
+    guard let file = try system({ try OpenFile.ownerOnly(path) }), file.size == byteCount else { return nil }
+    let buffer = try wrapCrypto { try SecureBytes(zeroedCount: byteCount) }
+    let total = try system { try buffer.withUnsafeMutableBytes { try file.read(into: $0) } }
+    guard total == byteCount else { return nil }
+    return try buffer.withUnsafeBytes { bytes -> SymmetricKey? in
+      guard Array(bytes[0..<8]) == magic, Array(bytes[8..<24]) == bootID else { return nil }
+      return try wrapCrypto { try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: bytes[24..<56])) }
+    }
+  }
+
+  /// The file's bytes in locked memory.
+  static func encode(bootID: [UInt8], key: SymmetricKey) throws -> SecureBytes {
+    let bytes = try wrapCrypto { try SecureBytes(zeroedCount: byteCount) }
+    bytes.withUnsafeMutableBytes { out in
+      for (index, byte) in (magic + bootID).enumerated() { out[index] = byte }
+      key.withUnsafeBytes { out.baseAddress!.advanced(by: 24).copyMemory(from: $0.baseAddress!, byteCount: 32) }
+    }
+    return bytes
+  }
+}
