@@ -28,7 +28,7 @@ public enum CLIError: Error, Equatable {
   /// A value in a batch could not be opened or read; nothing was written.
   case valueRefused(line: Int, TaskCryptoError)
   /// `retire` found values that the key still seals.
-  case keyStillInUse(keyID: String, count: Int, firstLine: Int)
+  case keyStillInUse(keyID: String, count: Int, firstLine: Int, input: String)
   /// The passphrase and its confirmation differ.
   case passphraseMismatch
   /// A passphrase is needed and there is no terminal to ask for it.
@@ -54,8 +54,9 @@ public enum CLIError: Error, Equatable {
     case .vectorsFailed(let count): return "\(count) vector file(s) failed"
     case .malformedInput(let line, let reason): return "line \(line): \(reason)"
     case .valueRefused(let line, let error): return "line \(line): \(error.description); nothing was written"
-    case .keyStillInUse(let keyID, let count, let firstLine):
-      return "key \(keyID) still seals \(count) value(s) in the input (first on line \(firstLine)); it was not retired"
+    case .keyStillInUse(let keyID, let count, let firstLine, let input):
+      return
+        "key \(keyID) still seals \(count) value(s) in the input (first in \(input), line \(firstLine)); it was not retired"
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
     case .noTerminal: return "a passphrase is needed and there is no terminal to ask for it"
     case .weakPassphrase(let reason): return "weak passphrase: \(reason); nothing was changed"

@@ -7,16 +7,18 @@ struct RewrapCommand: Command {
 
   static let spec = CommandSpec(
     name: "rewrap", abstract: "Re-seal values from standard input under the primary note key, after a rotate.",
-    options: ValueBatch.options + [sealPlainOption],
+    options: [ValueBatch.contextOption] + ValueBatch.streamOptions + [sealPlainOption],
     discussion: """
       Values already under the primary key are written back unchanged. All or
-      nothing: if any value does not open, nothing is written to standard output and
-      the line is named. JSON lines are written back with sorted keys. A progress bar
-      is drawn on standard error when it is a terminal; the counts follow there.
+      nothing: if any value does not open, nothing is written and the line is named.
+      Lines stream through: with --out, memory stays flat however long the input.
+      JSON lines are written back byte for byte except the value. A progress bar is
+      drawn on standard error when it is a terminal and the input is a file; the
+      counts follow there.
       """,
     example: """
       # After 'taskkey rotate', move every note body to the new key:
-      taskkey rewrap --field body --context-field ctx < notes.jsonl > notes.new.jsonl
+      taskkey rewrap --field body --context-field ctx -i notes.jsonl -o notes.jsonl
       """)
 
   let batch: ValueBatch
@@ -29,34 +31,34 @@ struct RewrapCommand: Command {
 
   func run(_ streams: StandardStreams) throws {
     let keyring = try openVault(streams).noteKeyring()
-    let lines = try batch.lines(of: streams.readAll(limit: ValueBatch.byteLimit))
-    var output = [String]()
-    output.reserveCapacity(lines.count)
-    var (moved, sealed, current, plain) = (0, 0, 0, 0)
-    var progress = ProgressBar(total: lines.count, label: "rewrap")
-    for line in lines {
-      defer { progress.update(line.number, streams) }
-      guard let value = line.value else {
-        output.append(line.raw)
-        continue
-      }
-      let result: (value: String, changed: Bool)
+    let output = try BatchOutput(path: batch.output, streams: streams)
+    var (resealed, sealed, current, plain) = (0, 0, 0, 0)
+    try batch.run(to: output, progress: "rewrap", streams) { value, context, line, _ in
+      guard let value else { return .unchanged }
+      let text = String(decoding: value, as: UTF8.self)
       do {
-        result = try SealedValue.reseal(value, using: keyring, context: line.context, sealingPlain: sealPlain)
+        guard SealedValue.isSealed(text) else {
+          guard sealPlain else {
+            plain += 1
+            return .unchanged
+          }
+          sealed += 1
+          return .replaced(try SealedValue.seal(bytes: value, using: keyring.primary, context: context))
+        }
+        let result = try SealedValue.reseal(text, using: keyring, context: context)
+        guard result.changed else {
+          current += 1
+          return .unchanged
+        }
+        resealed += 1
+        return .replaced(result.value)
       } catch let error as TaskCryptoError {
-        throw CLIError.valueRefused(line: line.number, error)
+        throw CLIError.valueRefused(line: line, error)
       }
-      switch (SealedValue.isSealed(value), result.changed) {
-      case (false, true): sealed += 1
-      case (false, false): plain += 1
-      case (true, true): moved += 1
-      case (true, false): current += 1
-      }
-      output.append(result.changed ? try batch.render(line, newValue: result.value) : line.raw)
     }
-    try streams.write(Array(output.map { $0 + "\n" }.joined().utf8))
+    try output.commit()
     streams.note(
-      "rewrap: \(moved) re-sealed under \(keyring.primaryID), \(sealed) plain sealed, \(current) already current, "
-        + "\(plain) plain passed through")
+      "rewrap: \(resealed) re-sealed under \(keyring.primaryID), \(sealed) sealed (were plain), "
+        + "\(current) already current, \(plain) plain passed through")
   }
 }

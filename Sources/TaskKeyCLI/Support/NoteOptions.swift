@@ -15,6 +15,27 @@ struct NoteOptions {
     help: "Plaintext byte for byte: seal takes standard input as it is, open adds no newline. By default one "
       + "trailing newline is removed from the plaintext read and one is added to the plaintext written.")
   static let options = [contextOption, keyFileOption, exactOption]
+  /// seal's and open's options: one value, or JSON lines with `--field`.
+  static let batchOptions = options + ValueBatch.streamOptions
+
+  /// The JSON-lines batch of seal and open, or nil for one value:
+  /// `--field` switches to batch mode, where `--context` is the batch's.
+  ///
+  /// - Throws: a usage error for batch options without `--field`, or
+  ///   `--exact` with it.
+  static func batch(_ arguments: ParsedArguments) throws -> ValueBatch? {
+    let batch = try ValueBatch(arguments)
+    guard batch.field != nil else {
+      if !batch.inputs.isEmpty || batch.output != nil {
+        throw arguments.usageError("--input and --out work with --field (JSON lines)")
+      }
+      return nil
+    }
+    if arguments.flag(exactOption) {
+      throw arguments.usageError("--exact is for one value; JSON lines carry exact strings")
+    }
+    return batch
+  }
 
   let context: String
   let keyFile: String?
