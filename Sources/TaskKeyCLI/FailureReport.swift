@@ -112,6 +112,7 @@ struct FailureReport {
     case .invalidName, .invalidGrant, .tooManyGrants, .invalidDuration, .registryFull: return .dataError
     case .nameInUse: return .cannotCreate
     case .system(let system): return code(system)
+    case .notPermanent: return .ioError
     case .systemResource: return .osError
     }
   }

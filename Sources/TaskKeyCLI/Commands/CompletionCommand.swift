@@ -101,7 +101,9 @@ struct CompletionWordsCommand: Command {
     let words: [String]
     switch source {
     case .noteKeyIDs: words = (try? vault.noteKeyring().ids.map(\.hex)) ?? []
-    case .itemNames: words = (try? vault.items().map(\.name)) ?? []
+    case .itemNames:
+      let reserved = AssistantKeyRegistry.reservedItemPrefix
+      words = ((try? vault.items()) ?? []).map(\.name).filter { !$0.hasPrefix(reserved) }
     case .assistantNames, .assistantKeyIDs:
       let records = (try? AssistantKeyRegistry(vault: vault).keys()) ?? []
       let current = records.filter { $0.status.word == "active" || $0.status.word == "overlapping" }

@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 import TaskVault
@@ -14,6 +15,16 @@ struct ItemCommand: CommandGroup {
     ItemSetCommand.self, ItemGetCommand.self, ItemListCommand.self, ItemRemoveCommand.self,
   ]
   static let nameArgument = ArgumentSpec(name: "NAME", kind: .itemName, help: "The item's name.")
+
+  /// NAME, refused in the prefix TaskKey keeps for its own items.
+  static func name(_ arguments: ParsedArguments) throws -> String {
+    let name = arguments.argument(0)!
+    let reserved = AssistantKeyRegistry.reservedItemPrefix
+    guard !name.hasPrefix(reserved) else {
+      throw arguments.usageError("'\(name)' is in '\(reserved)', which TaskKey keeps for its own items")
+    }
+    return name
+  }
   static let exactOption = OptionSpec.flag(
     "--exact", help: "Take and give bytes exactly; by default one trailing newline is removed on set and added on get.")
 }
@@ -38,8 +49,8 @@ struct ItemSetCommand: Command {
   let label: String?
   let exact: Bool
 
-  init(_ arguments: ParsedArguments) {
-    name = arguments.argument(0)!
+  init(_ arguments: ParsedArguments) throws {
+    name = try ItemCommand.name(arguments)
     deviceOnly = arguments.flag(Self.deviceOnlyOption)
     label = arguments.value(Self.labelOption)
     exact = arguments.flag(ItemCommand.exactOption)
@@ -66,8 +77,8 @@ struct ItemGetCommand: Command {
   let name: String
   let exact: Bool
 
-  init(_ arguments: ParsedArguments) {
-    name = arguments.argument(0)!
+  init(_ arguments: ParsedArguments) throws {
+    name = try ItemCommand.name(arguments)
     exact = arguments.flag(ItemCommand.exactOption)
   }
 
@@ -106,7 +117,7 @@ struct ItemListCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
-    let items = try openVault(streams).items()
+    let items = try openVault(streams).items().filter { !$0.name.hasPrefix(AssistantKeyRegistry.reservedItemPrefix) }
     if json {
       return try streams.printJSON(
         Listing(
@@ -133,8 +144,8 @@ struct ItemRemoveCommand: Command {
 
   let name: String
 
-  init(_ arguments: ParsedArguments) {
-    name = arguments.argument(0)!
+  init(_ arguments: ParsedArguments) throws {
+    name = try ItemCommand.name(arguments)
   }
 
   func run(_ streams: StandardStreams) throws {
