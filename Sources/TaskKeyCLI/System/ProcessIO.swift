@@ -44,7 +44,8 @@ enum ProcessIO {
   }
 
   /// Reads up to a newline (when `firstLine`, one byte at a time so nothing
-  /// after the line is taken) or the end, into locked memory.
+  /// after the line is taken, and one CR before it dropped) or the end,
+  /// into locked memory.
   ///
   /// - Throws: `SystemError` for the read, `tooLong()` above `limit`.
   static func readLimited(_ input: FileDescriptor, limit: Int, firstLine: Bool, tooLong: () -> Error) throws
@@ -65,6 +66,9 @@ enum ProcessIO {
         length += count
         if length > limit { throw tooLong() }
       }
+      // A line ends with LF or CR LF: a file written on another system gives
+      // the same passphrase (docs/formats/vault-file.md).
+      if firstLine && length > 0 && out[length - 1] == UInt8(ascii: "\r") { length -= 1 }
     }
     return try buffer.withUnsafeBytes { try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
   }
