@@ -95,7 +95,7 @@ if __name__ == "__main__":
 
 
 class ServerLimitTests(GateTestCase):
-    def test_connections_beyond_the_limit_are_refused_until_idle_ones_time_out(self):
+    def test_connections_beyond_the_limit_are_refused_until_others_close(self):
         server = self.home.http_server()
         idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(64)]
         try:
