@@ -18,6 +18,7 @@ extension CLIError {
     case .invalidName, .invalidGrant, .tooManyGrants, .invalidDuration, .nameInUse, .registryFull: return .dataError
     case .noSuchAssistant: return .noInput
     case .system(let system): return system.isRefusal ? .permission : .ioError
+    case .notPermanent: return .ioError
     case .systemResource: return .osError
     }
   }
