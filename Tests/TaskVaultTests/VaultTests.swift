@@ -85,6 +85,26 @@ struct VaultTests {
       try SecureBytes(zeroedCount: VaultLimits.maximumValueByteCount), named: "max", class: .afterFirstUnlock)
   }
 
+  /// Labels refuse every control character (C0, DEL, C1), the line and
+  /// paragraph separators and the bidirectional controls, on write and on
+  /// read; other non-ASCII text is kept.
+  @Test func labelsRefuseControlsSeparatorsAndBidirectionalControls() throws {
+    let vault = try unlocked()
+    for scalar: UInt32 in [
+      0x00, 0x1f, 0x7f, 0x85, 0x9f, 0x2028, 0x2029, 0x061c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069,
+    ] {
+      let label = "ab" + String(Unicode.Scalar(scalar)!) + "cd"
+      #expect(throws: TaskVaultError.self, "U+\(String(scalar, radix: 16))") {
+        try vault.setItem(secret("v"), named: "x", label: label, class: .afterFirstUnlock)
+      }
+      #expect(isRefusedInLabels(Unicode.Scalar(scalar)!))
+    }
+    for allowed in ["Café ☕", "日本語", "a\u{200D}b", "tab-free label"] {
+      try vault.setItem(secret("v"), named: "ok", label: allowed, class: .afterFirstUnlock)
+      #expect(try vault.items().first { $0.name == "ok" }?.label == allowed)
+    }
+  }
+
   @Test func theNoteKeyringMadeAtInitSealsAndOpens() throws {
     let vault = try unlocked()
     let keyring = try vault.noteKeyring()
