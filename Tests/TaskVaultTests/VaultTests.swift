@@ -149,7 +149,31 @@ struct VaultTests {
     for name in try FileManager.default.contentsOfDirectory(atPath: machine.runtime.url.path) {
       try FileManager.default.removeItem(atPath: machine.runtime.path(name))
     }
-    #expect(throws: TaskVaultError.locked(reason: .machineRestarted)) { try vault.items() }
+    #expect(throws: TaskVaultError.locked(reason: .sessionKeyGone)) { try vault.items() }
+    #expect(try vault.status().lockState == .locked(.sessionKeyGone))
+  }
+
+  /// A session key that does not open the session file (another unlock's)
+  /// is its own outcome, not "not unlocked".
+  @Test func aSessionKeyThatDoesNotOpenTheSessionIsNamed() throws {
+    let vault = try unlocked()
+    let other = try SessionKeyFile.encode(bootID: machine.bootID, key: try SymmetricKey.generate())
+    for name in try FileManager.default.contentsOfDirectory(atPath: machine.runtime.url.path) {
+      try other.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: machine.runtime.path(name))) }
+    }
+    #expect(throws: TaskVaultError.locked(reason: .sessionKeyMismatch)) { try vault.items() }
+  }
+
+  /// A session whose device-only wrap key is not the one its master key
+  /// derives is refused as a session, not blamed on device.tkv later.
+  @Test func aSessionWithAnotherDeviceWrapKeyIsRefusedAsInconsistent() throws {
+    let vault = try unlocked()
+    let file = try vault.readFile()
+    let keys = try vault.sessionKeys(file).keys
+    try vault.session.begin(
+      file: file, keys: VaultKeys(sync: keys.sync, deviceWrap: try SymmetricKey.generate()), notAfter: 0)
+    #expect(throws: TaskVaultError.locked(reason: .sessionInconsistent)) { try vault.items() }
+    #expect(try vault.status().lockState == .locked(.sessionInconsistent))
   }
 
   @Test func expiredTimedUnlockLocks() throws {
