@@ -50,6 +50,7 @@ let package = Package(
         .product(name: "AssistantKeys", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
         .product(name: "TaskSystem", package: "TaskKey"),
+        .product(name: "TaskCrypto", package: "TaskKey"),
       ]
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.

@@ -1,5 +1,6 @@
 import AssistantKeys
 import Foundation
+import TaskCrypto
 import TaskSystem
 import TaskVault
 
@@ -78,7 +79,7 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// (vault file, session file, session key) costs about a millisecond, so
   /// the answer "unlocked" is remembered with the identity (device and
   /// inode) of `vault.tkv`, `device-only/unlock.session` and the session key
-  /// file in `/dev/shm/taskkey-<uid>/`, and read again as soon as any of them
+  /// file (`VaultLayout`'s names), and read again as soon as any of them
   /// changes or goes (every `lock`, `unlock` and passphrase change removes or
   /// replaces them; none is written in place), when a timed unlock ends, and
   /// at least once every `lockStateMaximumAge`. "Locked" is never remembered.
@@ -93,10 +94,11 @@ public final class GateAuthenticator: @unchecked Sendable {
     self.unlocked = nil
     let status = try vault.status()
     guard case .unlocked(let until) = status.lockState else { return false }
-    let paths = [
-      vault.directory + "/vault.tkv", vault.deviceOnlyDirectory + "/unlock.session",
-      try RuntimeDirectory.sharedMemory() + "/" + status.vaultID + ".key",
-    ]
+    let layout = VaultLayout(directory: vault.directory)
+    var paths = [layout.vaultFile, layout.sessionFile]
+    if let vaultID = Hex.decode(status.vaultID) {
+      paths.append(try layout.sessionKeyFile(in: RuntimeDirectory.sharedMemory(), vaultID: vaultID))
+    }
     self.unlocked = UnlockedState(paths: paths, files: Self.identities(paths), readAt: now, until: until)
     return true
   }

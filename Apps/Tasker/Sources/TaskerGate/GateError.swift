@@ -3,7 +3,7 @@ import TaskerCore
 
 /// Every way the assistant gate can fail. Messages say what happened and
 /// what to do; none carries a key.
-public enum GateError: Error, Equatable, Sendable {
+public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   /// Quiet hours are not `HH:MM-HH:MM` with two different valid times.
   case invalidQuietHours(String)
   /// A daily budget is not a whole number from 0 to the limit.
@@ -35,6 +35,9 @@ public enum GateError: Error, Equatable, Sendable {
   case receiptMalformed(String)
   /// A receipt object names a format version this build does not read.
   case receiptUnsupportedVersion(Int64)
+
+  /// The message for people (as `message`).
+  public var description: String { message }
 
   /// The message for people.
   public var message: String {

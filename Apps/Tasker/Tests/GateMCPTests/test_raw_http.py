@@ -92,3 +92,37 @@ class RawHTTPTests(GateTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ServerLimitTests(GateTestCase):
+    def test_connections_beyond_the_limit_are_refused_until_others_close(self):
+        server = self.home.http_server()
+        idle = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(64)]
+        try:
+            time.sleep(0.5)
+            extra = socket.create_connection(("127.0.0.1", server.port))
+            extra.settimeout(3)
+            extra.sendall(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            try:
+                answer = extra.recv(64)
+            except (ConnectionResetError, socket.timeout):
+                answer = b""
+            extra.close()
+            self.assertEqual(answer, b"", "the 65th connection is closed unanswered")
+        finally:
+            for connection in idle:
+                connection.close()
+        time.sleep(0.5)
+        status = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", server.url],
+                                capture_output=True, text=True, timeout=30).stdout
+        self.assertEqual(status, "401", "served again once the idle connections are gone")
+
+    def test_a_bad_address_or_a_taken_port_ends_the_command_with_one_line(self):
+        bad = self.home.tasker("mcp", "--http", "localhost:80", check=False)
+        self.assertEqual(bad.returncode, 64)
+        self.assertIn("invalid listen address", bad.stderr)
+        server = self.home.http_server()
+        taken = self.home.tasker("mcp", "--http", f"127.0.0.1:{server.port}", check=False, timeout=30)
+        self.assertEqual(taken.returncode, 69)
+        self.assertEqual(len(taken.stderr.splitlines()), 1, taken.stderr)
+        self.assertIn("could not listen", taken.stderr)
