@@ -229,11 +229,6 @@ def sync_merge(local, bundle, adopt):
     """docs/formats/sync-bundle.md, "Import": the merged store, or the error."""
     keys, primary = dict(local["keys"]), local["primary"]
     retired = set(local["retired"]) | set(bundle["retired"])
-    for kid in bundle["retired"]:
-        if kid in keys:
-            if kid == primary:
-                return "retired_key"
-            del keys[kid]
     for kid, key in bundle["keys"].items():
         if kid in retired:
             continue
@@ -244,6 +239,11 @@ def sync_merge(local, bundle, adopt):
         if bundle["primary"] in retired:
             return "retired_key"
         primary = bundle["primary"]
+    for kid in bundle["retired"]:  # after an adoption
+        if kid in keys:
+            if kid == primary:
+                return "retired_key"
+            del keys[kid]
     items = {i["name"]: i for i in local["items"]}
     for item in bundle["items"]:
         if item["name"] in local.get("device_only_items", []):

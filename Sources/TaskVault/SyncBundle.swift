@@ -170,7 +170,8 @@ extension Vault {
   /// - Returns: what changed.
   /// - Throws: `TaskVaultError.wrongPassphrase`, `.damaged`, `.tampered`,
   ///   `.unsupportedVersion` for the bundle; `.retiredKey` when the bundle
-  ///   retires this vault's primary or `adoptPrimary` names a retired key;
+  ///   retires this vault's primary (after any adoption) or `adoptPrimary`
+  ///   names a retired key;
   ///   `.keyConflict` when a key id
   ///   is held with other bytes (nothing is written); `.locked`.
   public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, adoptPrimary: Bool = false) throws

@@ -21,11 +21,6 @@ enum SyncMerge {
     // Retirements travel with the store and win over a key from an older
     // bundle: a key retired on either side is never added back.
     let retired = Set(stores.synchronisable.retired).union(incoming.retired)
-    for id in incoming.retired where keyring.key(for: id) != nil {
-      guard id != keyring.primaryID else { throw TaskVaultError.retiredKey(id) }
-      try wrapCrypto { try keyring.retire(id) }
-      result.retiredKeyIDs.append(id)
-    }
     for key in incomingKeyring.keys {
       if retired.contains(key.id) {
         result.refusedRetiredKeyIDs.append(key.id)
@@ -43,6 +38,13 @@ enum SyncMerge {
       }
       try wrapCrypto { try keyring.promote(incomingKeyring.primaryID) }
       result.primaryID = incomingKeyring.primaryID
+    }
+    // After an adoption, so a bundle that rotated away from the primary
+    // both devices shared, and retired it, moves this vault along.
+    for id in incoming.retired where keyring.key(for: id) != nil {
+      guard id != keyring.primaryID else { throw TaskVaultError.retiredKey(id) }
+      try wrapCrypto { try keyring.retire(id) }
+      result.retiredKeyIDs.append(id)
     }
     stores.synchronisable.keyring = keyring
     stores.synchronisable.remember(retired: Array(retired))

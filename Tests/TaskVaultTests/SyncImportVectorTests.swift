@@ -85,6 +85,10 @@ struct SyncImportVectorTests {
       bundle: Store(keys: [a: key(1), b: key(2)], primary: b, retired: [], items: []), adopt: true,
       error: "retired_key")
     add(
+      "with --adopt-primary, a bundle that rotated away from the shared primary and retired it moves this vault along",
+      local: localA, bundle: Store(keys: [b: key(2)], primary: b, retired: [a], items: []), adopt: true,
+      expected: Store(keys: [b: key(2)], primary: b, retired: [a], items: []))
+    add(
       "a bundle of the same content changes nothing; no key is ever removed otherwise",
       local: Store(keys: [a: key(1), c: key(3)], primary: c, retired: [], items: bundleAB.items),
       bundle: Store(keys: [a: key(1)], primary: a, retired: [], items: bundleAB.items),
@@ -109,7 +113,7 @@ struct SyncImportVectorTests {
   @Test func everyCaseMergesAsStatedAndAWrongExpectationFails() throws {
     let result = try #require(try SyncImportVectors.check(JSONEncoder().encode(Self.makeFile())))
     #expect(result.failures.isEmpty, "\(result.failures)")
-    #expect(result.cases == 10)
+    #expect(result.cases == 11)
     var broken = Self.makeFile()
     broken.tests[0].expected?.primary = Self.b
     broken.tests[2].error = "retired_key"
