@@ -86,7 +86,9 @@ format:
 	$(SWIFT) format format -i -r $(LINTED)
 
 demo: build
-	@bash scripts/demo.sh "$$($(SWIFT) build --show-bin-path)/taskkey"
+	cd Apps/Tasker && $(SWIFT) build --product tasker
+	@bash scripts/demo.sh "$$($(SWIFT) build --show-bin-path)/taskkey" \
+	  "$$(cd Apps/Tasker && $(SWIFT) build --show-bin-path)/tasker"
 
 # Rewrites Vectors/ from the deterministic generator (a test-only seam).
 vectors: deps

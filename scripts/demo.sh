@@ -76,4 +76,24 @@ if "$taskkey" open --context note/42/body < sealed.txt; then
 else
   echo "(exit code $?)"
 fi
+
+# The Tasker app links TaskKey's library (Apps/Tasker); its binary is the second argument.
+if [ -n "${2:-}" ]; then
+  tasker="$2"
+  export TASKER_HOME="$home/tasker"
+  step "Tasker: add a task with a note; the app seals it with the vault's note key"
+  "$taskkey" unlock --passphrase-file passphrase
+  "$tasker" add "Call the bank" --notes "Ask about the mortgage rate, account 1234" --due 2026-12-02 --estimate 20 --priority high
+
+  step "sqlite3 on Tasker's database: the title is plain, the note is ciphertext"
+  sqlite3 "$TASKER_HOME/tasker.db" "SELECT id, title, notes FROM tasks" | tee rows.txt
+  if grep -q mortgage rows.txt; then echo "demo: a plaintext note in the database" >&2; exit 1; fi
+
+  step "tasker show opens the note"
+  "$tasker" show 1
+
+  step "A planning provider gets six fields per task, never the note"
+  "$tasker" plan-context --json --today 2026-12-01
+  "$taskkey" lock
+fi
 printf '\nDemo finished; the throwaway home is removed.\n'

@@ -28,8 +28,10 @@ let package = Package(
       name: "TaskerCore",
       dependencies: [
         "CSQLite",
+        .product(name: "TaskSystem", package: "TaskKey"),
         .product(name: "TaskCrypto", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
+        .product(name: "TaskAttachments", package: "TaskKey"),
       ]
     ),
     // libmicrohttpd from Debian (libmicrohttpd-dev); only the gate's HTTP

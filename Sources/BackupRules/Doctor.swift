@@ -17,7 +17,7 @@ public struct DoctorFinding: Sendable, Equatable {
   }
   /// A stable identifier: `permissions`, `vault`, `marker`, `xattr-unsupported`,
   /// `unlock-state`, `kdf`, `key-usage`, `device-only-store`, `registry`,
-  /// `leftover-file`.
+  /// `runtime-dir`, `leftover-file`.
   public let check: String
   /// How serious.
   public let severity: Severity
@@ -141,6 +141,15 @@ extension BackupRules {
           ?? "absent: starts empty (restored, or no device-only item yet)",
         repaired: false))
     findings.append(registryFinding(vault, unlocked: isUnlocked(status)))
+    for squatter in RuntimeDirectory.squatters() {
+      findings.append(
+        .init(
+          check: "runtime-dir", severity: .problem,
+          message: "\(squatter) takes a session-key directory's name but is not your private tmpfs directory "
+            + "(another user's, a symlink or a file); taskkey routes around it, never uses it: remove it "
+            + "(as root if another user owns it) or fix XDG_RUNTIME_DIR",
+          repaired: false))
+    }
     let registryLeftovers = ((try? FileManager.default.contentsOfDirectory(atPath: vault.deviceOnlyDirectory)) ?? [])
       .filter { $0.hasPrefix(".assistant-keys.") && $0.hasSuffix(".tmp") }.sorted()
       .map { VaultLayout.deviceOnlyDirectoryName + "/" + $0 }

@@ -4,31 +4,122 @@ import Glibc
 /// clears and that no other user can read, and the kernel's boot id that
 /// tells one boot from the next.
 public enum RuntimeDirectory {
-  /// `/dev/shm/taskkey-<uid>`, made 0700 when missing, refused unless
-  /// `/dev/shm` is a tmpfs and the directory is the user's own, private and
-  /// not a symlink. It lasts until reboot (or until removed).
+  /// The directory for session keys, in memory that a reboot clears, in a
+  /// place no other user can create, squat or read:
   ///
-  /// - Returns: the path.
+  /// 1. `$XDG_RUNTIME_DIR/taskkey`, when `XDG_RUNTIME_DIR` is an absolute
+  ///    path to a tmpfs directory owned by the user with mode 0700 (the
+  ///    login manager makes it; nobody else can);
+  /// 2. else `/run/user/<uid>/taskkey` under the same checks;
+  /// 3. else in `/dev/shm`, which every user can write: `taskkey-<uid>`
+  ///    when it is the user's private directory, else the first (by name)
+  ///    `taskkey-<uid>.<suffix>` that is, else a new one made with
+  ///    `mkdtemp`. A squatter — another user's directory, a symlink, a file
+  ///    under those names — is never used, only routed around
+  ///    (`squatters()` names them).
+  ///
+  /// - Returns: the path, made 0700 when missing.
   /// - Throws: `SystemError.runtimeDirectoryUnavailable` saying why.
   public static func sharedMemory() throws -> String {
-    let mounts = (try? OpenFile.reading("/proc/self/mounts").readAll(limit: 1 << 22)) ?? []
-    let isTmpfs = String(decoding: mounts, as: UTF8.self).split(separator: "\n").contains { line in
-      let fields = line.split(separator: " ")
-      return fields.count > 2 && fields[1] == "/dev/shm" && fields[2] == "tmpfs"
+    for base in loginRuntimeDirectories() where isPrivateTmpfsDirectory(base) {
+      let path = base + "/taskkey"
+      if mkdir(path, 0o700) != 0 && errno != EEXIST {
+        throw SystemError.runtimeDirectoryUnavailable(reason: "cannot create \(path) (errno \(errno))")
+      }
+      guard isPrivateDirectory(path) else {
+        throw SystemError.runtimeDirectoryUnavailable(reason: "\(path) is not a private directory owned by you")
+      }
+      return path
     }
-    guard isTmpfs else {
+    guard isTmpfs("/dev/shm") else {
       throw SystemError.runtimeDirectoryUnavailable(reason: "/dev/shm is missing or not a tmpfs")
     }
-    let path = "/dev/shm/taskkey-\(getuid())"
-    if mkdir(path, 0o700) != 0 && errno != EEXIST {
-      throw SystemError.runtimeDirectoryUnavailable(reason: "cannot create \(path) (errno \(errno))")
+    return try privateDirectory(in: "/dev/shm", name: "taskkey-\(getuid())")
+  }
+
+  /// `$XDG_RUNTIME_DIR` (when absolute) and `/run/user/<uid>`, in that order.
+  static func loginRuntimeDirectories() -> [String] {
+    var candidates = [String]()
+    if let value = getenv("XDG_RUNTIME_DIR"), let text = String(validatingCString: value), text.hasPrefix("/") {
+      candidates.append(text)
     }
-    guard let status = try? FileStatus.of(path), status.kind == .directory, status.isOwnedByUser,
-      status.mode & 0o077 == 0
-    else {
-      throw SystemError.runtimeDirectoryUnavailable(reason: "\(path) is not a private directory owned by you")
+    candidates.append("/run/user/\(getuid())")
+    return candidates
+  }
+
+  /// The user's private directory `name`, or `name.<suffix>`, in the
+  /// shared directory `base`; squatted names are passed over, and a new
+  /// directory is made with `mkdtemp` when every existing one is squatted.
+  ///
+  /// - Throws: `SystemError.runtimeDirectoryUnavailable` when none can be
+  ///   made.
+  static func privateDirectory(in base: String, name: String) throws -> String {
+    let plain = base + "/" + name
+    if mkdir(plain, 0o700) == 0 || isPrivateDirectory(plain) {
+      if isPrivateDirectory(plain) { return plain }
     }
-    return path
+    for entry in entries(of: base).sorted() where entry.hasPrefix(name + ".") {
+      if isPrivateDirectory(base + "/" + entry) { return base + "/" + entry }
+    }
+    var template = Array((plain + ".XXXXXX").utf8CString)
+    guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+      throw SystemError.runtimeDirectoryUnavailable(reason: "cannot create a directory in \(base) (errno \(errno))")
+    }
+    let path = String(cString: made)
+    // Another process may have made one a moment earlier: all agree on the first by name.
+    return entries(of: base).sorted().first { $0.hasPrefix(name + ".") && isPrivateDirectory(base + "/" + $0) }
+      .map { base + "/" + $0 } ?? path
+  }
+
+  /// Entries of the shared directories that squat a session-key name: in
+  /// `/dev/shm`, `taskkey-<uid>` or `taskkey-<uid>.*` that is not the
+  /// user's private directory; and a `XDG_RUNTIME_DIR` that is set but is
+  /// not the user's private tmpfs directory. For `doctor`.
+  public static func squatters() -> [String] {
+    let name = "taskkey-\(getuid())"
+    var found = entries(of: "/dev/shm").sorted().filter { $0 == name || $0.hasPrefix(name + ".") }
+      .map { "/dev/shm/" + $0 }.filter { !isPrivateDirectory($0) }
+    if let base = loginRuntimeDirectories().first, getenv("XDG_RUNTIME_DIR") != nil, !isPrivateTmpfsDirectory(base) {
+      found.insert(base, at: 0)
+    }
+    return found
+  }
+
+  /// A directory (not a symlink) owned by the user with no group or other bits.
+  static func isPrivateDirectory(_ path: String) -> Bool {
+    var info = stat()
+    guard lstat(path, &info) == 0 else { return false }
+    return info.st_mode & S_IFMT == S_IFDIR && info.st_uid == getuid() && info.st_mode & 0o077 == 0
+  }
+
+  static func isPrivateTmpfsDirectory(_ path: String) -> Bool { isPrivateDirectory(path) && isTmpfs(path) }
+
+  /// Whether `path` is on a tmpfs: the longest mount point in
+  /// `/proc/self/mounts` that contains it has the type `tmpfs`.
+  static func isTmpfs(_ path: String) -> Bool {
+    let mounts = (try? OpenFile.reading("/proc/self/mounts").readAll(limit: 1 << 22)) ?? []
+    var best: (length: Int, type: Substring)?
+    for line in String(decoding: mounts, as: UTF8.self).split(separator: "\n") {
+      let fields = line.split(separator: " ")
+      guard fields.count > 2 else { continue }
+      let point = String(fields[1])
+      let contains = path == point || point == "/" || path.hasPrefix(point + "/")
+      if contains && point.count >= (best?.length ?? -1) { best = (point.count, fields[2]) }
+    }
+    return best?.type == "tmpfs"
+  }
+
+  static func entries(of directory: String) -> [String] {
+    guard let handle = opendir(directory) else { return [] }
+    defer { closedir(handle) }
+    var names = [String]()
+    while let entry = readdir(handle) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
   }
 
   /// The kernel's boot id (`/proc/sys/kernel/random/boot_id`) as its text,

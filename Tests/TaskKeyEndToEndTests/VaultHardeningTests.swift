@@ -205,4 +205,35 @@ struct VaultHardeningTests {
     #expect(made.stderr.contains("/shared'"), "\(made.stderr)")
     #expect(!FileManager.default.fileExists(atPath: shared + "/keys/vault.tkv"))
   }
+
+  /// Case 3: a runtime directory another user made (here: the one
+  /// XDG_RUNTIME_DIR names, owned by nobody) is never used; unlock goes
+  /// elsewhere and doctor reports it. A private tmpfs XDG_RUNTIME_DIR of
+  /// the user's own is preferred.
+  @Test func aSquattedRuntimeDirectoryIsRoutedAroundAndReported() throws {
+    let vault = try CLIVault(unlock: false)
+    let squat = try TemporaryDirectory()
+    chown(squat.url.path, 65534, 65534)
+    let environment = ["TASKKEY_HOME": vault.directory, "XDG_RUNTIME_DIR": squat.url.path]
+    let unlocked = try TaskKeyBinary.run(
+      ["unlock", "--passphrase-file", vault.passphraseFile], environment: environment)
+    #expect(unlocked.status == 0, "\(unlocked.stderr)")
+    #expect(try TaskKeyBinary.run(["item", "list"], environment: environment).status == 0)
+    #expect(!FileManager.default.fileExists(atPath: squat.path("taskkey")))
+    let doctor = try TaskKeyBinary.run(["doctor"], environment: environment)
+    #expect(doctor.status == 18, "\(doctor.stdoutText)")
+    #expect(doctor.stdoutText.contains("runtime-dir: \(squat.url.path)"), "\(doctor.stdoutText)")
+    _ = try TaskKeyBinary.run(["lock"], environment: environment)
+
+    var template = Array("/dev/shm/taskkey-test-XXXXXX".utf8CString)
+    let own = try #require(
+      template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+    defer { try? FileManager.default.removeItem(atPath: own) }
+    let preferred = ["TASKKEY_HOME": vault.directory, "XDG_RUNTIME_DIR": own]
+    #expect(
+      try TaskKeyBinary.run(["unlock", "--passphrase-file", vault.passphraseFile], environment: preferred).status == 0)
+    let keys = (try? FileManager.default.contentsOfDirectory(atPath: own + "/taskkey")) ?? []
+    #expect(keys.contains { $0.hasSuffix(".key") }, "\(keys)")
+    #expect(try TaskKeyBinary.run(["lock"], environment: preferred).status == 0)
+  }
 }

@@ -11,6 +11,8 @@ enum CLIError: Error {
   case cannotWrite(path: String, reason: String)
   /// Standard input held more than the limit.
   case inputTooLarge(limit: Int)
+  /// `keys --check`: the key still seals `count` stored values.
+  case keyInUse(keyID: String, count: Int)
 
   var message: String {
     switch self {
@@ -18,12 +20,16 @@ enum CLIError: Error {
     case .cannotRead(let path, let reason): return "cannot read '\(path)': \(reason)"
     case .cannotWrite(let path, let reason): return "cannot write '\(path)': \(reason)"
     case .inputTooLarge(let limit): return "standard input is larger than \(limit) bytes"
+    case .keyInUse(let keyID, let count): return "key \(keyID) still seals \(count) stored values"
     }
   }
 
   var hint: String? {
-    if case .usage(_, let usage) = self { return usage }
-    return nil
+    switch self {
+    case .usage(_, let usage): return usage
+    case .keyInUse: return "run 'tasker rewrap' first, then check again"
+    default: return nil
+    }
   }
 
   var exitCode: ExitCode {
@@ -32,6 +38,7 @@ enum CLIError: Error {
     case .cannotRead: return .noInput
     case .cannotWrite: return .ioError
     case .inputTooLarge: return .dataError
+    case .keyInUse: return .keyInUse
     }
   }
 }

@@ -8,7 +8,8 @@ import TaskerCore
 public enum ExitCode: Int32, CaseIterable, Sendable {
   /// The command did what was asked.
   case success = 0
-  /// A sealed body failed authentication: altered, or moved to another record.
+  /// A sealed body or attachment failed authentication: altered, truncated,
+  /// or moved to another record.
   case authenticationFailed = 10
   /// A sealed body names a key this device's vault does not hold.
   case unknownKey = 11
@@ -20,6 +21,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case vaultFailure = 15
   /// No TaskKey vault was found.
   case vaultNotFound = 16
+  /// `keys --check KID`: the database still uses the key; run `tasker rewrap`.
+  case keyInUse = 17
   /// The assistant key is malformed (as `taskkey`).
   case assistantKeyMalformed = 20
   /// The assistant key's checksum does not match (as `taskkey`).
@@ -53,6 +56,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case software = 70
   /// Reading or writing a file failed.
   case ioError = 74
+  /// A file or folder is not private to the user (mode, owner, symlink) and was refused.
+  case permission = 77
 
   /// One line for the help text and README.
   public var summary: String {
@@ -64,6 +69,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .vaultLocked: return "the TaskKey vault is locked; run 'taskkey unlock'"
     case .vaultFailure: return "the TaskKey vault failed (damaged, altered, permissions)"
     case .vaultNotFound: return "no TaskKey vault; run 'taskkey init' or set TASKKEY_HOME"
+    case .keyInUse: return "keys --check: the database still uses the key; run 'tasker rewrap'"
     case .assistantKeyMalformed: return "assistant key malformed: not 'tk_' and 49 letters and digits"
     case .assistantKeyChecksum: return "assistant key checksum mismatch: mistyped or cut short"
     case .assistantKeyUnknown: return "unknown assistant key"
@@ -80,6 +86,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .noInput: return "an input file or the database cannot be opened"
     case .software: return "internal error"
     case .ioError: return "read or write failed"
+    case .permission: return "a file or folder is not private to you and was refused"
     }
   }
 
@@ -98,6 +105,15 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
       if case .locked = inner { return .vaultLocked }
       return .vaultFailure
     case .sealedBodyUnreadable(_, let cause), .sealingFailed(_, let cause): return of(cause)
+    case .attachment(_, let cause):
+      switch cause {
+      case .crypto(let inner): return of(inner)
+      case .truncatedWrapper: return .authenticationFailed
+      case .unsupportedVersion: return .unsupportedVersion
+      case .system(let error): return error.isRefusal ? .permission : .ioError
+      case .destinationExists, .notSealed, .malformedSettings: return .ioError
+      }
+    case .system(let error): return error.isRefusal ? .permission : .ioError
     case .fileAccess: return .ioError
     }
   }
@@ -108,6 +124,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .unknownKeyID: return .unknownKey
     case .unsupportedVersion: return .unsupportedVersion
     case .tooLarge, .invalidBase64, .truncated, .invalidUTF8: return .dataError
+    case .truncatedHeader, .commitmentMismatch, .missingFinalChunk, .truncatedChunk, .chunkAuthenticationFailed,
+      .chunkOutOfPlace, .finalChunkAuthenticationFailed, .trailingData:
+      return .authenticationFailed
     default: return .software
     }
   }

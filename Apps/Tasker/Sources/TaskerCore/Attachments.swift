@@ -1,4 +1,5 @@
 import Foundation
+import TaskAttachments
 import TaskCrypto
 
 /// The record an attachment belongs to.
@@ -48,7 +49,14 @@ extension TaskStore {
   public static let maximumAttachmentNameByteCount = 255
 
   /// Adds an attachment: streams `read` into a new file beside the
-  /// database (sealed when attachment encryption is on), then records it.
+  /// database, then records it.
+  ///
+  /// The file is sealed with TaskKey's attachment format (under the vault's
+  /// primary note key, bound to `attachment/<file>`) when attachment
+  /// encryption is on, and also when the content itself begins with the
+  /// attachment magic, so that a plain file can never pass for a sealed
+  /// one; otherwise it is copied plain. The file is named by 128 random
+  /// bits, never by `name`.
   ///
   /// - Parameters:
   ///   - owner: the task or page it belongs to.
@@ -57,27 +65,35 @@ extension TaskStore {
   ///   - read: returns the next bytes of the content, empty at the end.
   /// - Returns: the new attachment's record.
   /// - Throws: `TaskerError.notFound` (owner), `.invalidValue` (name), the
-  ///   key source's errors when sealing (nothing written), `.fileAccess`,
-  ///   `.database`. On any error no file and no row remain.
+  ///   key source's errors when sealing (nothing written), `.attachment`,
+  ///   `.fileAccess`, `.database`. On any error no file and no row remain.
   @discardableResult
   public func addAttachment(
-    to owner: AttachmentOwner, name: String, mediaType: String, read: () throws -> [UInt8]
+    to owner: AttachmentOwner, name: String, mediaType: String, read: @escaping () throws -> [UInt8]
   ) throws -> AttachmentRecord {
     try Self.check(attachmentName: name, field: "attachment name")
     try Self.check(attachmentName: mediaType, field: "media type")
     try requireOwner(owner)
-    let sealing = try attachmentEncryption()
-    if sealing { _ = try sealer.keyring() }
-    try AttachmentFile.prepareDirectory(attachmentsDirectory)
+    let source = ChunkSource(read)
+    let seal = try attachmentEncryption() || Attachment.isSealed(prefix: try source.peek(Attachment.magic.count))
+    let keyring = seal ? try sealer.keyring() : nil
+    try files.prepareDirectory(attachmentsDirectory)
     let file = SecureRandom.bytes(count: 16).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
     let path = attachmentsDirectory + "/" + file
+    let record = Self.attachmentRecordName(file)
     var byteCount: Int64 = 0
-    try AttachmentFile.create(path) { write in
-      while true {
-        let chunk = try read()
-        if chunk.isEmpty { break }
-        byteCount += Int64(chunk.count)
-        try write(chunk)
+    try files.create(path) { write in
+      if let keyring {
+        let summary = try Self.attachmentCall(record) {
+          try Attachment.seal(
+            reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: record)
+        }
+        byteCount = Int64(summary.plaintextByteCount)
+      } else {
+        while case let chunk = try source.next(), !chunk.isEmpty {
+          byteCount += Int64(chunk.count)
+          try write(chunk)
+        }
       }
     }
     do {
@@ -87,14 +103,17 @@ extension TaskStore {
         try connection.prepare(
           """
           INSERT INTO attachments (task_id, page_id, name, byte_count, media_type, file, key_id, created_at)
-          VALUES (?, ?, ?, ?, ?, ?, NULL, ?)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
           """
-        ).run([task, page, .text(name), .integer(byteCount), .text(mediaType), .text(file), .integer(Self.now())])
+        ).run([
+          task, page, .text(name), .integer(byteCount), .text(mediaType), .text(file),
+          keyring.map { .text($0.primaryID.hex) } ?? .null, .integer(Self.now()),
+        ])
         return connection.lastInsertedRowID
       }
       return try attachment(id: id)
     } catch {
-      AttachmentFile.remove(path)
+      files.remove(path)
       throw error
     }
   }
@@ -102,16 +121,13 @@ extension TaskStore {
   /// Adds the file at `sourcePath` as an attachment, streaming it.
   ///
   /// - Throws: as `addAttachment(to:name:mediaType:read:)`, and
-  ///   `.fileAccess` when the source cannot be read.
+  ///   `.system` when the source cannot be read.
   @discardableResult
   public func addAttachment(to owner: AttachmentOwner, copying sourcePath: String, name: String, mediaType: String)
     throws -> AttachmentRecord
   {
-    let source = try AttachmentFile.openForReading(sourcePath)
-    defer { try? source.close() }
-    return try addAttachment(to: owner, name: name, mediaType: mediaType) {
-      try AttachmentFile.readChunk(source, path: sourcePath)
-    }
+    let source = try files.reader(sourcePath)
+    return try addAttachment(to: owner, name: name, mediaType: mediaType) { try source.next() }
   }
 
   /// The attachments of one record, or of every record when `owner` is nil.
@@ -139,27 +155,80 @@ extension TaskStore {
   }
 
   /// Streams an attachment's content to `write`, one chunk at a time, so
-  /// memory use does not grow with the file's size.
+  /// memory use does not grow with the file's size. A sealed file is
+  /// verified chunk by chunk: `write` receives only authenticated bytes,
+  /// but when a later chunk fails it has had the earlier ones, so a caller
+  /// writing to a file removes it on error.
   ///
   /// - Throws: `TaskerError.notFound`, `.fileAccess` (missing file, or a
   ///   size that differs from the record), the key source's errors and
-  ///   `.sealedBodyUnreadable` for a sealed file, what `write` throws.
+  ///   `.attachment` for a sealed file, what `write` throws.
   public func readAttachment(id: Int64, to write: ([UInt8]) throws -> Void) throws {
     let (record, file) = try attachmentRow(id: id)
     let path = attachmentsDirectory + "/" + file
-    let handle = try AttachmentFile.openForReading(path)
-    defer { try? handle.close() }
+    let reader = try files.reader(path)
+    let source = ChunkSource { try reader.next() }
     var count: Int64 = 0
-    while true {
-      let chunk = try AttachmentFile.readChunk(handle, path: path)
-      if chunk.isEmpty { break }
-      count += Int64(chunk.count)
-      guard count <= record.byteCount else { break }
-      try write(chunk)
+    if record.sealed {
+      let keyring = try sealer.keyring()
+      let name = Self.attachmentRecordName(file)
+      let summary = try Self.attachmentCall(name) {
+        try Attachment.open(reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: name)
+      }
+      guard summary.isSealed else {
+        throw TaskerError.fileAccess(path: path, reason: "the file is plain but recorded as sealed")
+      }
+      count = Int64(summary.plaintextByteCount)
+    } else {
+      while case let chunk = try source.next(), !chunk.isEmpty {
+        count += Int64(chunk.count)
+        guard count <= record.byteCount else { break }
+        try write(chunk)
+      }
     }
     guard count == record.byteCount else {
       throw TaskerError.fileAccess(
         path: path, reason: "the file holds \(count > record.byteCount ? "more" : "fewer") bytes than recorded")
+    }
+  }
+
+  /// Moves every sealed attachment to the keyring's primary key. Each file
+  /// is re-sealed into a temporary file and renamed over the old one only
+  /// when the old one fully verified; then its row names the new key. A
+  /// crash in between leaves a row naming the old key, so `keyUsage` keeps
+  /// reporting that key in use (it fails closed) until the next run.
+  ///
+  /// - Returns: how many files were re-sealed.
+  /// - Throws: the key source's errors, `.attachment` naming the first file
+  ///   that does not open (files before it are done), `.database`.
+  @discardableResult
+  public func rewrapAttachments() throws -> Int {
+    let keyring = try sealer.keyring()
+    let primary = keyring.primaryID.hex
+    let rows = try connection.prepare(
+      "SELECT id, file FROM attachments WHERE key_id IS NOT NULL AND key_id <> ? ORDER BY id"
+    ).rows([.text(primary)]) { ($0.integer(0), $0.text(1)) }
+    for (id, file) in rows {
+      let record = Self.attachmentRecordName(file)
+      _ = try Self.attachmentCall(record) {
+        try Attachment.rewrap(file: attachmentsDirectory + "/" + file, using: keyring, record: record)
+      }
+      try connection.transaction {
+        try connection.prepare("UPDATE attachments SET key_id = ? WHERE id = ?").run([.text(primary), .integer(id)])
+      }
+    }
+    return rows.count
+  }
+
+  /// The record a sealed attachment file is bound to: `attachment/<file>`.
+  static func attachmentRecordName(_ file: String) -> String { "attachment/" + file }
+
+  /// Runs a TaskAttachments call, naming the record in any error.
+  static func attachmentCall<Result>(_ record: String, _ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch let error as AttachmentError {
+      throw TaskerError.attachment(record: record, cause: error)
     }
   }
 
@@ -211,5 +280,51 @@ extension TaskStore {
 extension String {
   func leftPadded(to width: Int) -> String {
     String(repeating: "0", count: max(0, width - count)) + self
+  }
+}
+
+/// Adapts a source of byte chunks to the buffer-filling reads that
+/// TaskAttachments takes, with a look at the first bytes.
+final class ChunkSource {
+  private let read: () throws -> [UInt8]
+  private var pending: [UInt8] = []
+  private var offset = 0
+
+  init(_ read: @escaping () throws -> [UInt8]) {
+    self.read = read
+  }
+
+  /// The first `count` bytes (fewer at the end of the input), without consuming them.
+  func peek(_ count: Int) throws -> [UInt8] {
+    while pending.count - offset < count {
+      let chunk = try read()
+      if chunk.isEmpty { break }
+      pending = Array(pending[offset...]) + chunk
+      offset = 0
+    }
+    return Array(pending[offset..<min(pending.count, offset + count)])
+  }
+
+  /// The next chunk; empty at the end.
+  func next() throws -> [UInt8] {
+    guard offset < pending.count else { return try read() }
+    defer {
+      pending = []
+      offset = 0
+    }
+    return Array(pending[offset...])
+  }
+
+  /// Fills `buffer` from the input; 0 only at the end.
+  func fill(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    if offset >= pending.count {
+      pending = try read()
+      offset = 0
+      if pending.isEmpty { return 0 }
+    }
+    let count = min(buffer.count, pending.count - offset)
+    pending.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+    offset += count
+    return count
   }
 }

@@ -22,6 +22,8 @@ public struct RewrapReport: Sendable, Equatable, Codable {
   public var plain = 0
   /// The primary key id that seals everything now.
   public var primaryKeyID: String = ""
+  /// Sealed attachment files moved to the primary key (`rewrapAttachments`).
+  public var attachmentsRewrapped = 0
 }
 
 /// The two tables that hold sealed bodies, and how each names its context.

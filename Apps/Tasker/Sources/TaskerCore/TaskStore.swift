@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 
 /// Which tasks a listing shows.
 public enum TaskFilter: String, Sendable, CaseIterable {
@@ -26,6 +27,7 @@ public final class TaskStore {
   public let databasePath: String
   let connection: Connection
   let sealer: BodySealer
+  let files: TaskerFiles
 
   /// Opens the database at `databasePath`, creating it (and bringing its
   /// schema up to date) when asked.
@@ -37,14 +39,16 @@ public final class TaskStore {
   ///   - create: make the database when it does not exist.
   /// - Throws: `TaskerError.databaseNotFound`, `.notADatabase`,
   ///   `.databaseTooNew`, `.database`.
-  public init(databasePath: String, keys: NoteKeySource, create: Bool = true) throws {
+  public convenience init(databasePath: String, keys: NoteKeySource, create: Bool = true) throws {
+    try self.init(databasePath: databasePath, keys: keys, create: create, fileSystem: PosixFileSystem())
+  }
+
+  /// The test seam: a store whose file writes go through `fileSystem`.
+  init(databasePath: String, keys: NoteKeySource, create: Bool, fileSystem: FileSystem) throws {
     self.databasePath = databasePath
-    if create && !FileManager.default.fileExists(atPath: databasePath) {
-      // Made 0600 before SQLite opens it; SQLite gives its -wal and -shm
-      // files the same mode.
-      guard FileManager.default.createFile(atPath: databasePath, contents: nil, attributes: [.posixPermissions: 0o600])
-      else { throw TaskerError.fileAccess(path: databasePath, reason: "cannot create the database file") }
-    }
+    files = TaskerFiles(fileSystem: fileSystem)
+    // Made 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
+    if create { try files.createEmptyIfMissing(databasePath) }
     connection = try Connection(path: databasePath, create: false)
     sealer = BodySealer(source: keys)
     try Schema.migrate(connection)
@@ -52,9 +56,10 @@ public final class TaskStore {
 
   /// Opens the database in `home`, making the directory when `create` is true.
   ///
-  /// - Throws: as `init(databasePath:keys:create:)`, and `.fileAccess`.
+  /// - Throws: as `init(databasePath:keys:create:)`, and `.system` when the
+  ///   directory cannot be made or is not private.
   public convenience init(home: TaskerHome, keys: NoteKeySource, create: Bool = true) throws {
-    if create { try home.prepare() }
+    if create { try home.prepare(TaskerFiles(fileSystem: PosixFileSystem())) }
     try self.init(databasePath: home.databasePath, keys: keys, create: create)
   }
 
@@ -307,7 +312,7 @@ public final class TaskStore {
       return files
     }
     // After the commit: a crash in between leaves unreferenced files, never a row without its file.
-    for file in files { AttachmentFile.remove(attachmentsDirectory + "/" + file) }
+    for file in files { self.files.remove(attachmentsDirectory + "/" + file) }
   }
 
   func requireTask(_ id: Int64) throws {

@@ -1,4 +1,6 @@
+import TaskAttachments
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 /// Every way a Tasker operation can fail.
@@ -36,6 +38,13 @@ public enum TaskerError: Error, Equatable, Sendable {
   case sealedBodyUnreadable(record: String, cause: TaskCryptoError)
   /// Sealing a body failed (too large, or the random source failed).
   case sealingFailed(record: String, cause: TaskCryptoError)
+  /// An attachment file did not seal or open: `record` names it
+  /// (`attachment/<file>`), `cause` says why (unknown key, altered,
+  /// truncated, I/O). Nothing of a failed chunk is released.
+  case attachment(record: String, cause: AttachmentError)
+  /// A system call on a file beside the database failed, or a file or
+  /// folder was refused as not private (mode, owner, symlink).
+  case system(SystemError)
   /// A file beside the database could not be read or written.
   case fileAccess(path: String, reason: String)
 }
@@ -70,6 +79,8 @@ extension TaskerError: CustomStringConvertible {
     case .sealedBodyUnreadable(let record, let cause):
       return "\(record) is sealed and cannot be opened on this device: \(cause.description)"
     case .sealingFailed(let record, let cause): return "cannot seal \(record): \(cause.description)"
+    case .attachment(let record, let cause): return "\(record): \(cause.description)"
+    case .system(let error): return error.description
     case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
     }
   }
@@ -84,11 +95,14 @@ extension TaskerError: CustomStringConvertible {
     case .vaultNotFound: return "run 'taskkey init' (or import this device's keys), or set TASKKEY_HOME"
     case .noVaultLocation: return "set TASKKEY_HOME to the vault directory"
     case .vault(let error): return error.hint
+    case .system(let error): return error.hint
     case .sealedBodyUnreadable(_, let cause):
       if case .unknownKeyID = cause {
         return "this device lacks the key: import a sync bundle with 'taskkey sync import'"
       }
       return "the stored value was altered or moved; restore the database from a backup"
+    case .attachment(_, .crypto(.unknownKeyID)):
+      return "this device lacks the key: import a sync bundle with 'taskkey sync import'"
     case .notFound: return "run 'tasker list' (or 'tasker page list') to see the ids"
     default: return nil
     }

@@ -34,15 +34,11 @@ public struct TaskerHome: Sendable, Equatable {
   /// The folder of attachment files.
   public var attachmentsDirectory: String { directory + "/attachments" }
 
-  /// Makes the directory (mode 0700) when missing.
+  /// Makes the directory (mode 0700) when missing, and checks that it is
+  /// private to the user.
   ///
-  /// - Throws: `TaskerError.fileAccess`.
-  func prepare() throws {
-    do {
-      try FileManager.default.createDirectory(
-        atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    } catch {
-      throw TaskerError.fileAccess(path: directory, reason: "cannot create the directory")
-    }
+  /// - Throws: `TaskerError.system`.
+  func prepare(_ files: TaskerFiles) throws {
+    try files.prepareDirectory(directory)
   }
 }

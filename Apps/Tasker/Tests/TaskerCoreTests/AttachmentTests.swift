@@ -27,7 +27,7 @@ struct AttachmentTests {
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
     try store.addTask(TaskDraft(title: "t"))
     try store.addPage(title: "p", body: "")
-    let bytes = SecureRandom.bytes(count: 3 * AttachmentFile.chunkByteCount + 17)
+    let bytes = SecureRandom.bytes(count: 3 * TaskerFiles.chunkByteCount + 17)
     let record = try store.addAttachment(
       to: .task(1), name: "scan.pdf", mediaType: "application/pdf", read: chunks(bytes, size: 65536))
     #expect(

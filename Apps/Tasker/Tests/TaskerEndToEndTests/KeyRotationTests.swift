@@ -11,8 +11,10 @@ struct KeyRotationTests {
       #expect(try device.tasker(["add", "task \(index)", "--notes", "note \(index)"]).status == 0)
     }
     #expect(try device.tasker(["page", "new", "p", "--body", "page body"]).status == 0)
+    #expect(try device.tasker(["settings", "set", "attachment-encryption", "on"]).status == 0)
+    #expect(try device.tasker(["attach", "add", "--task", "1", "-", "--name", "a.txt"], input: "attached").status == 0)
     let old = try device.vault().noteKeyring().primaryID.hex
-    #expect(try device.tasker(["keys"]).stdoutText == "\(old)  3 notes, 1 page bodies, 0 attachments\n")
+    #expect(try device.tasker(["keys"]).stdoutText == "\(old)  3 notes, 1 page bodies, 1 attachments\n")
 
     let rotated = try device.taskkey(["rotate"])
     #expect(rotated.status == 0, "\(rotated.stderr)")
@@ -24,13 +26,18 @@ struct KeyRotationTests {
     #expect(values.stdoutText.split(separator: "\n").count == 4)
     let refused = try device.taskkey(["retire", old, "--input", "-", "--field", "value"], input: values.stdoutText)
     #expect(refused.status == 17, "\(refused.stderr)")
+    let inUse = try device.tasker(["keys", "--check", old])
+    #expect(inUse.status == 17)
+    #expect(inUse.stderr.hasPrefix("tasker: error: key \(old) still seals 5 stored values\n"))
 
     let rewrap = try #require(try device.tasker(["rewrap", "--json"]).json() as? [String: Any])
     #expect(rewrap["rewrapped"] as? Int == 4)
+    #expect(rewrap["attachmentsRewrapped"] as? Int == 1)
     #expect(rewrap["primaryKeyID"] as? String == new)
     let usage = try #require(try device.tasker(["keys", "--json"]).json() as? [String: Any])
     let keys = try #require(usage["keys"] as? [[String: Any]])
     #expect(keys.map { $0["keyID"] as? String } == [new])
+    #expect(try device.tasker(["keys", "--check", old]).status == 0)
 
     let retired = try device.taskkey(
       ["retire", old, "--input", "-", "--field", "value"], input: try device.tasker(["keys", "--values"]).stdoutText)
@@ -38,6 +45,7 @@ struct KeyRotationTests {
     #expect(try device.vault().noteKeyring().ids.map(\.hex) == [new])
     #expect(try device.tasker(["show", "2"]).stdoutText.hasSuffix("\nnote 2\n"))
     #expect(try device.tasker(["page", "show", "1"]).stdoutText.hasSuffix("\npage body\n"))
+    #expect(try device.tasker(["attach", "get", "1"]).stdoutText == "attached")
   }
 
   @Test func aBodyOfARetiredKeyIsAnErrorNeverText() throws {

@@ -49,8 +49,9 @@ struct RewrapCommand: Command {
       -h, --help        Show this help.
 
     Either every sealed body ends under the primary key, or (when one does
-    not open) nothing changes. Then 'tasker keys' shows which key ids are
-    still in use, and 'taskkey retire' can remove the others.
+    not open) no body changes; then each sealed attachment file is re-sealed
+    and replaced atomically. 'tasker keys' shows which key ids are still in
+    use, and 'taskkey retire' can remove the others.
     """
 
   let json: Bool
@@ -61,10 +62,13 @@ struct RewrapCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let report = try context.store().rewrapBodies()
+    let store = try context.store()
+    var report = try store.rewrapBodies()
+    report.attachmentsRewrapped = try store.rewrapAttachments()
     if json { return try context.output.json(report) }
     try context.output.print(
-      "Rewrapped \(report.rewrapped) bodies to key \(report.primaryKeyID); \(report.current) were under it already.")
+      "Rewrapped \(report.rewrapped) bodies and \(report.attachmentsRewrapped) attachments to key "
+        + "\(report.primaryKeyID); \(report.current) bodies were under it already.")
   }
 }
 
@@ -72,31 +76,52 @@ struct RewrapCommand: Command {
 struct KeysCommand: Command {
   static let name = "keys"
   static let abstract = "List the key ids the database uses, to check before 'taskkey retire'."
-  static let usage = "tasker keys [--json] | tasker keys --values"
+  static let usage = "tasker keys [--json] | tasker keys --values | tasker keys --check KID"
   static let options = """
     OPTIONS:
       --json            Print the counts as JSON.
       --values          Print every sealed body as a JSON line
                         {"record": …, "value": …}, for
                         'taskkey retire KID --input - --field value'.
+      --check KID       Exit 0 when no body and no attachment uses key KID,
+                        17 when something still does.
       -h, --help        Show this help.
 
     EXAMPLE:
-      tasker keys --values | taskkey retire 0a1b2c3d --input - --field value
+      tasker rewrap && tasker keys --check 0a1b2c3d &&
+        tasker keys --values | taskkey retire 0a1b2c3d --input - --field value
     """
 
   let json: Bool
   let values: Bool
+  let check: String?
 
   init(parsing arguments: inout Arguments) throws {
     json = try arguments.flag("--json")
     values = try arguments.flag("--values")
-    guard !(json && values) else { throw arguments.usageError("give --json or --values, not both") }
+    check = try arguments.option("--check")
+    guard [json, values, check != nil].filter({ $0 }).count <= 1 else {
+      throw arguments.usageError("give one of --json, --values and --check")
+    }
+    if let check {
+      guard check.utf8.count == 8, check.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+        throw arguments.usageError("KID must be 8 lowercase hex digits, not '\(check)'")
+      }
+    }
     _ = try arguments.positionals(exactly: [])
   }
 
   func run(_ context: CommandContext) throws {
     let store = try context.store()
+    if let check {
+      let report = try store.keyUsage()
+      // A value this build cannot read might use the key: fail closed.
+      let count =
+        report.unreadable
+        + (report.keys.first { $0.keyID == check }.map { $0.taskNotes + $0.pageBodies + $0.attachments } ?? 0)
+      guard count == 0 else { throw CLIError.keyInUse(keyID: check, count: count) }
+      return try context.output.print("No body or attachment uses key \(check).")
+    }
     if values {
       for record in try store.sealedRecords() { try context.output.json(record) }
       return

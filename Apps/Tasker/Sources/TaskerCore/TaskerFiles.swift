@@ -1,0 +1,111 @@
+import Foundation
+import TaskSystem
+
+/// The files Tasker keeps beside its database — the database file itself,
+/// the attachments folder and attachment files — written through TaskKey's
+/// file-system seam (`TaskSystem.FileSystem`), so a test can make any step
+/// fail. No C import here.
+///
+/// A new file is created `O_CREAT | O_EXCL | O_NOFOLLOW` with mode 0600
+/// under a temporary name, written, fsynced, closed, renamed into place,
+/// and its directory fsynced; on any failure the temporary file is removed
+/// and the name never appears. Folders are made 0700 and checked private.
+struct TaskerFiles {
+  /// Where every write goes.
+  let fileSystem: FileSystem
+
+  /// Bytes moved per read or write: memory use stays at this, whatever the file size.
+  static let chunkByteCount = 1 << 20
+
+  /// Makes a private folder (mode 0700) when missing and checks it.
+  ///
+  /// - Throws: `TaskerError.system` (for example a folder readable by others).
+  func prepareDirectory(_ path: String) throws {
+    try Self.system { try PrivateDirectory.make(path) }
+  }
+
+  /// Creates an empty 0600 file when none exists (the database, before
+  /// SQLite opens it; SQLite gives its -wal and -shm files the same mode).
+  ///
+  /// - Throws: `TaskerError.system`.
+  func createEmptyIfMissing(_ path: String) throws {
+    guard !FileStatus.exists(path) else { return }
+    do {
+      try fileSystem.createNew(path, contents: [])
+    } catch let error as SystemError where error.isAlreadyExisting {
+      return
+    } catch let error as SystemError {
+      throw TaskerError.system(error)
+    }
+  }
+
+  /// Writes `path` as a new 0600 file through `body`, which is handed a
+  /// writer; the name appears only when `body` returned and the data is on
+  /// disk. On any error no file is left under either name.
+  ///
+  /// - Throws: `TaskerError.system`, or what `body` throws.
+  func create(_ path: String, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
+    let temporary = path + ".partial"
+    let fd = try Self.system { try fileSystem.createExclusive(temporary) }
+    var open = true
+    do {
+      try body { bytes in
+        try Self.system { try bytes.withUnsafeBytes { try fileSystem.write(fd, $0, path: temporary) } }
+      }
+      try Self.system { try fileSystem.fsync(fd, path: temporary) }
+      open = false
+      try Self.system { try fileSystem.close(fd, path: temporary) }
+      try Self.system { try fileSystem.move(temporary, to: path) }
+    } catch {
+      if open { try? fileSystem.close(fd, path: temporary) }
+      try? fileSystem.unlink(temporary)
+      throw error
+    }
+    do {
+      try Self.system { try fileSystem.fsyncDirectory((path as NSString).deletingLastPathComponent) }
+    } catch {
+      // The new name might not survive a crash: take it back, so the caller records nothing.
+      try? fileSystem.unlink(path)
+      throw error
+    }
+  }
+
+  /// Removes a file; a missing file is not an error.
+  func remove(_ path: String) {
+    try? fileSystem.unlink(path)
+  }
+
+  /// Opens a file for reading in chunks.
+  ///
+  /// - Throws: `TaskerError.system` (`isNotFound` when it is missing).
+  func reader(_ path: String) throws -> ChunkReader {
+    ChunkReader(file: try Self.system { try OpenFile.reading(path) })
+  }
+
+  /// Runs a TaskSystem call, turning its error into `TaskerError.system`.
+  static func system<Result>(_ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch let error as SystemError {
+      throw TaskerError.system(error)
+    }
+  }
+}
+
+/// Reads an open file one chunk at a time into one reused buffer.
+final class ChunkReader {
+  private let file: OpenFile
+  private var buffer = [UInt8](repeating: 0, count: TaskerFiles.chunkByteCount)
+
+  init(file: OpenFile) {
+    self.file = file
+  }
+
+  /// The next chunk; empty at the end.
+  ///
+  /// - Throws: `TaskerError.system`.
+  func next() throws -> [UInt8] {
+    let count = try TaskerFiles.system { try buffer.withUnsafeMutableBytes { try file.read(into: $0) } }
+    return Array(buffer[..<count])
+  }
+}
