@@ -8,11 +8,11 @@ set -euo pipefail
 scratch=.build/docs-build
 graphs="$scratch/symbol-graphs"
 rm -rf "$graphs" .build/docs && mkdir -p "$graphs" .build/docs
-targets=()
-for module in "$@"; do targets+=(--target "$module"); done
-swift build --scratch-path "$scratch" "${targets[@]}" \
-  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$(pwd)/$graphs" \
-  -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+for module in "$@"; do  # swift build takes one --target at a time
+  swift build --scratch-path "$scratch" --target "$module" \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$(pwd)/$graphs" \
+    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+done
 failed=0
 for module in "$@"; do
   input="$scratch/graphs-$module"
