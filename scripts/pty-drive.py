@@ -32,6 +32,14 @@ def main():
     steps = json.load(sys.stdin)
     pid, master = pty.fork()
     if pid == 0:
+        # Keep the terminal open in the child (fd 3), so the parent does not
+        # see a hang-up (EIO, output lost) in the moment between the
+        # redirections below and the command opening /dev/tty itself.
+        keep = os.dup(0)
+        if keep != 3:
+            os.dup2(keep, 3)
+            os.close(keep)
+        os.set_inheritable(3, True)
         stdout = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         stderr = os.open(err, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         os.dup2(stdout, 1)

@@ -58,6 +58,12 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
   /// final directory sync (`fsync(directory)`), in which case the write
   /// happened but may not survive a crash.
   case system(SystemError)
+  /// The registry was written (it holds `generation`) but its rollback
+  /// anchor in the device-only store was not: the change is in effect on
+  /// this device but not permanent, since an older registry put back would
+  /// undo it. Nothing was acknowledged (a minted key was not shown); running
+  /// the command again once `reason` is fixed finishes it.
+  case notPermanent(generation: UInt64, reason: String)
   /// The system refused locked memory or randomness.
   case systemResource(String)
 
@@ -141,6 +147,11 @@ extension AssistantKeyError: CustomStringConvertible {
       return "the registry holds the maximum of \(limit) keys; revoked keys are kept forever, so use another registry"
     case .system(let error):
       return "\(error); check the disk and permissions, then try again"
+    case .notPermanent(let generation, let reason):
+      return
+        "the registry now holds generation \(generation), but its rollback anchor in the device-only store could "
+        + "not be saved (\(reason)): the change is in effect here but not permanent, as an older registry put back "
+        + "would undo it; fix the cause and run the command again (a key minted by it was not shown: revoke it)"
     case .systemResource(let what):
       return "system resource unavailable: \(what)"
     }

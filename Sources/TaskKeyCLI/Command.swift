@@ -1,35 +1,35 @@
-/// One `taskkey` subcommand: its help text, its parsed configuration and
-/// what it does. `init(parsing:)` validates; `run` acts.
+/// One `taskkey` command: the declaration of its command line, the values
+/// read from it, and what it does. `init` validates; `run` acts.
 protocol Command {
-  /// The word that selects the command.
-  static var name: String { get }
-  /// One sentence for the command list.
-  static var abstract: String { get }
-  /// The usage line without the leading `usage: `.
-  static var usage: String { get }
-  /// The ARGUMENTS and OPTIONS sections, already formatted.
-  static var options: String { get }
-  /// One example invocation with a comment.
-  static var example: String { get }
+  /// The command line it takes: help, man page, completions and the parser
+  /// all read this one declaration.
+  static var spec: CommandSpec { get }
+  /// The commands under this one (`item set`, `sync export`); empty for a
+  /// command that runs by itself.
+  static var subcommands: [any Command.Type] { get }
 
-  /// Parses and validates the command's arguments.
-  init(parsing arguments: inout Arguments) throws
-  /// Does the work.
+  /// Reads and validates the parsed command line.
+  init(_ arguments: ParsedArguments) throws
+  /// Does the work, writing only through `streams`.
   func run(_ streams: StandardStreams) throws
 }
 
 extension Command {
-  /// The full `--help` text in the familiar shape.
-  static var help: String {
-    """
-    OVERVIEW: \(abstract)
+  /// No subcommands unless a command declares some.
+  static var subcommands: [any Command.Type] { [] }
+}
 
-    USAGE: \(usage)
+/// A command that only groups others (`item`, `sync`, `backup`): it never
+/// runs by itself.
+protocol CommandGroup: Command {}
 
-    \(options)
-
-    EXAMPLE:
-    \(example)
-    """
+extension CommandGroup {
+  /// Never reached: `TaskKeyMain` refuses a group without a subcommand
+  /// before it would build one.
+  init(_ arguments: ParsedArguments) {
+    preconditionFailure("\(arguments.path) is a group of commands")
   }
+
+  /// Never reached.
+  func run(_ streams: StandardStreams) throws {}
 }

@@ -1,7 +1,9 @@
 /// The exit codes of `taskkey`, one table that scripts can rely on.
 ///
 /// Codes 64 and up follow BSD `sysexits.h`; codes 10 to 19 name
-/// cryptographic and vault outcomes; 20 to 24 name assistant-key outcomes. README.md and `taskkey --help` print the table.
+/// cryptographic and vault outcomes; 20 to 24 assistant-key outcomes; 40
+/// and 41 passphrase entry. README.md and `taskkey --help` print the table;
+/// `FailureReport` is the one map from errors to these codes.
 public enum ExitCode: Int32, CaseIterable, Sendable {
   /// The command did what was asked.
   case success = 0
@@ -20,10 +22,13 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case tampered = 15
   /// No vault at the location (not initialised).
   case vaultNotFound = 16
-  /// `retire` refused: a given value is still sealed by the key.
+  /// `retire` refused: the key is the primary, or a given value is still
+  /// sealed by it.
   case keyInUse = 17
   /// `doctor` found a problem it did not (or could not) repair.
   case doctorProblems = 18
+  /// No vault item has the given name.
+  case notFound = 19
   /// An assistant key is not a key string: wrong length, prefix or character.
   case malformedAssistantKey = 20
   /// An assistant key's checksum does not match: mistyped or cut short.
@@ -36,6 +41,11 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case expiredAssistantKey = 24
   /// `vectors check` found a case that did not give its expected outcome.
   case vectorsFailed = 30
+  /// A passphrase is needed and there is no terminal to ask for it.
+  case noTerminal = 40
+  /// A passphrase was refused before any key work: empty, too long, the
+  /// two entries differ, or weak without `--accept-weak-passphrase`.
+  case passphraseRefused = 41
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
   /// The input data is malformed (bad base64, truncated, bad key file).
@@ -46,6 +56,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case software = 70
   /// The operating system refused a resource (locked memory, randomness).
   case osError = 71
+  /// An output file, vault or assistant key exists already; nothing was
+  /// overwritten.
+  case cannotCreate = 73
   /// Reading or writing failed.
   case ioError = 74
   /// A file's permissions or owner are unsafe and it was refused.
@@ -62,7 +75,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .vaultLocked: return "the vault is locked; run 'taskkey unlock'"
     case .tampered: return "a vault, registry or bundle file is damaged or was altered"
     case .vaultNotFound: return "no vault here; run 'taskkey init' or set TASKKEY_HOME"
-    case .keyInUse: return "retire refused: a given value still uses the key; rewrap first"
+    case .keyInUse: return "retire refused: the key is the primary, or a given value still uses it"
     case .doctorProblems: return "doctor found a problem it did not repair; run 'taskkey doctor --repair'"
     case .malformedAssistantKey: return "assistant key malformed: not 'tk_' and 49 letters and digits"
     case .assistantKeyChecksum: return "assistant key checksum mismatch: mistyped or cut short"
@@ -70,6 +83,10 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .revokedAssistantKey: return "assistant key revoked"
     case .expiredAssistantKey: return "assistant key expired"
     case .vectorsFailed: return "vectors check: at least one vector failed"
+    case .notFound: return "no vault item by that name"
+    case .noTerminal: return "a passphrase is needed and there is no terminal; use --passphrase-file or --passphrase-fd"
+    case .passphraseRefused: return "passphrase refused: empty, too long, entries differ, or weak and not accepted"
+    case .cannotCreate: return "will not overwrite: the output file, vault or assistant's key exists already"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input: bad base64, truncated value, bad key file"
     case .noInput: return "an input file does not exist or cannot be opened"

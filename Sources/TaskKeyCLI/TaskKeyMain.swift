@@ -1,24 +1,25 @@
-/// The entry point of `taskkey`: parses the command line, runs one command,
-/// and maps every error to a message on standard error and an exit code.
+/// The entry point of `taskkey`: finds the command, parses its line
+/// against its declaration, runs it, and turns any error into a message on
+/// standard error and an exit code (through `FailureReport`, the one map).
 public enum TaskKeyMain {
   /// The version printed by `taskkey --version`.
-  public static let version = "0.1.0"
+  public static let version = "0.2.0"
 
   static let commands: [any Command.Type] = [
     SealCommand.self, OpenCommand.self, KeygenCommand.self,
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
-    ItemCommand.self, SyncCommand.self, RewrapCommand.self, RetireCommand.self,
-    MintCommand.self, VerifyCommand.self, RevokeCommand.self, RotateCommand.self, ListCommand.self,
-    BackupCommand.self, DoctorCommand.self, VectorsCommand.self, CompletionCommand.self, AttachCommand.self,
+    ItemCommand.self, SyncCommand.self, KeysCommand.self, RotateCommand.self, PromoteCommand.self,
+    RewrapCommand.self, RetireCommand.self,
+    MintCommand.self, VerifyCommand.self, RevokeCommand.self, ListCommand.self,
+    BackupCommand.self, DoctorCommand.self, AttachCommand.self, VectorsCommand.self, CompletionCommand.self,
   ]
 
   static let usage = "taskkey <command> [options]"
 
   static var help: String {
-    let width = commands.map { $0.name.count }.max() ?? 0
-    let list = commands.map { "  \($0.name.padding(toLength: width + 4, withPad: " ", startingAt: 0))\($0.abstract)" }
+    let list = commands.map { HelpText.entry($0.spec.name, $0.spec.abstract, wrapped: false) }
     let codes = ExitCode.allCases.map {
-      "  \(String($0.rawValue).padding(toLength: 6, withPad: " ", startingAt: 0))\($0.summary)"
+      "  " + String($0.rawValue).padding(toLength: 6, withPad: " ", startingAt: 0) + $0.summary
     }
     return """
       OVERVIEW: TaskKey seals Tasker's notes and manages its keys.
@@ -26,8 +27,10 @@ public enum TaskKeyMain {
       USAGE: \(usage)
 
       OPTIONS:
-        -h, --help        Show help; 'taskkey <command> --help' for a command.
-        --version         Show the version.
+      \(HelpText.entry("-h, --help", "Show help; 'taskkey <command> --help' for a command."))
+      \(HelpText.entry("--version", "Show the version."))
+      \(HelpText.entry("-q, --quiet", CommandSpec.quietOption.help))
+      \(HelpText.entry("-v, --verbose", CommandSpec.verboseOption.help))
 
       SUBCOMMANDS:
       \(list.joined(separator: "\n"))
@@ -41,30 +44,35 @@ public enum TaskKeyMain {
   ///
   /// - Returns: the exit code.
   public static func run(_ arguments: [String], streams: StandardStreams) -> Int32 {
+    var streams = streams
     do {
-      return try dispatch(arguments, streams: streams).rawValue
-    } catch is DoctorUnhealthy {
-      // The report is printed already; the exit code says the rest.
-      return ExitCode.doctorProblems.rawValue
-    } catch let error as CLIError {
-      streams.printError("taskkey: error: \(error.message)")
-      if let hint = error.hint { streams.printError("hint: \(hint)") }
-      return error.exitCode.rawValue
+      return try dispatch(arguments, streams: &streams).rawValue
     } catch {
-      streams.printError("taskkey: error: \(error)")
-      return ExitCode.software.rawValue
+      let failure = FailureReport(error)
+      if let message = failure.message {
+        streams.printError("taskkey: error: \(message)")
+        if let hint = failure.hint { streams.printError("hint: \(hint)") }
+      }
+      return failure.code.rawValue
     }
   }
 
-  static func dispatch(_ arguments: [String], streams: StandardStreams) throws -> ExitCode {
-    guard let first = arguments.first else {
+  /// Reads global flags, finds the command (and subcommand), and runs it.
+  static func dispatch(_ arguments: [String], streams: inout StandardStreams) throws -> ExitCode {
+    var rest = arguments[...]
+    while let first = rest.first, ["-q", "--quiet", "-v", "--verbose"].contains(first) {
+      streams.verbosity = first.hasPrefix("-q") || first == "--quiet" ? .quiet : .verbose
+      rest = rest.dropFirst()
+    }
+    guard let first = rest.first else {
       streams.printError(help)
       return .usage
     }
     switch first {
     case "-h", "--help", "help":
-      if arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
-        try streams.print(command.help)
+      let words = Array(rest.dropFirst())
+      if let (command, path, _) = try? find(words[...]), !words.isEmpty {
+        try streams.print(HelpText.render(command, path: path))
       } else {
         try streams.print(help)
       }
@@ -75,18 +83,51 @@ public enum TaskKeyMain {
     default:
       break
     }
-    guard let command = commands.first(where: { $0.name == first }) else {
-      throw CLIError.usage(message: "unknown command '\(first)'", usage: "usage: \(usage); see 'taskkey --help'")
-    }
-    let rest = Array(arguments.dropFirst())
-    if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
-      try streams.print(command.help)
+    let (command, path, remaining) = try find(rest)
+    if remaining.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
+      try streams.print(HelpText.render(command, path: path))
       return .success
     }
-    var parser = Arguments(rest, usage: command.usage)
-    let instance = try command.init(parsing: &parser)
-    try instance.run(streams)
+    let parsed = try ParsedArguments(Array(remaining), spec: command.spec, path: path)
+    if !command.subcommands.isEmpty {
+      let names = command.subcommands.map { $0.spec.name }
+      throw parsed.usageError("missing subcommand: \(ParsedArguments.list(names))")
+    }
+    if parsed.flag(CommandSpec.quietOption) { streams.verbosity = .quiet }
+    if parsed.flag(CommandSpec.verboseOption) { streams.verbosity = .verbose }
+    try command.init(parsed).run(streams)
     return .success
+  }
+
+  /// The command named by the first words, its path (`taskkey item set`)
+  /// and the words after it.
+  ///
+  /// - Throws: a usage error naming the closest command for a typo.
+  static func find(_ words: ArraySlice<String>) throws -> (any Command.Type, String, ArraySlice<String>) {
+    guard let first = words.first else { throw CLIError.usage(message: "missing command", usage: "usage: \(usage)") }
+    guard let top = commands.first(where: { $0.spec.name == first }) else {
+      let guess = closestWord(to: first, among: commands.map { $0.spec.name })
+      throw CLIError.usage(
+        message: "unknown command '\(first)'" + (guess.map { "; did you mean '\($0)'?" } ?? ""),
+        usage: "usage: \(usage); see 'taskkey --help'")
+    }
+    var command: any Command.Type = top
+    var path = "taskkey \(first)"
+    var rest = words.dropFirst()
+    while !command.subcommands.isEmpty, let word = rest.first, !word.hasPrefix("-") {
+      guard let sub = command.subcommands.first(where: { $0.spec.name == word }) else {
+        let names = command.subcommands.map { $0.spec.name }
+        let guess = closestWord(to: word, among: names)
+        throw CLIError.usage(
+          message: "unknown subcommand '\(word)' of '\(path)'"
+            + (guess.map { "; did you mean '\($0)'?" } ?? "; use \(ParsedArguments.list(names))"),
+          usage: "usage: " + HelpText.usageLine(command.spec, path: path, subcommands: command.subcommands))
+      }
+      command = sub
+      path += " \(word)"
+      rest = rest.dropFirst()
+    }
+    return (command, path, rest)
   }
 }
 

@@ -107,8 +107,9 @@ public struct FormatHeader: Sendable, Equatable {
   public static let deviceFile = FormatHeader(magic: "TKDEVICE", version: 1, name: "device-only file")
   /// The sync bundle, version 1.
   public static let syncBundle = FormatHeader(magic: "TKSYNC", version: 1, name: "sync bundle")
-  /// The unlock session `device-only/unlock.session`, version 1.
-  public static let unlockSession = FormatHeader(magic: "TKUNLOCK", version: 1, name: "unlock session")
+  /// The unlock session `device-only/unlock.session`, version 2 (version 1
+  /// did not bind the vault header; a version-1 session reads as locked).
+  public static let unlockSession = FormatHeader(magic: "TKUNLOCK", version: 2, name: "unlock session")
 }
 
 extension FormatHeader {

@@ -113,7 +113,8 @@ struct SyncBundle {
     -> (key: SymmetricKey, check: [UInt8])
   {
     let output = try wrapCrypto {
-      try PasswordKDF.deriveBytes(from: passphrase, salt: salt, parameters: kdf, byteCount: 64)
+      try PasswordKDF.deriveBytes(
+        from: PassphraseBytes.kdfInput(passphrase), salt: salt, parameters: kdf, byteCount: 64)
     }
     return try output.withUnsafeBytes { raw in
       let key = try wrapCrypto { try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[0..<32])) }
@@ -169,7 +170,8 @@ extension Vault {
   /// - Returns: what changed.
   /// - Throws: `TaskVaultError.wrongPassphrase`, `.damaged`, `.tampered`,
   ///   `.unsupportedVersion` for the bundle; `.retiredKey` when the bundle
-  ///   retires this vault's primary or `adoptPrimary` names a retired key;
+  ///   retires this vault's primary (after any adoption) or `adoptPrimary`
+  ///   names a retired key;
   ///   `.keyConflict` when a key id
   ///   is held with other bytes (nothing is written); `.locked`.
   public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, adoptPrimary: Bool = false) throws
@@ -187,11 +189,6 @@ extension Vault {
       // Retirements travel with the store and win over a key from an older
       // bundle: a key retired on either side is never added back.
       let retired = Set(stores.synchronisable.retired).union(incoming.retired)
-      for id in incoming.retired where keyring.key(for: id) != nil {
-        guard id != keyring.primaryID else { throw TaskVaultError.retiredKey(id) }
-        try wrapCrypto { try keyring.retire(id) }
-        result.retiredKeyIDs.append(id)
-      }
       for key in incomingKeyring.keys {
         if retired.contains(key.id) {
           result.refusedRetiredKeyIDs.append(key.id)
@@ -209,6 +206,13 @@ extension Vault {
         }
         try wrapCrypto { try keyring.promote(incomingKeyring.primaryID) }
         result.primaryID = incomingKeyring.primaryID
+      }
+      // After an adoption, so a bundle that rotated away from the primary
+      // both devices shared, and retired it, moves this vault along.
+      for id in incoming.retired where keyring.key(for: id) != nil {
+        guard id != keyring.primaryID else { throw TaskVaultError.retiredKey(id) }
+        try wrapCrypto { try keyring.retire(id) }
+        result.retiredKeyIDs.append(id)
       }
       stores.synchronisable.keyring = keyring
       stores.synchronisable.remember(retired: Array(retired))

@@ -154,6 +154,8 @@ public final class Vault: @unchecked Sendable {
   /// Makes the directory (0700, with parents) of a vault about to be
   /// written.
   static func prepareNew(at directory: String, environment: VaultEnvironment) throws -> Vault {
+    // Another user who can write a parent could move the vault away.
+    try system { try PrivateDirectory.checkAncestors(of: directory) }
     try system { try PrivateDirectory.make(directory) }
     return Vault(unchecked: directory, environment: environment)
   }
@@ -186,10 +188,16 @@ public final class Vault: @unchecked Sendable {
     let lock = try Files.lock(layout.lockFile, exclusive: true)
     defer { lock.release() }
     let file = try readFile()
+    // The device-only file's checks that need no key (its steps 1 to 5) run
+    // before the KDF, as the vault file's step 6 says, so a damaged,
+    // unsupported or foreign device-only file is reported as such whatever
+    // passphrase is given.
+    let device = try readDeviceFile(vaultID: file.vaultID)
     let keys = try VaultCodec.unwrap(file, passphrase: passphrase)
-    _ = try openStores(file, keys: keys)
+    _ = try VaultCodec.openStores(
+      file, device: device, keys: keys, vaultPath: layout.vaultFile, devicePath: layout.deviceFile)
     try prepareDeviceOnlyDirectory()
-    try session.begin(vaultID: file.vaultID, keys: keys, for: duration)
+    try session.begin(file: file, keys: keys, for: duration)
   }
 
   /// Locks the vault: removes the session key from the runtime directory,
@@ -245,9 +253,20 @@ public final class Vault: @unchecked Sendable {
     var file = try readFile()
     let keys = try VaultCodec.unwrap(file, passphrase: old)
     _ = try openStores(file, keys: keys)
+    let running = try? sessionKeys(file)
     file.salt = environment.randomBytes(PasswordKDF.saltByteCount)
     file.wrapped = try wrap(keys.sync, in: file, passphrase: new)
     try commit(file, keys: keys)
+    // The session binds the header, which just changed: keep the unlock
+    // state by binding the new one (same time limit); if that fails, lock,
+    // so the old binding is not taken for tampering.
+    guard let running else { return }
+    do {
+      try session.begin(file: file, keys: keys, notAfter: running.notAfter)
+    } catch {
+      try? session.end(vaultID: file.vaultID)
+      throw error
+    }
   }
 }
 

@@ -61,12 +61,12 @@ struct MissingDeviceOnlyTests {
     #expect(
       try vault.cli.run(["item", "get", "calendar/token"]).stdoutText.trimmingCharacters(in: .newlines)
         == vault.syncSecret)
-    #expect(try vault.cli.run(["item", "get", "provider/openai"]).status == 66)
+    #expect(try vault.cli.run(["item", "get", "provider/openai"]).status == 19)
     #expect(try vault.cli.run(["verify"], text: vault.assistantKey).status == 22, "fail closed")
     // The first device-only write makes the store and the markers again.
     try FullVault.check(vault.cli.run(["item", "set", "provider/new", "--device-only"], text: "v"))
     #expect(FileManager.default.fileExists(atPath: vault.directory + "/device-only/CACHEDIR.TAG"))
-    #expect(try vault.cli.run(["status", "--json"]).stdoutText.contains("\"deviceOnlyStore\":\"present\""))
+    #expect(try vault.cli.run(["status", "--json"]).stdoutText.contains("\"device_only_store\":\"present\""))
   }
 
   @Test func aPassphraseChangeRewritesOnlyTheVaultFile() throws {

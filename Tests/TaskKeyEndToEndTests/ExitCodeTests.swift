@@ -72,7 +72,16 @@ struct ExitCodeTests {
     expect(
       65, "malformed key file", try vault.run(["open", "--key-file", home.path("bad.key")], text: "tc1.00000000:AAAA"))
     expect(66, "missing key file", try vault.run(["seal", "--key-file", home.path("absent.key")], text: "x"))
-    expect(74, "keygen over an existing file", try vault.run(["keygen", "--out", home.path("bad.key")]))
+    expect(73, "keygen over an existing file", try vault.run(["keygen", "--out", home.path("bad.key")]))
+    expect(74, "a directory read as a bundle", try vault.run(["sync", "import", home.path("")]))
+    expect(19, "a missing item", try vault.run(["item", "get", "no/such/item"]))
+    expect(
+      41, "a weak new passphrase",
+      try vault.run(
+        ["passphrase", "--passphrase-file", vault.passphraseFile, "--new-passphrase-fd", "0"], text: "short\n"))
+    let noTerminal = try TaskKeyBinary.run(
+      ["unlock"], environment: ["TASKKEY_HOME": vault.directory], detached: true)
+    expect(40, "no terminal to ask the passphrase", noTerminal)
     chmod(home.path("bad.key"), 0o644)
     expect(77, "loose key file", try vault.run(["seal", "--key-file", home.path("bad.key")], text: "x"))
 

@@ -41,7 +41,7 @@ struct PassphrasePromptTests {
   @Test func aMismatchedConfirmationWritesNothing() throws {
     let home = try TemporaryDirectory()
     let outcome = try initialise(home, "purple tiger lamp\n", "purple tiger lump\n")
-    #expect(outcome.status == 65)
+    #expect(outcome.status == 41)
     #expect(outcome.stderr.contains("the two passphrases differ"))
     #expect(!FileManager.default.fileExists(atPath: home.path("keys/vault.tkv")))
   }
@@ -50,7 +50,7 @@ struct PassphrasePromptTests {
     let home = try TemporaryDirectory()
     let outcome = try drive(
       ["init", "--kdf", "fast-test-only"], home: home, steps: [("New vault passphrase: ", "\u{04}")])
-    #expect(outcome.status == 65)
+    #expect(outcome.status == 41)
     #expect(outcome.stderr.hasPrefix("taskkey: error: "))
     #expect(!FileManager.default.fileExists(atPath: home.path("keys/vault.tkv")))
   }
@@ -63,7 +63,7 @@ struct PassphrasePromptTests {
     #expect(!outcome.terminal.contains("orange"))
   }
 
-  @Test func withoutATerminalThePromptIsAUsageErrorNamingTheAlternatives() throws {
+  @Test func withoutATerminalThePromptExits40NamingTheAlternatives() throws {
     let home = try TemporaryDirectory()
     // setsid: no controlling terminal even when the tests run in one.
     let process = Process()
@@ -76,8 +76,8 @@ struct PassphrasePromptTests {
     try process.run()
     let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
-    #expect(process.terminationStatus == 64)
-    #expect(message.contains("no terminal to ask for the passphrase"))
+    #expect(process.terminationStatus == 40)
+    #expect(message.contains("there is no terminal to ask for it"))
     #expect(message.contains("--passphrase-file"))
   }
 }

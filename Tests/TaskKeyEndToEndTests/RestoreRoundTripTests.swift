@@ -30,10 +30,10 @@ struct RestoreRoundTripTests {
     #expect(
       try newMachine.run(["item", "get", "calendar/token"]).stdoutText.trimmingCharacters(in: .newlines)
         == laptop.syncSecret)
-    #expect(try newMachine.run(["item", "get", "provider/openai"]).status == 66)
+    #expect(try newMachine.run(["item", "get", "provider/openai"]).status == 19)
     // Status says the device-only store is absent.
     let status = try newMachine.run(["status", "--json"])
-    #expect(status.stdoutText.contains("\"deviceOnlyStore\":\"absent\""), "\(status.stdoutText)")
+    #expect(status.stdoutText.contains("\"device_only_store\":\"absent\""), "\(status.stdoutText)")
     // Fail closed: the assistant key minted on the laptop is unknown here ...
     let verify = try newMachine.run(["verify"], text: laptop.assistantKey)
     #expect(verify.status == 22, "\(verify.stderr)")
@@ -69,7 +69,7 @@ struct RestoreRoundTripTests {
     try FullVault.check(laptop.cli.run(["backup", "create", "--out", backup]))
     let before = try fileBytes(laptop.directory + "/device-only/device.tkv")
     let refused = try laptop.cli.run(["backup", "restore", backup, "--passphrase-file", laptop.cli.passphraseFile])
-    #expect(refused.status == 74)
+    #expect(refused.status == 73)
     #expect(refused.stderr.contains("--force"))
     #expect(try fileBytes(laptop.directory + "/device-only/device.tkv") == before, "nothing changed")
     let forced = try laptop.cli.run([
@@ -77,7 +77,7 @@ struct RestoreRoundTripTests {
     ])
     #expect(forced.status == 0, "\(forced.stderr)")
     let report = try JSONSerialization.jsonObject(with: Data(forced.stdout)) as? [String: Any]
-    let aside = try #require(report?["movedAsideTo"] as? String)
+    let aside = try #require(report?["moved_aside_to"] as? String)
     #expect(aside.hasPrefix(laptop.directory + ".before-restore-"))
     #expect(try fileBytes(aside + "/device-only/device.tkv") == before, "the old vault is kept whole")
     #expect(!FileManager.default.fileExists(atPath: laptop.directory + "/device-only/device.tkv"))
@@ -87,7 +87,7 @@ struct RestoreRoundTripTests {
     let vault = try CLIVault()
     let out = vault.home.path("b.tkbackup")
     try FullVault.check(vault.run(["backup", "create", "--out", out]))
-    #expect(try vault.run(["backup", "create", "--out", out]).status == 74)
+    #expect(try vault.run(["backup", "create", "--out", out]).status == 73)
     try FullVault.check(vault.run(["lock"]))
     #expect(try vault.run(["backup", "create", "--out", vault.home.path("c.tkbackup")]).status == 14)
     #expect(try vault.run(["backup", "create"]).status == 64)

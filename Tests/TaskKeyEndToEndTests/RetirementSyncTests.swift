@@ -35,14 +35,14 @@ struct RetirementSyncTests {
     // B still holds the key and exports it; A must not take it back.
     let stale = try importBundle(deviceA, try export(deviceB, "b1.tksync"))
     #expect(stale.status == 0, "\(stale.stderr)")
-    #expect(stale.stdoutText.contains(#""refusedRetiredKeyIDs":["\#(oldKey)"]"#), "\(stale.stdoutText)")
+    #expect(stale.stdoutText.contains(#""refused_retired_keys":["\#(oldKey)"]"#), "\(stale.stdoutText)")
     let reopened = try deviceA.run(["open", "--context", "note/1/body"], input: sealed.stdout)
     #expect(reopened.status == 11, "a retired key came back from an older bundle")
 
     // A's bundle carries the retirement to B, which retires the key too.
     let carried = try importBundle(deviceB, try export(deviceA, "a2.tksync"))
     #expect(carried.status == 0, "\(carried.stderr)")
-    #expect(carried.stdoutText.contains(#""retiredKeyIDs":["\#(oldKey)"]"#), "\(carried.stdoutText)")
+    #expect(carried.stdoutText.contains(#""retired_keys":["\#(oldKey)"]"#), "\(carried.stdoutText)")
     #expect(try deviceB.run(["open", "--context", "note/1/body"], input: sealed.stdout).status == 11)
   }
 
@@ -57,9 +57,16 @@ struct RetirementSyncTests {
     #expect(try deviceA.run(["rotate"]).status == 0)
     #expect(try deviceA.run(["retire", String(primary), "--force"]).status == 0)
     let before = try fileBytes(deviceB.directory + "/vault.tkv")
-    let refused = try importBundle(deviceB, try export(deviceA, "a1.tksync"))
+    let bundle = try export(deviceA, "a1.tksync")
+    // Told to keep its primary, B refuses a bundle that retires it.
+    let refused = try deviceB.run(
+      ["sync", "import", bundle, "--keep-primary", "--json", "--passphrase-file", deviceB.passphraseFile])
     #expect(refused.status == 65, "\(refused.stderr)")
     #expect(refused.stderr.contains("retired"))
     #expect(try fileBytes(deviceB.directory + "/vault.tkv") == before)
+    // By default B adopts A's new primary, and then the retirement applies.
+    let moved = try importBundle(deviceB, bundle)
+    #expect(moved.status == 0, "\(moved.stderr)")
+    #expect(moved.stdoutText.contains(#""retired_keys":["\#(primary)"]"#), "\(moved.stdoutText)")
   }
 }

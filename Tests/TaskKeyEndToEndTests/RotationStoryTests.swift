@@ -124,7 +124,7 @@ struct RotationStoryTests {
     let primary = try Vault(at: vault.directory).noteKeyring().primaryID
     #expect(try vault.run(["retire", primary.hex]).status == 64)
     let refused = try vault.run(["retire", primary.hex, "--force"])
-    #expect(refused.status == 65)
+    #expect(refused.status == 17)
     #expect(refused.stderr.contains("is the primary key"))
     #expect(try vault.run(["retire", "XYZ", "--force"]).status == 65)
     #expect(try vault.run(["rotate", "--overlap", "1h"]).status == 64)

@@ -23,7 +23,7 @@ struct SealOpenCommandTests {
 
   @Test func keygenRefusesToReplaceAFile() throws {
     let result = try TaskKeyBinary.run(["keygen", "--out", keyPath])
-    #expect(result.status == 74)
+    #expect(result.status == 73)
     #expect(result.stderr.contains("already exists"))
   }
 

@@ -24,10 +24,12 @@ public final class CLIVault: @unchecked Sendable {
     passphraseFile = home.path("pass")
     try writePrivate(passphraseFile, passphrase + "\n")
     if initialise {
-      let made = try run(["init", "--kdf", "fast-test-only", "--passphrase-file", passphraseFile])
+      // init leaves the vault unlocked unless told --locked.
+      let locked = unlock ? [] : ["--locked"]
+      let made = try run(
+        ["init", "--kdf", "fast-test-only", "--passphrase-file", passphraseFile, "--accept-weak-passphrase"] + locked)
       guard made.status == 0 else { throw SetupFailure(description: "taskkey init: \(made.stderr)") }
-    }
-    if unlock {
+    } else if unlock {
       let opened = try run(["unlock", "--passphrase-file", passphraseFile])
       guard opened.status == 0 else { throw SetupFailure(description: "taskkey unlock: \(opened.stderr)") }
     }

@@ -26,19 +26,27 @@ public enum TaskKeyBinary {
   }
 
   /// Runs `taskkey arguments…` with `stdin`, a clean environment plus
-  /// `environment`, in `directory`, and waits for it.
+  /// `environment`, in `directory`, and waits for it; with `detached`, in a
+  /// new session without a controlling terminal (`setsid`), so no prompt
+  /// can reach the terminal the tests run in.
   public static func run(
     _ arguments: [String],
     stdin: [UInt8] = [],
     environment: [String: String] = [:],
-    in directory: URL? = nil
+    in directory: URL? = nil,
+    detached: Bool = false
   ) throws -> ProcessResult {
     // A command that exits before reading its input would otherwise kill the
     // test process with SIGPIPE when we write to it.
     signal(SIGPIPE, SIG_IGN)
     let process = Process()
-    process.executableURL = url
-    process.arguments = arguments
+    if detached {
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+      process.arguments = ["--wait", url.path] + arguments
+    } else {
+      process.executableURL = url
+      process.arguments = arguments
+    }
     var env = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
     if let home = ProcessInfo.processInfo.environment["HOME"] { env["HOME"] = home }
     for (key, value) in environment { env[key] = value }

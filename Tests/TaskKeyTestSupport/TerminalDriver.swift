@@ -31,12 +31,27 @@ public enum TerminalDriver {
     _ arguments: [String], home: TemporaryDirectory, steps: [(expect: String, send: String)],
     interactive: Bool = false
   ) throws -> Outcome {
+    try drive(
+      command: [TaskKeyBinary.url.path] + arguments,
+      environment: ["TASKKEY_HOME": home.path("keys"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], home: home,
+      steps: steps, interactive: interactive)
+  }
+
+  /// Runs any `command` (a shell, say) on a fresh pseudo-terminal with
+  /// exactly `environment`, answering `steps` as above; its output files
+  /// go to `home`.
+  ///
+  /// - Throws: Foundation's errors, or when the driver prints no report.
+  public static func drive(
+    command: [String], environment: [String: String], home: TemporaryDirectory,
+    steps: [(expect: String, send: String)], interactive: Bool
+  ) throws -> Outcome {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments =
-      ["python3", script] + (interactive ? ["--interactive"] : [])
-      + [home.path("out"), home.path("err"), "--", TaskKeyBinary.url.path] + arguments
-    process.environment = ["TASKKEY_HOME": home.path("keys"), "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+      ["python3", script] + (interactive ? ["--interactive"] : []) + [home.path("out"), home.path("err"), "--"]
+      + command
+    process.environment = environment
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input

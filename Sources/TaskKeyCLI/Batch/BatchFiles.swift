@@ -67,10 +67,8 @@ struct LineReader {
     buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
     let count: Int
     do {
-      count = try systemCall {
-        try buffer.withUnsafeMutableBytes {
-          try descriptor.readSome(into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
-        }
+      count = try buffer.withUnsafeMutableBytes {
+        try descriptor.readSome(into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
       }
     } catch {
       buffer.removeSubrange(old...)
@@ -86,7 +84,7 @@ struct LineReader {
 /// its descriptor and, for a regular file, its size.
 func withInput<Result>(_ path: String, _ body: (FileDescriptor, Int?) throws -> Result) throws -> Result {
   guard path != "-" else { return try body(.standardInput, nil) }
-  let file = try systemCall { try OpenFile.reading(path) }
+  let file = try OpenFile.reading(path)
   return try body(file.descriptor, file.size)
 }
 
@@ -126,7 +124,7 @@ final class BatchOutput {
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
     let temporary = "\(directory).\(name).taskkey-\(SecureRandom.uint32()).tmp"
     let fileSystem = self.fileSystem
-    fd = try systemCall { try fileSystem.createExclusive(temporary) }
+    fd = try fileSystem.createExclusive(temporary)
     self.temporary = temporary
   }
 
@@ -148,9 +146,9 @@ final class BatchOutput {
 
   private func flush() throws {
     if let temporary {
-      try systemCall { try pending.withUnsafeBytes { try fileSystem.write(fd, $0, path: temporary) } }
+      try pending.withUnsafeBytes { try fileSystem.write(fd, $0, path: temporary) }
     } else {
-      try streams.writeOutput(pending)
+      try streams.write(pending)
     }
     pending.removeAll(keepingCapacity: true)
   }
@@ -160,25 +158,15 @@ final class BatchOutput {
   func commit() throws {
     try flush()
     guard let target, let temporary else { return }
-    try systemCall {
-      try fileSystem.fsync(fd, path: temporary)
-      finished = true
-      do {
-        try fileSystem.close(fd, path: temporary)
-        try fileSystem.move(temporary, to: target)
-      } catch {
-        try? fileSystem.unlink(temporary)
-        throw error
-      }
-      try fileSystem.fsyncDirectory(target.lastIndex(of: "/").map { String(target[...$0]) } ?? ".")
+    try fileSystem.fsync(fd, path: temporary)
+    finished = true
+    do {
+      try fileSystem.close(fd, path: temporary)
+      try fileSystem.move(temporary, to: target)
+    } catch {
+      try? fileSystem.unlink(temporary)
+      throw error
     }
+    try fileSystem.fsyncDirectory(target.lastIndex(of: "/").map { String(target[...$0]) } ?? ".")
   }
-}
-
-/// Whether standard error is a terminal (for progress bars).
-func standardErrorIsTerminal() -> Bool { FileDescriptor.standardError.isTerminal }
-
-/// Writes text to standard error, ignoring failure (progress only).
-func writeToStandardError(_ text: String) {
-  try? FileDescriptor.standardError.write(Array(text.utf8))
 }

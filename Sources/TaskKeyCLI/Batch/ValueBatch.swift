@@ -11,37 +11,45 @@ struct ValueBatch {
   var inputs: [String]
   var output: String?
 
-  static let help = """
-      --context C       The context of every value (default: empty).
-    \(fieldHelp)
-    """
+  /// `-c, --context C`: the same option as seal's and open's.
+  static let contextOption = NoteOptions.contextOption
+  static let fieldOption = OptionSpec.value(
+    "--field", "F",
+    help: "Input is JSON lines; the value is the string in field F of each object (null or missing: left alone).")
+  static let contextFieldOption = OptionSpec.value(
+    "--context-field", "G",
+    help: "With --field: each value's context is the string in field G of its object (for example "
+      + "\"note/<id>/body\").")
+  static let inputOption = OptionSpec.value(
+    "--input", short: "i", "F", .file, help: "Read the values from F (default: standard input; '-' is standard input).")
+  static let inputsOption = OptionSpec.value(
+    "--input", short: "i", "F", .file,
+    help: "Stored values to check, as for rewrap ('-' is standard input); repeat for several files.",
+    repeatable: true)
+  static let outOption = OptionSpec.value(
+    "--out", short: "o", "F", .file,
+    help: "Write the result to F, replacing it all or nothing (a temporary file beside F, renamed at the end), "
+      + "in constant memory. F may be the input itself. Without it the result goes to standard output once every "
+      + "value has been processed, so it is held in memory.")
+  /// `--field`, `--context-field`, `--input`, `--out` (the context option is
+  /// declared by the command).
+  static let streamOptions = [fieldOption, contextFieldOption, inputOption, outOption]
 
-  static let fieldHelp = """
-      --field F         Input is JSON lines; the value is the string in field
-                        F of each object (null or missing: left alone).
-      --context-field G With --field: each value's context is the string in
-                        field G of its object (for example "note/<id>/body").
-    """
-
-  static let streamHelp = """
-      --input F         Read the values from F (default: standard input).
-      --out F           Write the result to F, replacing it all or nothing
-                        (a temporary file beside F, renamed at the end), in
-                        constant memory. F may be the input itself. Without
-                        it the result goes to standard output once every
-                        value has been processed, so it is held in memory.
-    """
-
-  /// Reads the options; `severalInputs` allows `--input` more than once.
-  init(parsing arguments: inout Arguments, severalInputs: Bool = false, output allowsOutput: Bool = true) throws {
-    field = try arguments.option("--field")
-    contextField = try arguments.option("--context-field")
-    let fixed = try arguments.option("--context")
+  /// Reads the options; `inputs` is `inputOption` or `inputsOption`, and
+  /// `out` nil for a command that writes nothing (retire).
+  ///
+  /// - Throws: a usage error for `--context-field` without `--field`, both
+  ///   context options, or `-` given twice.
+  init(_ arguments: ParsedArguments, inputs inputOption: OptionSpec = inputOption, out: OptionSpec? = outOption) throws
+  {
+    field = arguments.value(Self.fieldOption)
+    contextField = arguments.value(Self.contextFieldOption)
+    let fixed = arguments.value(Self.contextOption)
     if contextField != nil && field == nil { throw arguments.usageError("--context-field needs --field") }
     if contextField != nil && fixed != nil { throw arguments.usageError("give --context or --context-field, not both") }
     context = fixed ?? ""
-    inputs = severalInputs ? try arguments.options("--input") : (try arguments.option("--input")).map { [$0] } ?? []
-    output = allowsOutput ? try arguments.option("--out") : nil
+    inputs = arguments.values(inputOption)
+    output = out.flatMap { arguments.value($0) }
     if inputs.filter({ $0 == "-" }).count > 1 { throw arguments.usageError("standard input ('-') can be read once") }
   }
 
@@ -62,7 +70,7 @@ struct ValueBatch {
   ///   object with a string (or null) in the fields, the error `transform`
   ///   throws, or an I/O error; then nothing is written.
   func run(
-    to output: BatchOutput?, progress label: String,
+    to output: BatchOutput?, progress label: String, _ streams: StandardStreams,
     _ transform: (_ value: UnsafeRawBufferPointer?, _ context: String, _ line: Int, _ input: String) throws -> Outcome
   ) throws {
     let names = [field, contextField].compactMap { $0 }.map { Array($0.utf8) }
@@ -70,7 +78,7 @@ struct ValueBatch {
     for input in inputs.isEmpty ? ["-"] : inputs {
       try withInput(input) { descriptor, size in
         var reader = LineReader(descriptor)
-        var progress = ProgressBar(total: size ?? 0, label: label)
+        var progress = ProgressBar(total: size ?? 0, label: label, streams)
         try reader.forEachLine { line, number, bytesRead in
           if number % 4096 == 0 { progress.update(bytesRead) }
           guard field != nil else {
@@ -131,27 +139,27 @@ struct ValueBatch {
   }
 }
 
-/// Draws `[####      ] 42%` on standard error when it is a terminal and the
-/// input's size is known, and nothing otherwise.
+/// Draws `[####      ] 42%` on standard error when it is a terminal (and
+/// not `-q`) and the input's size is known, and nothing otherwise.
 struct ProgressBar {
   let total: Int
   let label: String
-  let enabled: Bool
+  let streams: StandardStreams
   private var shown = -1
 
-  init(total: Int, label: String) {
+  init(total: Int, label: String, _ streams: StandardStreams) {
     self.total = total
     self.label = label
-    self.enabled = total > 0 && standardErrorIsTerminal()
+    self.streams = streams
   }
 
   mutating func update(_ done: Int) {
-    guard enabled else { return }
+    guard total > 0 else { return }
     let percent = min(done, total) * 100 / total
     guard percent != shown else { return }
     shown = percent
     let filled = percent * 30 / 100
     let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: 30 - filled)
-    writeToStandardError("\r\(label) [\(bar)] \(percent)%" + (percent == 100 ? "\n" : ""))
+    streams.progress("\(label) [\(bar)] \(percent)%", done: percent == 100)
   }
 }

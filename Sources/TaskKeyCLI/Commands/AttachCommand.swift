@@ -1,293 +1,324 @@
 import Foundation
 import TaskAttachments
 import TaskCrypto
-import TaskSystem
 
 /// `taskkey attach seal|open|rewrap`: attachment files sealed with C2SP
 /// chunked encryption inside the TaskKey wrapper (docs/formats/attachment.md).
-struct AttachCommand: Command {
-  static let name = "attach"
-  static let abstract = "Seal, open or rewrap attachment files (streaming AES-256-GCM, C2SP chunked encryption)."
-  static let usage =
-    "taskkey attach seal|open|store [IN] [-o OUT] --record R [--key-file F] [--range OFFSET:LENGTH] [--json] "
-    + "| rewrap FILE --record R [--json] | setting [on|off]"
-  static let options = """
-    SUBCOMMANDS:
-      seal [IN]         Seal IN (default: standard input) under the note
-                        keyring's primary key.
-      open [IN]         Open IN (default: standard input). A sealed file is
-                        verified chunk by chunk; a plain file (no magic) is
-                        copied unchanged.
-      rewrap FILE       Re-seal FILE in place under the primary key, after a
-                        rotation; the file is replaced only when whole.
-      store IN -o OUT   Store a new attachment as the setting says: sealed
-                        when it is on, copied plain when it is off (the
-                        default). A file that itself begins with the
-                        attachment magic is sealed either way.
-      setting [on|off]  Show or change whether new attachments are sealed
-                        (the file attachment-settings in the vault
-                        directory; off when absent).
-
-    OPTIONS:
-      --record R        The record the attachment belongs to, e.g.
-                        attachment/42; opening needs the same record.
-      -o, --out OUT     Write to a new file OUT (default: standard output).
-                        OUT appears only whole: written to a temporary file
-                        beside it and renamed after the last chunk verified.
-                        An existing OUT is never replaced.
-      --range OFFSET:LENGTH
-                        (open) Write only LENGTH bytes from plaintext offset
-                        OFFSET, decrypting only the chunks they lie in. IN
-                        must be a regular file.
-      --key-file F      A key file '<8 hex kid>:<64 hex key>', mode 0600.
-                        Without it the unlocked vault's note keyring is used.
-      --json            Print a JSON report {"sealed", "key_id",
-                        "plaintext_bytes", "stored_bytes", "output"} on
-                        standard output; needs -o (seal, open).
-      -h, --help        Show this help.
-
-    Progress is shown on standard error when it is a terminal and the input
-    is over 4 MiB. Streaming to standard output may write a verified prefix
-    before a later chunk fails: use -o to get all or nothing.
-    """
-  static let example = """
+struct AttachCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "attach", abstract: "Seal, open or rewrap attachment files (streaming AES-256-GCM, C2SP chunked encryption).",
+    discussion: """
+      Progress is shown on standard error when it is a terminal and the input is
+      over 4 MiB. Streaming to standard output may write a verified prefix before a
+      later chunk fails: use -o to get all or nothing.
+      """,
+    example: """
       # Seal a photo for attachment 42, then read 4 KiB from its middle:
       taskkey attach seal photo.jpg -o photo.jpg.tka --record attachment/42
       taskkey attach open photo.jpg.tka --record attachment/42 --range 1048576:4096 > part.bin
-    """
+      """)
+  static let subcommands: [any Command.Type] = [
+    AttachStreamCommand<AttachSeal>.self, AttachStreamCommand<AttachOpen>.self, AttachStoreCommand.self,
+    AttachRewrapCommand.self, AttachSettingCommand.self,
+  ]
 
-  enum Action: Equatable {
-    case seal
-    case open(range: (offset: UInt64, length: UInt64)?)
-    case rewrap
-    case store
-    case setting(Bool?)
+  static let recordOption = OptionSpec.value(
+    "--record", "R", help: "The record the attachment belongs to, e.g. attachment/42; opening needs the same record.",
+    required: true)
+  static let outOption = OptionSpec.value(
+    "--out", short: "o", "OUT", .file,
+    help: "Write to a new file OUT (default: standard output). OUT appears only whole: written to a temporary "
+      + "file beside it and renamed after the last chunk verified. An existing OUT is never replaced (exit 73).")
+  static let rangeOption = OptionSpec.value(
+    "--range", "OFFSET:LENGTH",
+    help: "Write only LENGTH bytes from plaintext offset OFFSET, decrypting only the chunks they lie in. IN must "
+      + "be a regular file.")
+  static let json = JSONShape(
+    fields: ["sealed", "key_id", "plaintext_bytes", "stored_bytes", "output"],
+    help: "{sealed, key_id, plaintext_bytes, stored_bytes, output}; needs -o (seal, open).")
 
-    static func == (lhs: Action, rhs: Action) -> Bool {
-      switch (lhs, rhs) {
-      case (.seal, .seal), (.rewrap, .rewrap), (.store, .store): return true
-      case (.setting(let left), .setting(let right)): return left == right
-      case (.open(let left), .open(let right)): return left?.offset == right?.offset && left?.length == right?.length
-      default: return false
-      }
-    }
+  /// The keyring: the key file's one key, else the vault's note keyring.
+  static func keyring(_ keyFile: String?, _ streams: StandardStreams) throws -> Keyring {
+    if let keyFile { return Keyring(primary: try KeyFile.read(path: keyFile)) }
+    return try openVault(streams).noteKeyring()
   }
 
-  let action: Action
-  let input: String?
-  let output: String?
-  let record: String
-  let keyFile: String?
-  let json: Bool
-
-  init(parsing arguments: inout Arguments) throws {
-    let out = try arguments.option("-o")
-    let longOut = try arguments.option("--out")
-    let record = try arguments.option("--record")
-    keyFile = try arguments.option("--key-file")
-    json = try arguments.flag("--json")
-    let range = try arguments.option("--range")
-    let words = try arguments.positionals()
-    guard out == nil || longOut == nil else { throw arguments.usageError("give -o or --out, not both") }
-    output = out ?? longOut
-    switch (words.first, words.count) {
-    case ("seal", 1...2): action = .seal
-    case ("open", 1...2): action = .open(range: try range.map { try Self.parseRange($0, arguments) })
-    case ("rewrap", 2): action = .rewrap
-    case ("store", 2): action = .store
-    case ("setting", 1): action = .setting(nil)
-    case ("setting", 2) where words[1] == "on" || words[1] == "off": action = .setting(words[1] == "on")
-    case (nil, _): throw arguments.usageError("missing subcommand: seal, open, store, rewrap or setting")
-    default:
-      throw arguments.usageError("expected 'seal [IN]', 'open [IN]', 'store IN', 'rewrap FILE' or 'setting [on|off]'")
+  /// Prints the JSON report of a summary.
+  static func report(_ summary: Attachment.Summary, output: String, _ streams: StandardStreams) throws {
+    struct Report: Encodable {
+      let sealed: Bool
+      let keyId: String?
+      let plaintextBytes: UInt64
+      let storedBytes: UInt64
+      let output: String
     }
-    if case .setting = action {
-      guard record == nil, out == nil, longOut == nil, range == nil, keyFile == nil else {
-        throw arguments.usageError("'setting' takes only on, off or nothing (and --json)")
-      }
-    } else if record == nil {
-      throw arguments.usageError("missing --record R")
-    }
-    self.record = record ?? ""
-    input = words.count == 2 && words[1] != "-" ? words[1] : nil
-    if range != nil, action == .seal || action == .rewrap {
-      throw arguments.usageError("--range goes with 'open' only")
-    }
-    if case .open(let range?) = action, input == nil {
-      throw arguments.usageError("--range needs IN to be a file (random access), not standard input")
-    }
-    if action == .rewrap, output != nil { throw arguments.usageError("rewrap replaces FILE in place; drop -o") }
-    if action == .store, output == nil { throw arguments.usageError("store needs -o OUT") }
-    if range != nil, action == .store { throw arguments.usageError("--range goes with 'open' only") }
-    if json, output == nil, action != .rewrap, !Self.isSetting(action) {
-      throw arguments.usageError("--json prints the report on standard output, so the data needs -o OUT")
-    }
-    _ = range
-    try arguments.finish()
+    try streams.printJSON(
+      Report(
+        sealed: summary.isSealed, keyId: summary.keyID?.hex, plaintextBytes: summary.plaintextByteCount,
+        storedBytes: summary.storedByteCount, output: output))
   }
 
-  static func isSetting(_ action: Action) -> Bool {
-    if case .setting = action { return true }
-    return false
+  /// The size of a regular file, for progress.
+  static func size(_ path: String) -> UInt64? {
+    (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt64
   }
+}
 
-  /// Parses `OFFSET:LENGTH`, two decimal numbers.
-  static func parseRange(_ text: String, _ arguments: Arguments) throws -> (offset: UInt64, length: UInt64) {
-    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    guard parts.count == 2, let offset = UInt64(parts[0]), let length = UInt64(parts[1]), length <= Int.max else {
-      throw arguments.usageError("--range takes OFFSET:LENGTH, two decimal byte counts, e.g. 4096:100")
-    }
-    return (offset, length)
-  }
+/// `seal` or `open` of `attach`: what differs between the two.
+protocol AttachDirection {
+  static var name: String { get }
+  static var abstract: String { get }
+  static var hasRange: Bool { get }
+  static func run(
+    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
+    descriptors: (input: Int32, output: Int32)
+  ) throws -> Attachment.Summary
+}
 
-  func run(_ streams: StandardStreams) throws {
-    if case .setting(let value) = action { return try setting(value, streams) }
-    let keyring = try attachmentKeyring(streams)
-    let progress = Progress(streams: streams, totalByteCount: input.flatMap(Self.size))
-    let summary: Attachment.Summary
-    do {
-      switch action {
-      case .seal:
-        summary = try seal(keyring, progress: progress.report)
-      case .open(let range?):
-        summary = try read(range: range, keyring: keyring)
-      case .open(nil):
-        summary = try open(keyring, progress: progress.report)
-      case .rewrap:
-        summary = try Attachment.rewrap(file: input!, using: keyring, record: record, progress: progress.report)
-      case .store:
-        let settings = try AttachmentSettings.load(fromDirectory: try vaultDirectory(streams))
-        summary = try Attachment.store(
-          file: input!, to: output!, using: keyring, record: record, settings: settings, progress: progress.report)
-      case .setting:
-        preconditionFailure("handled above")
-      }
-    } catch let error as AttachmentError {
-      progress.end()
-      throw CLIError.attachment(error)
-    }
-    progress.end()
-    if json { try report(summary, streams) }
-  }
-
-  /// `attach setting [on|off]`: shows or writes the setting.
-  func setting(_ value: Bool?, _ streams: StandardStreams) throws {
-    let directory = try vaultDirectory(streams)
-    do {
-      var settings = try AttachmentSettings.load(fromDirectory: directory)
-      if let value {
-        settings.sealsNewAttachments = value
-        try settings.save(toDirectory: directory)
-      }
-      try streams.print(
-        json
-          ? "{\"seal_new_attachments\":\(settings.sealsNewAttachments)}"
-          : "seal-new-attachments=\(settings.sealsNewAttachments ? "on" : "off")")
-    } catch let error as AttachmentError {
-      throw CLIError.attachment(error)
-    }
-  }
-
-  func seal(_ keyring: Keyring, progress: Attachment.Progress?) throws -> Attachment.Summary {
+/// `attach seal [IN]`.
+enum AttachSeal: AttachDirection {
+  static let name = "seal"
+  static let abstract = "Seal IN (default: standard input) under the note keyring's primary key."
+  static let hasRange = false
+  static func run(
+    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
+    descriptors: (input: Int32, output: Int32)
+  ) throws -> Attachment.Summary {
     switch (input, output) {
     case (let input?, let output?):
       return try Attachment.seal(file: input, to: output, using: keyring, record: record, progress: progress)
     case (nil, let output?):
-      return try Attachment.seal(fileDescriptor: 0, toFile: output, using: keyring, record: record, progress: progress)
+      return try Attachment.seal(
+        fileDescriptor: descriptors.input, toFile: output, using: keyring, record: record, progress: progress)
     case (let input?, nil):
       let handle = try inputHandle(input)
       return try Attachment.seal(
-        fileDescriptor: handle.fileDescriptor, to: 1, using: keyring, record: record, progress: progress)
+        fileDescriptor: handle.fileDescriptor, to: descriptors.output, using: keyring, record: record,
+        progress: progress)
     case (nil, nil):
-      return try Attachment.seal(fileDescriptor: 0, to: 1, using: keyring, record: record, progress: progress)
+      return try Attachment.seal(
+        fileDescriptor: descriptors.input, to: descriptors.output, using: keyring, record: record, progress: progress)
     }
   }
+}
 
-  func open(_ keyring: Keyring, progress: Attachment.Progress?) throws -> Attachment.Summary {
+/// `attach open [IN]`.
+enum AttachOpen: AttachDirection {
+  static let name = "open"
+  static let abstract =
+    "Open IN (default: standard input): verified chunk by chunk; a plain file (no magic) is copied unchanged."
+  static let hasRange = true
+  static func run(
+    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
+    descriptors: (input: Int32, output: Int32)
+  ) throws -> Attachment.Summary {
     switch (input, output) {
     case (let input?, let output?):
       return try Attachment.open(file: input, to: output, using: keyring, record: record, progress: progress)
     case (nil, let output?):
-      return try Attachment.open(fileDescriptor: 0, toFile: output, using: keyring, record: record, progress: progress)
+      return try Attachment.open(
+        fileDescriptor: descriptors.input, toFile: output, using: keyring, record: record, progress: progress)
     case (let input?, nil):
       let handle = try inputHandle(input)
       return try Attachment.open(
-        fileDescriptor: handle.fileDescriptor, to: 1, using: keyring, record: record, progress: progress)
+        fileDescriptor: handle.fileDescriptor, to: descriptors.output, using: keyring, record: record,
+        progress: progress)
     case (nil, nil):
-      return try Attachment.open(fileDescriptor: 0, to: 1, using: keyring, record: record, progress: progress)
+      return try Attachment.open(
+        fileDescriptor: descriptors.input, to: descriptors.output, using: keyring, record: record, progress: progress)
     }
-  }
-
-  /// `open --range`: authenticates the length, then decrypts only the
-  /// chunks the range touches, 1 MiB at a time.
-  func read(range: (offset: UInt64, length: UInt64), keyring: Keyring) throws -> Attachment.Summary {
-    let reader = try AttachmentReader(path: input!, keyring: keyring, record: record)
-    if let output { return try reader.copy(offset: range.offset, length: range.length, toFile: output) }
-    return try reader.copy(offset: range.offset, length: range.length, to: 1)
-  }
-
-  func inputHandle(_ path: String) throws -> FileHandle {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw CLIError.cannotOpen(path: path, reason: "no such file, or not readable")
-    }
-    return handle
-  }
-
-  static func size(_ path: String) -> UInt64? {
-    (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? UInt64
-  }
-
-  func attachmentKeyring(_ streams: StandardStreams) throws -> Keyring {
-    if let keyFile { return Keyring(primary: try KeyFile.read(path: keyFile)) }
-    let vault = try openVault(streams)
-    return try vaultCall { try vault.noteKeyring() }
-  }
-
-  func report(_ summary: Attachment.Summary, _ streams: StandardStreams) throws {
-    struct Report: Encodable {
-      let sealed: Bool
-      let keyID: String?
-      let plaintextBytes: UInt64
-      let storedBytes: UInt64
-      let output: String
-
-      enum CodingKeys: String, CodingKey {
-        case sealed
-        case keyID = "key_id"
-        case plaintextBytes = "plaintext_bytes"
-        case storedBytes = "stored_bytes"
-        case output
-      }
-    }
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let value = Report(
-      sealed: summary.isSealed, keyID: summary.keyID?.hex, plaintextBytes: summary.plaintextByteCount,
-      storedBytes: summary.storedByteCount, output: output ?? input ?? "-")
-    try streams.print(String(decoding: try encoder.encode(value), as: UTF8.self))
   }
 }
 
-extension CLIError {
-  /// The exit code of each attachment error: the crypto codes for what the
-  /// chunked encryption found, 12 for an unknown version, 65 for a
-  /// truncated wrapper, a plain file given to rewrap or bad settings, 74
-  /// for an existing destination, and the CLI's own codes for a file
-  /// operation (66 when the input cannot be opened, 74 for a failed write).
-  static func exitCode(for error: AttachmentError) -> ExitCode {
-    switch error {
-    case .crypto(let crypto): return CLIError.crypto(crypto).exitCode
-    case .truncatedWrapper, .notSealed, .malformedSettings: return .dataError
-    case .unsupportedVersion: return .unsupportedVersion
-    case .destinationExists: return .ioError
-    case .system(let error): return CLIError(error).exitCode
+/// Opens an input file for streaming.
+private func inputHandle(_ path: String) throws -> FileHandle {
+  guard let handle = FileHandle(forReadingAtPath: path) else {
+    throw CLIError.cannotOpen(path: path, reason: "no such file, or not readable")
+  }
+  return handle
+}
+
+/// `taskkey attach seal|open [IN]`.
+struct AttachStreamCommand<Direction: AttachDirection>: Command {
+  static var spec: CommandSpec {
+    CommandSpec(
+      name: Direction.name, abstract: Direction.abstract,
+      arguments: [
+        ArgumentSpec(name: "IN", kind: .file, help: "The input file ('-' or none: standard input).", optional: true)
+      ],
+      options: [AttachCommand.recordOption, AttachCommand.outOption, NoteOptions.keyFileOption]
+        + (Direction.hasRange ? [AttachCommand.rangeOption] : []),
+      json: AttachCommand.json,
+      example: """
+        taskkey attach \(Direction.name) photo.jpg\(Direction.name == "seal" ? "" : ".tka") -o out --record attachment/42
+        """)
+  }
+
+  let input: String?
+  let output: String?
+  let record: String
+  let keyFile: String?
+  let range: (offset: UInt64, length: UInt64)?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    input = arguments.argument(0).flatMap { $0 == standardStreamPath ? nil : $0 }
+    output = arguments.value(AttachCommand.outOption)
+    record = arguments.value(AttachCommand.recordOption)!
+    keyFile = arguments.value(NoteOptions.keyFileOption)
+    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+    if Direction.hasRange, let text = arguments.value(AttachCommand.rangeOption) {
+      let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+      guard parts.count == 2, let offset = UInt64(parts[0]), let length = UInt64(parts[1]), length <= Int.max else {
+        throw arguments.usageError("--range takes OFFSET:LENGTH, two decimal byte counts, e.g. 4096:100")
+      }
+      guard input != nil else {
+        throw arguments.usageError("--range needs IN to be a file (random access), not standard input")
+      }
+      range = (offset, length)
+    } else {
+      range = nil
     }
+    if json && output == nil {
+      throw arguments.usageError("--json prints the report on standard output, so the data needs -o OUT")
+    }
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let progress = AttachProgress(streams: streams, totalByteCount: input.flatMap(AttachCommand.size))
+    defer { progress.end() }
+    let summary: Attachment.Summary
+    if let range, let input {
+      // Authenticates the length, then decrypts only the chunks the range touches.
+      let reader = try AttachmentReader(path: input, keyring: keyring, record: record)
+      summary =
+        try output.map { try reader.copy(offset: range.offset, length: range.length, toFile: $0) }
+        ?? reader.copy(offset: range.offset, length: range.length, to: streams.descriptors.output)
+    } else {
+      summary = try Direction.run(
+        input: input, output: output, keyring: keyring, record: record, progress: progress.report,
+        descriptors: streams.descriptors)
+    }
+    if json { try AttachCommand.report(summary, output: output ?? input ?? "-", streams) }
+  }
+}
+
+/// `taskkey attach rewrap FILE`.
+struct AttachRewrapCommand: Command {
+  static let spec = CommandSpec(
+    name: "rewrap",
+    abstract: "Re-seal FILE in place under the primary key, after a rotation; replaced only when whole.",
+    arguments: [ArgumentSpec(name: "FILE", kind: .file, help: "The sealed attachment file.")],
+    options: [AttachCommand.recordOption, NoteOptions.keyFileOption], json: AttachCommand.json,
+    example: """
+      taskkey attach rewrap photo.jpg.tka --record attachment/42
+      """)
+
+  let file: String
+  let record: String
+  let keyFile: String?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    file = arguments.argument(0)!
+    record = arguments.value(AttachCommand.recordOption)!
+    keyFile = arguments.value(NoteOptions.keyFileOption)
+    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let progress = AttachProgress(streams: streams, totalByteCount: AttachCommand.size(file))
+    defer { progress.end() }
+    let summary = try Attachment.rewrap(file: file, using: keyring, record: record, progress: progress.report)
+    if json { try AttachCommand.report(summary, output: file, streams) }
+  }
+}
+
+/// `taskkey attach store IN -o OUT`.
+struct AttachStoreCommand: Command {
+  static let spec = CommandSpec(
+    name: "store",
+    abstract: "Store a new attachment as the setting says: sealed when on, copied plain when off (the default).",
+    arguments: [ArgumentSpec(name: "IN", kind: .file, help: "The new attachment.")],
+    options: [AttachCommand.recordOption, AttachCommand.outOption.asRequired, NoteOptions.keyFileOption],
+    json: AttachCommand.json,
+    discussion: "A file that itself begins with the attachment magic is sealed either way.",
+    example: """
+      taskkey attach store photo.jpg -o attachments/7 --record attachment/7
+      """)
+
+  let input: String
+  let output: String
+  let record: String
+  let keyFile: String?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    input = arguments.argument(0)!
+    output = arguments.value(AttachCommand.outOption.asRequired)!
+    record = arguments.value(AttachCommand.recordOption)!
+    keyFile = arguments.value(NoteOptions.keyFileOption)
+    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let settings = try AttachmentSettings.load(fromDirectory: try vaultDirectory(streams))
+    let progress = AttachProgress(streams: streams, totalByteCount: AttachCommand.size(input))
+    defer { progress.end() }
+    let summary = try Attachment.store(
+      file: input, to: output, using: keyring, record: record, settings: settings, progress: progress.report)
+    if json { try AttachCommand.report(summary, output: output, streams) }
+  }
+}
+
+/// `taskkey attach setting [on|off]`.
+struct AttachSettingCommand: Command {
+  static let spec = CommandSpec(
+    name: "setting", abstract: "Show or change whether new attachments are sealed (off when never set).",
+    arguments: [
+      ArgumentSpec(
+        name: "VALUE", kind: .choice(["on", "off"]), help: "on or off; without it the setting is shown.",
+        optional: true)
+    ],
+    json: JSONShape(fields: ["seal_new_attachments"], help: "{seal_new_attachments (bool)}."),
+    discussion: "The setting is the file attachment-settings in the vault directory.",
+    example: """
+      taskkey attach setting on
+      """)
+
+  let value: Bool?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) {
+    value = arguments.argument(0).map { $0 == "on" }
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  struct Report: Encodable {
+    let sealNewAttachments: Bool
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let directory = try vaultDirectory(streams)
+    var settings = try AttachmentSettings.load(fromDirectory: directory)
+    if let value {
+      settings.sealsNewAttachments = value
+      try settings.save(toDirectory: directory)
+    }
+    if json { return try streams.printJSON(Report(sealNewAttachments: settings.sealsNewAttachments)) }
+    try streams.print("seal-new-attachments=\(settings.sealsNewAttachments ? "on" : "off")")
   }
 }
 
 /// Progress on standard error, only when it is a terminal and the input is
 /// over 4 MiB: one line rewritten in place, at most once per percent.
-final class Progress {
+final class AttachProgress {
   static let threshold: UInt64 = 4 << 20
   private let streams: StandardStreams
   private let total: UInt64?
@@ -297,7 +328,7 @@ final class Progress {
   init(streams: StandardStreams, totalByteCount: UInt64?) {
     self.streams = streams
     self.total = totalByteCount
-    self.enabled = FileDescriptor.standardError.isTerminal && (totalByteCount ?? 0) > Self.threshold
+    self.enabled = streams.errorIsTerminal && (totalByteCount ?? 0) > Self.threshold
   }
 
   var report: Attachment.Progress? {
@@ -306,11 +337,11 @@ final class Progress {
       let percent = Int(min(done, total) * 100 / max(total, 1))
       guard percent != shown else { return }
       shown = percent
-      streams.writeError(Array("\rtaskkey: \(percent)% of \(total >> 20) MiB".utf8))
+      streams.progress("taskkey: \(percent)% of \(total >> 20) MiB", done: false)
     }
   }
 
   func end() {
-    if enabled && shown >= 0 { streams.writeError(Array("\n".utf8)) }
+    if enabled && shown >= 0 { streams.progress("", done: true) }
   }
 }

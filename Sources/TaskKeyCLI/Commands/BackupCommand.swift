@@ -1,95 +1,115 @@
 import BackupRules
-import Foundation
 import TaskCrypto
-import TaskSystem
 import TaskVault
 
-extension CLIError {
-  /// The exit code of each backup error: 13 wrong passphrase, 15 damaged
-  /// or altered, 12 unsupported version, 74 target not empty or output
-  /// exists (as `init` over an existing vault), and the vault's own codes.
-  static func exitCode(for error: BackupError) -> ExitCode {
-    switch error {
-    case .wrongPassphrase: return .wrongPassphrase
-    case .damaged, .tampered: return .tampered
-    case .unsupportedVersion: return .unsupportedVersion
-    case .targetNotEmpty, .outputExists: return .ioError
-    case .system(let system): return system.isRefusal ? .permission : .ioError
-    case .vault(let vault): return exitCode(for: vault)
-    }
-  }
-}
-
-/// Runs a backup call, mapping its errors into the CLI's.
-func backupCall<T>(_ body: () throws -> T) throws -> T {
-  do {
-    return try body()
-  } catch let error as BackupError {
-    throw CLIError.backup(error)
-  } catch let error as TaskVaultError {
-    throw CLIError.vault(error)
-  }
-}
-
 /// `taskkey backup create|restore`: TaskKey's own backup file.
-struct BackupCommand: Command {
-  static let name = "backup"
-  static let abstract = "Write or restore an encrypted backup (never device-only items or assistant keys)."
-  static let usage =
-    "taskkey backup create --out F | restore F [--force] [--json] [--passphrase-file F | --passphrase-fd N]"
-  static let options = """
-    SUBCOMMANDS:
-      create            Write the synchronisable store (note keys and items
-                        without --device-only) to a new 0600 file, sealed as
-                        in the vault and authenticated. Needs an unlocked
-                        vault. Device-only items, assistant keys and their
-                        registry never go in.
-      restore F         Restore backup F into TASKKEY_HOME, which must be
-                        empty or missing. The device-only store and the
-                        assistant registry start empty: every assistant
-                        needs a new key. The vault is left locked.
-
-    OPTIONS:
-      --out F           (create) The new backup file; never overwritten.
-      --force           (restore) Move a non-empty TASKKEY_HOME aside to
-                        '<dir>.before-restore-<time>' first (kept, never
-                        deleted).
-      --json            (restore) Print the report as JSON.
-    \(PassphraseSource.help)
-      -h, --help        Show this help.
-    """
-  static let example = """
+struct BackupCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "backup", abstract: "Write or restore an encrypted backup (never device-only items or assistant keys).",
+    example: """
       # Make a backup, then restore it on a new machine:
-      taskkey backup create --out ~/tasker-keys.tkbackup
-      TASKKEY_HOME=~/.local/share/tasker/keys taskkey backup restore ~/tasker-keys.tkbackup
-    """
+      taskkey backup create -o ~/tasker-keys.tkbackup
+      taskkey backup restore ~/tasker-keys.tkbackup
+      """)
+  static let subcommands: [any Command.Type] = [BackupCreateCommand.self, BackupRestoreCommand.self]
+}
 
-  enum Action {
-    case create(out: String)
-    case restore(path: String, force: Bool)
+/// `taskkey backup create -o F`.
+struct BackupCreateCommand: Command {
+  static let outOption = OptionSpec.value(
+    "--out", short: "o", "F", .file, help: "The new backup file, never overwritten; '-' is standard output.",
+    required: true)
+
+  static let spec = CommandSpec(
+    name: "create",
+    abstract: "Write the synchronisable store (note keys, items without --device-only) to a new 0600 file.",
+    options: [outOption],
+    json: JSONShape(
+      fields: ["path", "vault_id", "note_key_count", "items"], help: "{path, vault_id, note_key_count, items}."),
+    discussion: """
+      Sealed as in the vault and authenticated. Needs an unlocked vault. Device-only
+      items, assistant keys and their registry never go in.
+      """,
+    example: """
+      taskkey backup create -o ~/tasker-keys.tkbackup
+      """)
+
+  let out: String
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) {
+    out = arguments.value(Self.outOption)!
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
-  let action: Action
-  let json: Bool
-  let passphrase: PassphraseSource
+  struct Report: Encodable {
+    let path: String
+    let vaultId: String
+    let noteKeyCount: Int
+    let items: [String]
+  }
 
-  init(parsing arguments: inout Arguments) throws {
-    let out = try arguments.option("--out")
-    let force = try arguments.flag("--force")
-    json = try arguments.flag("--json")
-    passphrase = try PassphraseSource(parsing: &arguments)
-    let words = try arguments.positionals()
-    switch (words.first, words.count, out) {
-    case ("create", 1, let out?): action = .create(out: out)
-    case ("create", 1, nil): throw arguments.usageError("'backup create' needs --out F")
-    case ("restore", 2, nil): action = .restore(path: words[1], force: force)
-    default: throw arguments.usageError("expected 'backup create --out F' or 'backup restore F'")
+  func run(_ streams: StandardStreams) throws {
+    let vault = try openVault(streams)
+    if out == standardStreamPath {
+      if streams.outputIsTerminal { throw CLIError.binaryToTerminal(what: "a backup") }
+      return try streams.write(try BackupRules.backup(vault).bytes)
     }
+    if ProcessIO.exists(out) { throw BackupError.outputExists(path: out) }
+    let summary = try BackupRules.backup(vault, to: out)
+    if json {
+      return try streams.printJSON(
+        Report(path: out, vaultId: summary.vaultID, noteKeyCount: summary.noteKeyCount, items: summary.itemNames))
+    }
+    try streams.print(
+      "Wrote the backup of vault \(summary.vaultID) to \(out): \(summary.noteKeyCount) note key(s), "
+        + "\(summary.itemNames.count) synchronisable item(s). Device-only items and assistant keys are not in it.")
+  }
+}
+
+/// `taskkey backup restore F`.
+struct BackupRestoreCommand: Command {
+  static let forceOption = OptionSpec.flag(
+    "--force",
+    help: "Move a non-empty TASKKEY_HOME aside to '<dir>.before-restore-<time>' first (kept, never deleted).")
+
+  static let spec = CommandSpec(
+    name: "restore", abstract: "Restore a backup into TASKKEY_HOME, which must be empty or missing.",
+    arguments: [
+      ArgumentSpec(name: "F", kind: .file, help: "The backup file 'backup create' wrote ('-': standard input).")
+    ],
+    options: [forceOption] + PassphraseSource.options,
+    json: JSONShape(
+      fields: [
+        "directory", "vault_id", "generation", "note_key_count", "items", "moved_aside_to", "device_only_items",
+        "assistant_keys", "state",
+      ],
+      help: "{directory, vault_id, generation, note_key_count, items, moved_aside_to, device_only_items, "
+        + "assistant_keys, state}."),
+    discussion: """
+      The passphrase is the vault passphrase that was current when the backup was
+      made. The device-only store and the assistant registry start empty: every
+      assistant needs a new key. The vault is left locked.
+      """,
+    example: """
+      TASKKEY_HOME=~/.local/share/tasker/keys taskkey backup restore ~/tasker-keys.tkbackup
+      """)
+
+  let path: String
+  let force: Bool
+  let passphrase: PassphraseSource
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    path = arguments.argument(0)!
+    force = arguments.flag(Self.forceOption)
+    passphrase = try PassphraseSource(arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   struct Report: Encodable {
     let directory: String
-    let vaultID: String
+    let vaultId: String
     let generation: UInt64
     let noteKeyCount: Int
     let items: [String]
@@ -100,120 +120,29 @@ struct BackupCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
-    switch action {
-    case .create(let out):
-      let vault = try openVault(streams)
-      if out == standardStreamPath {
-        try refuseBinaryOnTerminal("a backup")
-        let made = try backupCall { try BackupRules.backup(vault) }
-        try streams.writeOutput(made.bytes)
-        return
-      }
-      let summary = try backupCall { try BackupRules.backup(vault, to: out) }
-      try streams.print(
-        "Wrote the backup of vault \(summary.vaultID) to \(out): \(summary.noteKeyCount) note key(s), "
-          + "\(summary.itemNames.count) synchronisable item(s). Device-only items and assistant keys are not in it.")
-    case .restore(let path, let force):
-      let directory = try vaultDirectory(streams)
-      let secret = try passphrase.read(prompt: "Passphrase of the backed-up vault: ")
-      // Opening the backup runs the vault's KDF (about half a second): say
-      // so on a terminal, stay quiet when standard error is piped.
-      if FileDescriptor.standardError.isTerminal {
-        streams.printError("Checking the passphrase and restoring (Argon2id)...")
-      }
-      let report = try backupCall {
-        guard path == standardStreamPath else {
-          return try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)
-        }
-        let bytes = try streams.readInput(BackupRules.maximumBackupByteCount)
-        return try BackupRules.restore(
-          bytes, named: "<stdin>", into: directory, passphrase: secret, force: force)
-      }
-      if json {
-        try streams.print(
-          try jsonText(
-            Report(
-              directory: report.directory, vaultID: report.backup.vaultID, generation: report.backup.generation,
-              noteKeyCount: report.backup.noteKeyCount, items: report.backup.itemNames,
-              movedAsideTo: report.movedAsideTo, deviceOnlyItems: "absent",
-              assistantKeys: "registry empty: every assistant needs a new key", state: "locked")))
-      } else {
-        for line in report.lines { try streams.print(line) }
-      }
-    }
-  }
-}
-
-/// `taskkey doctor`: permissions, exclusion markers, unlock state, KDF.
-struct DoctorCommand: Command {
-  static let name = "doctor"
-  static let abstract = "Check (and repair) permissions and backup-exclusion markers; show unlock state and KDF."
-  static let usage = "taskkey doctor [--repair] [--json]"
-  static let options = """
-    OPTIONS:
-      --repair          Tighten loose modes (0700 directories, 0600 files)
-                        and re-create missing exclusion markers of
-                        device-only/ (CACHEDIR.TAG, .nobackup,
-                        user.xdg.robots.backup=false).
-      --json            One JSON object: healthy (bool) and findings, each
-                        {check, severity ("ok", "warning", "problem"),
-                        message, repaired}.
-      -h, --help        Show this help.
-
-    Exits 0 when no problem is left, 18 when one is.
-    """
-  static let example = """
-      # After copying the vault by hand, put the markers back:
-      taskkey doctor --repair
-    """
-
-  let repair: Bool
-  let json: Bool
-
-  init(parsing arguments: inout Arguments) throws {
-    repair = try arguments.flag("--repair")
-    json = try arguments.flag("--json")
-    try arguments.finish()
-  }
-
-  struct Output: Encodable {
-    struct Finding: Encodable {
-      let check: String
-      let severity: String
-      let message: String
-      let repaired: Bool
-    }
-    let healthy: Bool
-    let findings: [Finding]
-  }
-
-  /// The exit code after printing the report.
-  func exitCode(_ streams: StandardStreams) throws -> ExitCode {
     let directory = try vaultDirectory(streams)
-    let report = try backupCall { try BackupRules.doctor(directory: directory, repair: repair) }
-    if json {
-      try streams.print(
-        try jsonText(
-          Output(
-            healthy: report.healthy,
-            findings: report.findings.map {
-              .init(check: $0.check, severity: $0.severity.rawValue, message: $0.message, repaired: $0.repaired)
-            })))
-    } else {
-      for finding in report.findings {
-        let mark = finding.repaired ? "fixed" : finding.severity.rawValue
-        try streams.print(
-          "\(mark.padding(toLength: 8, withPad: " ", startingAt: 0))\(finding.check): \(finding.message)")
-      }
+    // Cheap checks before the prompt and the KDF.
+    guard path == standardStreamPath || ProcessIO.exists(path) else {
+      throw CLIError.cannotOpen(path: path, reason: "no such file")
     }
-    return report.healthy ? .success : .doctorProblems
-  }
-
-  func run(_ streams: StandardStreams) throws {
-    let code = try exitCode(streams)
-    if code != .success { throw DoctorUnhealthy() }
+    if !force && ProcessIO.exists(directory + "/vault.tkv") { throw BackupError.targetNotEmpty(path: directory) }
+    try passphrase.checkAvailable()
+    let secret = try passphrase.read(prompt: "Passphrase of the backed-up vault: ")
+    streams.terminalNote("Checking the passphrase and restoring (Argon2id)...")
+    let report: RestoreReport
+    if path == standardStreamPath {
+      let bytes = try streams.readAll(limit: BackupRules.maximumBackupByteCount)
+      report = try BackupRules.restore(bytes, named: "<stdin>", into: directory, passphrase: secret, force: force)
+    } else {
+      report = try BackupRules.restore(from: path, into: directory, passphrase: secret, force: force)
+    }
+    if json {
+      return try streams.printJSON(
+        Report(
+          directory: report.directory, vaultId: report.backup.vaultID, generation: report.backup.generation,
+          noteKeyCount: report.backup.noteKeyCount, items: report.backup.itemNames, movedAsideTo: report.movedAsideTo,
+          deviceOnlyItems: "absent", assistantKeys: "registry empty: every assistant needs a new key", state: "locked"))
+    }
+    for line in report.lines { try streams.print(line) }
   }
 }
-
-/// Thrown by `doctor` after printing its report, to exit 18 quietly.
-struct DoctorUnhealthy: Error {}

@@ -1,66 +1,107 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
-import TaskSystem
 import TaskVault
 
 /// `taskkey item set|get|list|remove`: the vault's items.
-struct ItemCommand: Command {
-  static let name = "item"
-  static let abstract = "Set, get, list or remove vault items (values on stdin and stdout)."
-  static let usage =
-    "taskkey item set NAME [--device-only] [--label L] [--exact] | get NAME [--exact] | list [--json] | remove NAME"
-  static let options = """
-    SUBCOMMANDS:
-      set NAME          Store standard input (at most 64 KiB) under NAME.
-      get NAME          Write the value of NAME to standard output.
-      list              List names, classes, labels and times (never values).
-      remove NAME       Remove NAME.
-
-    OPTIONS:
-      --device-only     (set) Keep the item in the device-only store
-                        (after-first-unlock-this-device-only): it never goes
-                        into a sync bundle or a backup. For AI-provider keys.
-      --label L         (set) A label to show in lists (default: the name).
-      --exact           (set, get) Take and give bytes exactly; by default one
-                        trailing newline is removed on set and added on get.
-      --json            (list) A JSON object {"items": [{name, label, class,
-                        created, modified}]}.
-      -h, --help        Show this help.
-    """
-  static let example = """
+struct ItemCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "item", abstract: "Set, get, list or remove vault items (values on stdin and stdout).",
+    example: """
       # Keep an OpenAI key on this device only:
       taskkey item set provider/openai --device-only < key.txt
-    """
+      """)
+  static let subcommands: [any Command.Type] = [
+    ItemSetCommand.self, ItemGetCommand.self, ItemListCommand.self, ItemRemoveCommand.self,
+  ]
+  static let nameArgument = ArgumentSpec(name: "NAME", kind: .itemName, help: "The item's name.")
 
-  enum Action {
-    case set(name: String, deviceOnly: Bool, label: String?)
-    case get(name: String)
-    case list
-    case remove(name: String)
+  /// NAME, refused in the prefix TaskKey keeps for its own items.
+  static func name(_ arguments: ParsedArguments) throws -> String {
+    let name = arguments.argument(0)!
+    let reserved = AssistantKeyRegistry.reservedItemPrefix
+    guard !name.hasPrefix(reserved) else {
+      throw arguments.usageError("'\(name)' is in '\(reserved)', which TaskKey keeps for its own items")
+    }
+    return name
+  }
+  static let exactOption = OptionSpec.flag(
+    "--exact", help: "Take and give bytes exactly; by default one trailing newline is removed on set and added on get.")
+}
+
+/// `taskkey item set NAME`.
+struct ItemSetCommand: Command {
+  static let deviceOnlyOption = OptionSpec.flag(
+    "--device-only",
+    help: "Keep the item in the device-only store (after-first-unlock-this-device-only): it never goes into a "
+      + "sync bundle or a backup. For AI-provider keys.")
+  static let labelOption = OptionSpec.value("--label", "L", help: "A label to show in lists (default: the name).")
+
+  static let spec = CommandSpec(
+    name: "set", abstract: "Store standard input (at most 64 KiB) under NAME.", arguments: [ItemCommand.nameArgument],
+    options: [deviceOnlyOption, labelOption, ItemCommand.exactOption],
+    example: """
+      taskkey item set provider/openai --device-only < key.txt
+      """)
+
+  let name: String
+  let deviceOnly: Bool
+  let label: String?
+  let exact: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    name = try ItemCommand.name(arguments)
+    deviceOnly = arguments.flag(Self.deviceOnlyOption)
+    label = arguments.value(Self.labelOption)
+    exact = arguments.flag(ItemCommand.exactOption)
   }
 
-  let action: Action
+  func run(_ streams: StandardStreams) throws {
+    let vault = try openVault(streams)
+    let value = try streams.readSecret(
+      limit: VaultLimits.maximumValueByteCount, exact: exact, prompt: "Value of \(name): ")
+    try vault.setItem(
+      value, named: name, label: label, class: deviceOnly ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock)
+  }
+}
+
+/// `taskkey item get NAME`.
+struct ItemGetCommand: Command {
+  static let spec = CommandSpec(
+    name: "get", abstract: "Write the value of NAME to standard output.", arguments: [ItemCommand.nameArgument],
+    options: [ItemCommand.exactOption],
+    example: """
+      taskkey item get provider/openai
+      """)
+
+  let name: String
   let exact: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    name = try ItemCommand.name(arguments)
+    exact = arguments.flag(ItemCommand.exactOption)
+  }
+
+  func run(_ streams: StandardStreams) throws {
+    let item = try openVault(streams).item(named: name)
+    try streams.write(secret: item.value)
+    if !exact { try streams.write([UInt8(ascii: "\n")]) }
+  }
+}
+
+/// `taskkey item list`.
+struct ItemListCommand: Command {
+  static let spec = CommandSpec(
+    name: "list", abstract: "List names, classes, labels and times (never values).",
+    json: JSONShape(fields: ["items"], help: "{items: [{name, label, class, created, modified}]}."),
+    example: """
+      taskkey item list --json
+      """)
+
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    let deviceOnly = try arguments.flag("--device-only")
-    let label = try arguments.option("--label")
-    exact = try arguments.flag("--exact")
-    json = try arguments.flag("--json")
-    let words = try arguments.positionals()
-    switch (words.first, words.count) {
-    case ("set", 2): action = .set(name: words[1], deviceOnly: deviceOnly, label: label)
-    case ("get", 2): action = .get(name: words[1])
-    case ("list", 1): action = .list
-    case ("remove", 2): action = .remove(name: words[1])
-    case (nil, _): throw arguments.usageError("missing subcommand: set, get, list or remove")
-    default: throw arguments.usageError("expected 'set NAME', 'get NAME', 'list' or 'remove NAME'")
-    }
-    if case .set = action {
-    } else if deviceOnly || label != nil {
-      throw arguments.usageError("--device-only and --label apply to 'item set' only")
-    }
+  init(_ arguments: ParsedArguments) {
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   struct Listed: Encodable {
@@ -76,53 +117,38 @@ struct ItemCommand: Command {
   }
 
   func run(_ streams: StandardStreams) throws {
-    let vault = try openVault(streams)
-    switch action {
-    case .set(let name, let deviceOnly, let label):
-      let value = try readSecretInput(
-        limit: VaultLimits.maximumValueByteCount, exact: exact, prompt: "Value of \(name): ")
-      try vaultCall {
-        try vault.setItem(
-          value, named: name, label: label, class: deviceOnly ? .afterFirstUnlockThisDeviceOnly : .afterFirstUnlock)
-      }
-    case .get(let name):
-      let item = try vaultCall { try vault.item(named: name) }
-      try item.value.withUnsafeBytes { try writeAll(fd: 1, $0, path: "<stdout>") }
-      if !exact { try streams.writeOutput([UInt8(ascii: "\n")]) }
-    case .list:
-      let items = try vaultCall { try vault.items() }
-      let listed = items.map {
-        Listed(
-          name: $0.name, label: $0.label, class: $0.itemClass.rawName, created: isoDate($0.created),
-          modified: isoDate($0.modified))
-      }
-      if json {
-        try streams.print(try jsonText(Listing(items: listed)))
-      } else {
-        for item in listed {
-          try streams.print("\(item.name)\t\(item.class)\t\(item.modified)\t\(item.label)")
-        }
-      }
-    case .remove(let name):
-      try vaultCall { try vault.removeItem(named: name) }
+    let items = try openVault(streams).items().filter { !$0.name.hasPrefix(AssistantKeyRegistry.reservedItemPrefix) }
+    if json {
+      return try streams.printJSON(
+        Listing(
+          items: items.map {
+            Listed(
+              name: $0.name, label: $0.label, class: $0.itemClass.rawName, created: isoTime($0.created),
+              modified: isoTime($0.modified))
+          }))
+    }
+    let times = TimeText(streams)
+    for item in items {
+      try streams.print("\(item.name)\t\(item.itemClass.rawName)\t\(times.show(item.modified))\t\(item.label)")
     }
   }
 }
 
-/// Reads standard input straight into locked memory, refusing more than
-/// `limit` bytes; removes one trailing newline unless `exact`. When
-/// standard input is a terminal, `prompt` goes to standard error and one
-/// line is read with echo off, so a pasted secret is never shown.
-func readSecretInput(limit: Int, exact: Bool, prompt: String) throws -> SecureBytes {
-  if FileDescriptor.standardInput.isTerminal { return try Terminal.askOnStandardInput(prompt: prompt, limit: limit) }
-  let buffer = try cryptoCall { try SecureBytes(zeroedCount: limit + 2) }
-  var length = 0
-  try buffer.withUnsafeMutableBytes { out in
-    length = try systemCall { try FileDescriptor.standardInput.read(into: out) }
-    if !exact && length > 0 && out[length - 1] == UInt8(ascii: "\n") { length -= 1 }
+/// `taskkey item remove NAME`.
+struct ItemRemoveCommand: Command {
+  static let spec = CommandSpec(
+    name: "remove", abstract: "Remove NAME.", arguments: [ItemCommand.nameArgument],
+    example: """
+      taskkey item remove provider/openai
+      """)
+
+  let name: String
+
+  init(_ arguments: ParsedArguments) throws {
+    name = try ItemCommand.name(arguments)
   }
-  guard length <= limit else { throw CLIError.inputTooLarge(limit: limit) }
-  return try buffer.withUnsafeBytes { raw in
-    try cryptoCall { try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
+
+  func run(_ streams: StandardStreams) throws {
+    try openVault(streams).removeItem(named: name)
   }
 }

@@ -1,50 +1,46 @@
 import AssistantKeys
+import Foundation
 
 /// `taskkey list`: the assistant keys, revoked ones marked; never a key.
 struct ListCommand: Command {
-  static let name = "list"
-  static let abstract = "List assistant keys with status, trust, grants and last use (never the keys)."
-  static let usage = "taskkey list [--json]"
-  static let options = """
-    OPTIONS:
-      --json            Print {"keys": [{"id", "name", "trust", "grants",
-                        "created", "expires", "status", "revoked",
-                        "overlap_until", "last_used"}]}; status is active,
-                        overlapping, revoked or expired.
-      -h, --help        Show this help.
-
-    Columns: ID, STATUS, NAME, TRUST, CREATED, EXPIRES, LAST USED (to the
-    minute), GRANTS. Revoked keys stay listed, marked revoked.
-    """
-  static let example = """
+  static let spec = CommandSpec(
+    name: "list", abstract: "List assistant keys with status, trust, grants and last use (never the keys).",
+    json: JSONShape(
+      fields: ["keys"],
+      help: "{keys: [{" + KeyDescription.recordFields.joined(separator: ", ")
+        + "}]}; status is active, overlapping, revoked or expired."),
+    discussion: """
+      Columns: ID, STATUS, NAME, TRUST, CREATED, EXPIRES, LAST USED, GRANTS. Times
+      are to the minute (last use is recorded to the minute), local on a terminal and
+      UTC otherwise. EXPIRES is when the key stops verifying: for an overlapping key,
+      the end of its overlap. Revoked keys stay listed, marked revoked.
+      """,
+    example: """
       # Which keys are still good?
       taskkey list | grep active
-    """
-
-  struct Listing: Encodable {
-    let keys: [KeyDescription]
-  }
+      """)
 
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    json = try arguments.flag("--json")
-    try arguments.finish()
+  init(_ arguments: ParsedArguments) {
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ streams: StandardStreams) throws {
-    let registry = try openRegistry(streams)
-    let keys = try assistantCall { try registry.keys() }.map(KeyDescription.init)
+    let keys = try openRegistry(streams).keys().map(KeyDescription.init)
     if json {
-      try streams.print(try jsonText(Listing(keys: keys)))
-      return
+      let data = try JSONSerialization.data(
+        withJSONObject: ["keys": keys.map(\.jsonObject)], options: [.sortedKeys, .withoutEscapingSlashes])
+      return try streams.write(Array(data) + [UInt8(ascii: "\n")])
     }
+    let times = TimeText(streams)
+    func minute(_ date: Date?, _ none: String) -> String { date.map(times.showMinute) ?? none }
     try streams.print(
       ["ID", "STATUS", "NAME", "TRUST", "CREATED", "EXPIRES", "LAST USED", "GRANTS"].joined(separator: "\t"))
     for key in keys {
       let fields = [
-        key.id, key.status ?? "", key.name, key.trust, key.created ?? "", key.expires ?? "never",
-        key.lastUsed ?? "never", key.grants.isEmpty ? "-" : key.grants.joined(separator: ","),
+        key.id, key.status ?? "", key.name, key.trust, minute(key.created, ""), minute(key.expires, "never"),
+        minute(key.lastUsed, "never"), key.grants.isEmpty ? "-" : key.grants.joined(separator: ","),
       ]
       try streams.print(fields.joined(separator: "\t"))
     }

@@ -2,60 +2,49 @@ import AssistantKeys
 
 /// `taskkey mint`: makes a new assistant key and prints it once.
 struct MintCommand: Command {
-  static let name = "mint"
-  static let abstract = "Mint a key for an assistant; only the key goes to standard output, once."
-  static let usage = "taskkey mint --name N [--trust LEVEL] [--grant CAP]... [--expires DURATION] [--json]"
-  static let options = """
-    OPTIONS:
-      --name N          The assistant: 1 to 64 of A-Z a-z 0-9 . _ -.
-      --trust LEVEL     restricted, standard (default) or elevated.
-      --grant CAP       A capability, such as notes:read (1 to 64 of a-z 0-9
-                        . _ : -); repeat for more, at most 16.
-      --expires D       Stop verifying after D: 90s, 15m, 8h, 30d (at most
-                        365d). Default: never.
-      --json            Print one object {"key", "id", "name", "trust",
-                        "grants", "expires"} on standard output instead.
-      -h, --help        Show this help.
+  static let nameOption = OptionSpec.value(
+    "--name", "N", .text, help: "The assistant: 1 to 64 of A-Z a-z 0-9 . _ -.", required: true)
+  static let grantOption = OptionSpec.value(
+    "--grant", "CAP",
+    help: "A capability, such as notes:read (1 to 64 of a-z 0-9 . _ : -); repeat for more, at most 16.",
+    repeatable: true)
+  static let expiresOption = OptionSpec.value(
+    "--expires", "D", .duration, help: "Stop verifying after D (\(DurationText.help), at most 3650d). Default: never.")
 
-    The vault must be unlocked. The registry keeps only SHA-256 of the key:
-    store the key now, it cannot be shown again.
-    """
-  static let example = """
+  static let spec = CommandSpec(
+    name: "mint", abstract: "Mint a key for an assistant; only the key goes to standard output, once.",
+    options: [nameOption, trustOption, grantOption, expiresOption],
+    json: JSONShape(
+      fields: ["key"] + KeyDescription.recordFields,
+      help: "{key, " + KeyDescription.recordFields.joined(separator: ", ") + "} instead of the key alone."),
+    discussion: """
+      The vault must be unlocked. The registry keeps only SHA-256 of the key: store
+      the key now, it cannot be shown again.
+      """,
+    example: """
       # A read-only key for the desktop assistant, valid for 90 days:
       taskkey mint --name claude-desktop --trust restricted --grant notes:read --expires 90d > agent.key
-    """
+      """)
 
   let name: String
   let trust: TrustLevel
   let grants: [String]
-  let expires: Duration?
+  let expires: DurationText?
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    guard let name = try arguments.option("--name") else { throw arguments.usageError("missing --name N") }
-    self.name = name
-    trust = try trustOption(&arguments) ?? .standard
-    grants = try arguments.options("--grant")
-    expires = try durationOption(&arguments, "--expires")
-    json = try arguments.flag("--json")
-    try arguments.finish()
+  init(_ arguments: ParsedArguments) throws {
+    name = arguments.value(Self.nameOption)!
+    trust = arguments.value(trustOption).flatMap(TrustLevel.init(rawValue:)) ?? .standard
+    grants = arguments.values(Self.grantOption)
+    expires = try durationOption(arguments, Self.expiresOption)
+    try expires?.check(limit: AssistantKeyRegistry.maximumLifetime, Self.expiresOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ streams: StandardStreams) throws {
     let registry = try openRegistry(streams)
-    let minted = try assistantCall {
-      try registry.mint(name: name, trust: trust, grants: grants, expiresAfter: expires)
-    }
-    try writeMinted(
-      minted, json: json, note: "minted \(summary(minted.record))\nthe key is shown once: store it now", streams)
+    let minted = try registry.mint(name: name, trust: trust, grants: grants, expiresAfter: expires?.duration)
+    let note = "minted \(summary(minted.record, TimeText(streams)))\nthe key is shown once: store it now"
+    try writeMinted(minted, json: json, note: note, streams)
   }
-}
-
-/// Parses `--trust LEVEL`.
-func trustOption(_ arguments: inout Arguments) throws -> TrustLevel? {
-  guard let text = try arguments.option("--trust") else { return nil }
-  guard let level = TrustLevel(rawValue: text) else {
-    throw arguments.usageError("--trust takes restricted, standard or elevated")
-  }
-  return level
 }

@@ -1,77 +1,52 @@
+import Foundation
 import TaskCrypto
-import TaskSystem
 import TaskVault
 
 /// `taskkey unlock`: makes the vault readable until reboot, lock or a limit.
 struct UnlockCommand: Command {
-  static let name = "unlock"
-  static let abstract = "Unlock the vault for this user until reboot, 'taskkey lock' or --for runs out."
-  static let usage = "taskkey unlock [--for DURATION] [--passphrase-file F | --passphrase-fd N]"
-  static let options = """
-    OPTIONS:
-      --for DURATION    Lock again after DURATION: a number and s, m, h or d
-                        (1s to 365d), e.g. 8h. Default: until reboot or lock.
-    \(PassphraseSource.help)
-      -h, --help        Show this help.
-    """
-  static let example = """
-      # Unlock for a working day:
-      taskkey unlock --for 8h
-    """
+  static let forOption = OptionSpec.value(
+    "--for", "DURATION", .duration,
+    help: "Lock again after DURATION: \(DurationText.help) (at most 365d), e.g. 8h. Default: until reboot or lock.")
 
-  let duration: Duration?
+  static let spec = CommandSpec(
+    name: "unlock", abstract: "Unlock the vault for this user until reboot, 'taskkey lock' or --for runs out.",
+    options: [forOption] + PassphraseSource.options,
+    json: JSONShape(
+      fields: ["state", "unlocked_until"], help: "{state: \"unlocked\", unlocked_until (UTC, or null)}."),
+    example: """
+      # Unlock for a working day and a half hour more:
+      taskkey unlock --for 8h30m
+      """)
+
+  let duration: DurationText?
   let passphrase: PassphraseSource
+  let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    if let text = try arguments.option("--for") {
-      guard let duration = parseDuration(text) else {
-        throw arguments.usageError("invalid --for '\(text)'; use a number and s, m, h or d, e.g. 8h")
-      }
-      self.duration = duration
-    } else {
-      duration = nil
-    }
-    passphrase = try PassphraseSource(parsing: &arguments)
-    try arguments.finish()
+  init(_ arguments: ParsedArguments) throws {
+    duration = try durationOption(arguments, Self.forOption)
+    try duration?.check(limit: 365 * 86_400, Self.forOption, arguments)
+    passphrase = try PassphraseSource(arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  struct Report: Encodable {
+    let state: String
+    let unlockedUntil: String?
   }
 
   func run(_ streams: StandardStreams) throws {
     let vault = try openVault(streams)
+    try passphrase.checkAvailable()
     let secret = try passphrase.read(prompt: "Vault passphrase: ")
-    // The KDF takes about half a second by design: say so on a terminal,
-    // stay quiet when standard error is piped.
-    if FileDescriptor.standardError.isTerminal, let kdf = try? vault.status().kdfParameters {
-      streams.printError("Deriving the vault key with \(kdf)...")
-    }
-    try vaultCall { try vault.unlock(passphrase: secret, for: duration) }
-    switch try vaultCall({ try vault.status() }).lockState {
-    case .unlocked(let until?): try streams.print("Unlocked until \(isoDate(until)), reboot or 'taskkey lock'.")
-    default: try streams.print("Unlocked until reboot or 'taskkey lock'.")
-    }
-  }
-}
-
-/// `taskkey lock`: ends the unlocked state now.
-struct LockCommand: Command {
-  static let name = "lock"
-  static let abstract = "Lock the vault now: every process needs the passphrase again."
-  static let usage = "taskkey lock"
-  static let options = """
-    OPTIONS:
-      -h, --help        Show this help.
-    """
-  static let example = """
-      # Lock before leaving the machine:
-      taskkey lock
-    """
-
-  init(parsing arguments: inout Arguments) throws {
-    try arguments.finish()
-  }
-
-  func run(_ streams: StandardStreams) throws {
-    let vault = try openVault(streams)
-    try vaultCall { try vault.lock() }
-    try streams.print("Locked.")
+    // The KDF takes about half a second by design: say so on a terminal.
+    if let kdf = try? vault.status().kdfParameters { streams.terminalNote("Deriving the vault key with \(kdf)...") }
+    try vault.unlock(passphrase: secret, for: duration?.duration)
+    var until: Date?
+    if case .unlocked(let limit) = try vault.status().lockState { until = limit }
+    if json { return try streams.printJSON(Report(state: "unlocked", unlockedUntil: until.map(isoTime))) }
+    let times = TimeText(streams)
+    try streams.print(
+      until.map { "Unlocked until \(times.show($0)), reboot or 'taskkey lock'." }
+        ?? "Unlocked until reboot or 'taskkey lock'.")
   }
 }

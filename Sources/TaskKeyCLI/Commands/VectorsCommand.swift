@@ -1,38 +1,40 @@
 import Foundation
 
-/// `taskkey vectors check [PATH...]`: runs vector files against this build.
-struct VectorsCommand: Command {
-  static let name = "vectors"
-  static let abstract = "Check test vector files (default: the Vectors/ directory) against this build."
-  static let usage = "taskkey vectors check [--json] [PATH...]"
-  static let options = """
-    ARGUMENTS:
-      PATH              A vector file, or a directory whose *.json files are
-                        checked (default: ./Vectors).
-
-    OPTIONS:
-      --json            One JSON object: {"files":[{"path","format","passed",
-                        "failed","skipped","failures":[…],"skipped_groups":[…]}],
-                        "passed":N,"failed":N,"skipped":N,"files_passed":N,
-                        "files_failed":N}; the counts are cases.
-      -h, --help        Show this help.
-    """
-  static let example = """
+/// `taskkey vectors`: the group of `vectors check`.
+struct VectorsCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "vectors", abstract: "Check test vector files (default: the Vectors/ directory) against this build.",
+    example: """
       # What an auditor runs from a checkout:
       taskkey vectors check Vectors/
-    """
+      """)
+  static let subcommands: [any Command.Type] = [VectorsCheckCommand.self]
+}
+
+/// `taskkey vectors check [PATH...]`: runs vector files against this build.
+struct VectorsCheckCommand: Command {
+  static let spec = CommandSpec(
+    name: "check", abstract: "Run vector files and report each case that did not give its expected outcome.",
+    arguments: [
+      ArgumentSpec(
+        name: "PATH", kind: .file,
+        help: "A vector file, or a directory whose *.json files are checked (default: ./Vectors).", optional: true,
+        repeating: true)
+    ],
+    json: JSONShape(
+      fields: ["files", "passed", "failed", "skipped", "files_passed", "files_failed"],
+      help: "{files: [{path, format, passed, failed, skipped, failures: [...], skipped_groups: [...]}], passed, "
+        + "failed, skipped, files_passed, files_failed}; the counts are cases."),
+    example: """
+      taskkey vectors check Vectors/
+      """)
 
   let paths: [String]
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    json = try arguments.flag("--json")
-    var rest = try arguments.positionals()
-    guard rest.first == "check" else {
-      throw arguments.usageError(rest.isEmpty ? "missing subcommand 'check'" : "unknown subcommand '\(rest[0])'")
-    }
-    rest.removeFirst()
-    paths = rest.isEmpty ? ["Vectors"] : rest
+  init(_ arguments: ParsedArguments) {
+    json = arguments.flag(CommandSpec.jsonOption)
+    paths = arguments.positionals.isEmpty ? ["Vectors"] : arguments.positionals
   }
 
   /// Prints one line per file with its case counts (failures and skipped
@@ -57,7 +59,7 @@ struct VectorsCommand: Command {
         "files_passed": reports.count - filesFailed, "files_failed": filesFailed,
       ]
       let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-      try streams.writeOutput(Array(data) + [UInt8(ascii: "\n")])
+      try streams.write(Array(data) + [UInt8(ascii: "\n")])
     } else {
       for report in reports {
         try streams.print(

@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 
 /// `Vectors/key-file-v1.json`: key files, byte for byte and with their file
 /// mode. Each case's bytes are written to a new file in a private temporary
@@ -32,8 +33,8 @@ enum KeyFileVectorChecker: VectorChecker {
     let outcome = Result { try KeyFile.read(path: path) }
     let code: (any Error) -> String? = { error in
       switch error {
-      case CLIError.crypto(let crypto): return crypto.code
-      case CLIError.unsafePermissions: return "unsafe_permissions"
+      case let crypto as TaskCryptoError: return crypto.code
+      case SystemError.loosePermissions: return "unsafe_permissions"
       default: return nil
       }
     }

@@ -1,0 +1,113 @@
+/// `taskkey.1` in man(7) format, printed from the command declarations.
+enum ManPage {
+  static func escape(_ text: String) -> String {
+    text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+      .split(separator: "\n", omittingEmptySubsequences: false)
+      .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : String($0) }
+      .joined(separator: "\n")
+  }
+
+  static func render(_ nodes: [CommandNode], version: String) -> String {
+    var page = """
+      .TH TASKKEY 1 "" "taskkey \(version)" "TaskKey Manual"
+      .SH NAME
+      taskkey \\- seal Tasker's notes and manage its keys
+      .SH SYNOPSIS
+      .B taskkey
+      [\\fB\\-q\\fR|\\fB\\-v\\fR]
+      .I command
+      [\\fIoptions\\fR]
+      .SH DESCRIPTION
+      TaskKey seals note text with AES\\-256\\-GCM in the tc1 sealed\\-value format,
+      keeps its keys in a passphrase\\-guarded vault that is readable after the first
+      unlock until reboot or \\fBtaskkey lock\\fR, mints and verifies assistant keys,
+      and checks its published test vectors.
+      Errors go to standard error as "taskkey: error: ..." with a "hint:" line;
+      nothing is written to standard output on failure.
+      With \\fB\\-\\-json\\fR, reporting commands print one JSON object with snake_case
+      keys and UTC times; otherwise times are local on a terminal.
+      .SH COMMANDS
+
+      """
+    for node in nodes {
+      let spec = node.command.spec
+      page += ".SS \(escape(node.words.joined(separator: " ")))\n\(escape(spec.abstract))\n"
+      page += ".PP\n.B \(escape(HelpText.usageLine(spec, path: node.path, subcommands: node.command.subcommands)))\n"
+      for argument in spec.arguments {
+        page += ".TP\n.I \(escape(argument.name))\n\(escape(argument.help))\n"
+      }
+      for option in spec.options + (spec.json == nil ? [] : [CommandSpec.jsonOption]) {
+        page += ".TP\n.B \(escape(option.synopsis))\n\(escape(HelpText.optionHelp(option, spec)))\n"
+      }
+      if !spec.discussion.isEmpty {
+        page += ".PP\n\(escape(spec.discussion.replacingOccurrences(of: "\n", with: " ")))\n"
+      }
+      if !spec.example.isEmpty { page += ".PP\nExample:\n.nf\n\(escape(spec.example))\n.fi\n" }
+    }
+    page += ".SH OPTIONS\nEvery command takes:\n"
+    for option in CommandSpec.commonOptions {
+      page += ".TP\n.B \(escape(option.synopsis))\n\(escape(option.help))\n"
+    }
+    page += ".SH EXIT STATUS\n.TS\nl l.\n"
+    for code in ExitCode.allCases { page += "\(code.rawValue)\t\(escape(code.summary))\n" }
+    page += ".TE\n" + environment + "\n" + files + "\n"
+    return page
+  }
+
+  static let environment = """
+    .SH ENVIRONMENT
+    .TP
+    .B TASKKEY_HOME
+    The vault directory. When unset, $XDG_DATA_HOME/tasker/keys is used.
+    .TP
+    .B XDG_DATA_HOME
+    When TASKKEY_HOME is unset and this is an absolute path, the vault is
+    $XDG_DATA_HOME/tasker/keys; otherwise ~/.local/share/tasker/keys.
+    .TP
+    .B HOME
+    Used for ~/.local/share/tasker/keys when neither of the above is set.
+    .TP
+    .B TZ
+    The time zone of times shown on a terminal. JSON output is always UTC.
+    .PP
+    No variable holds a passphrase or a key: passphrases come from the terminal,
+    a 0600 file (\\-\\-passphrase\\-file) or a descriptor (\\-\\-passphrase\\-fd).
+    """
+
+  static let files = """
+    .SH FILES
+    .TP
+    .I $TASKKEY_HOME/vault.tkv
+    The vault: the synchronisable store (note keys, items) sealed under a key
+    wrapped by the passphrase. vault.tkv.prev is the previous generation;
+    vault.lock is the lock file. Directory 0700, files 0600.
+    .TP
+    .I $TASKKEY_HOME/device\\-only/
+    The device\\-only store (device.tkv), the unlock session (unlock.session)
+    and the assistant\\-key registry and last\\-used file. It carries
+    CACHEDIR.TAG, .nobackup and the user.xdg.robots.backup=false attribute, so
+    tar \\-\\-exclude\\-caches, restic \\-\\-exclude\\-caches, borg \\-\\-exclude\\-caches and
+    tools that honour .nobackup leave it out. The next taskkey command that
+    opens the vault puts missing markers back.
+    .TP
+    .I /dev/shm/taskkey\\-UID/
+    The unlock session keys: in memory, gone at reboot or 'taskkey lock'.
+    .TP
+    Key files
+    One line "<8 hex kid>:<64 hex key>", mode 0600, made by taskkey keygen.
+    .PP
+    Backups: back up the vault directory with your usual tool and its cache
+    exclusion (restic backup \\-\\-exclude\\-caches), or write TaskKey's own file
+    with 'taskkey backup create \\-o F'. After restoring, run 'taskkey doctor';
+    device\\-only items and assistant keys are never in a backup, so mint new
+    assistant keys.
+    .SH SEE ALSO
+    .BR restic (1),
+    .BR borg (1),
+    .BR tar (1),
+    .BR bash (1)
+    .PP
+    \\fBtaskkey \\-\\-help\\fR and \\fBtaskkey \\fIcommand\\fB \\-\\-help\\fR print the same text
+    as this page, one command at a time.
+    """
+}
