@@ -70,7 +70,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "taskkey-bench",
-      dependencies: ["TaskCrypto", "TaskAttachments", "CBenchBaseline"]
+      dependencies: ["TaskCrypto", "TaskVault", "TaskAttachments", "CBenchBaseline"]
     ),
 
     // Helpers shared by the test targets: running the real binary, temp dirs, test secrets.

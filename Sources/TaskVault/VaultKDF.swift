@@ -1,12 +1,13 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 
 /// How a vault's Argon2id costs were chosen; recorded in the vault file and
 /// authenticated with the rest of its header.
 public enum KDFPreset: UInt8, Sendable, Equatable {
-  /// Calibrated on the machine at `init` to about half a second, never
-  /// below 64 MiB and 3 passes (RFC 9106's second recommended option; above
-  /// every OWASP Argon2id minimum).
+  /// Fixed memory (128 MiB) and passes calibrated on the machine at `init`
+  /// to about half a second of CPU, never below 3 (SECURITY.md, "Passphrase
+  /// KDF"); at least RFC 9106's second recommended option (t=3, m=64 MiB).
   case calibrated = 1
   /// The fast preset for tests and vectors only: 1 pass over 8 MiB.
   /// `status` says so; never use it for real secrets.
@@ -28,8 +29,14 @@ public enum VaultKDF {
   /// The floor of calibrated costs, RFC 9106's second recommended option
   /// (t=3, m=64 MiB): also above the OWASP minimums.
   public static let minimumCalibrated = PasswordKDF.Parameters(opsLimit: 3, memoryKiB: 64 << 10)
-  /// Calibration never picks more memory than this: 1 GiB.
-  public static let calibrationMemoryCapKiB: UInt32 = 1 << 20
+  /// The memory every calibrated vault uses: 128 MiB, fixed, so a vault
+  /// or bundle made on a desktop opens on a small laptop, and twice RFC
+  /// 9106's second recommended option.
+  public static let calibratedMemoryKiB: UInt32 = 128 << 10
+  /// The pass counts calibration chooses from: each step doubles, so a
+  /// machine whose measurements vary by less than a factor of two around
+  /// the middle of its step gets the same count init after init.
+  public static let passSteps: [UInt32] = [3, 6, 12]
   /// Calibration never picks more passes than this: 16.
   public static let calibrationOpsCap: UInt32 = 16
   /// The most memory a vault file may ask for: 4 GiB (checked before use).
@@ -55,35 +62,40 @@ public enum VaultKDF {
     return nil
   }
 
-  /// Measures Argon2id at the floor and scales memory, then passes, so one
-  /// derivation takes about `target` on this machine; never below the
-  /// floor, never above 1 GiB, a quarter of physical memory or 16 passes.
+  /// Chooses the passes at the fixed 128 MiB so that one derivation takes
+  /// at most `target` of CPU time on this machine: the largest step of
+  /// `passSteps` that fits, never fewer than 3.
   ///
-  /// - Parameter target: the wanted time of one derivation (0.5 s at `init`).
+  /// A derivation at 3 passes is measured twice in CPU time of this thread
+  /// and the lesser third is the cost of a pass, so load from other
+  /// processes does not lower the count, and the doubling steps absorb the
+  /// rest of the noise.
+  ///
+  /// - Parameter target: the most CPU time one derivation may take (0.64 s
+  ///   at `init`; unlock then stays well under a second).
   /// - Returns: the chosen costs.
   /// - Throws: `TaskVaultError.crypto` when the measurement cannot run.
-  public static func calibrate(target: Duration = .milliseconds(500)) throws -> PasswordKDF.Parameters {
+  public static func calibrate(target: Duration = .milliseconds(640)) throws -> PasswordKDF.Parameters {
     let probe = try SecureBytes.random(count: 16)
     let salt = [UInt8](repeating: 0, count: PasswordKDF.saltByteCount)
-    let clock = ContinuousClock()
-    let elapsed = try clock.measure {
+    let threePasses = PasswordKDF.Parameters(opsLimit: 3, memoryKiB: calibratedMemoryKiB)
+    var least = UInt64.max
+    for _ in 0..<2 {
+      let start = CPUClock.threadNanoseconds()
       _ = try wrapCrypto {
-        try PasswordKDF.deriveBytes(from: probe, salt: salt, parameters: minimumCalibrated, byteCount: 32)
+        try PasswordKDF.deriveBytes(from: probe, salt: salt, parameters: threePasses, byteCount: 32)
       }
+      least = min(least, CPUClock.threadNanoseconds() - start)
     }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    let targetSeconds = Double(target.components.seconds) + Double(target.components.attoseconds) / 1e18
-    let factor = max(1, targetSeconds / max(seconds, 1e-4))
-    let pages = sysconf(Int32(_SC_PHYS_PAGES))
-    let pageSize = sysconf(Int32(_SC_PAGESIZE))
-    let quarterKiB =
-      pages > 0 && pageSize > 0 ? UInt64(pages) * UInt64(pageSize) / 4096 : UInt64(calibrationMemoryCapKiB)
-    let memoryCap = max(UInt64(minimumCalibrated.memoryKiB), min(UInt64(calibrationMemoryCapKiB), quarterKiB))
-    let wantedMemory = Double(minimumCalibrated.memoryKiB) * factor
-    let memory = min(UInt64(wantedMemory) / 1024 * 1024, memoryCap)
-    let remaining = wantedMemory / Double(memory)
-    let ops = min(UInt64(calibrationOpsCap), max(UInt64(minimumCalibrated.opsLimit), UInt64(3 * remaining)))
-    return PasswordKDF.Parameters(opsLimit: UInt32(ops), memoryKiB: UInt32(max(memory, 64 << 10)))
+    let targetNanoseconds = Double(target.components.seconds) * 1e9 + Double(target.components.attoseconds) / 1e9
+    return PasswordKDF.Parameters(
+      opsLimit: passes(forTarget: targetNanoseconds, perPass: Double(least) / 3), memoryKiB: calibratedMemoryKiB)
+  }
+
+  /// The largest step of `passSteps` whose time fits `target`, at least 3.
+  static func passes(forTarget target: Double, perPass: Double) -> UInt32 {
+    let fitting = target / max(perPass, 1)
+    return passSteps.last { Double($0) <= fitting } ?? passSteps[0]
   }
 }
 

@@ -24,10 +24,10 @@ enum BatchBench {
       let opened = scratch.path("opened-\(count).jsonl")
       let fields = ["--field", "body", "--context-field", "ctx"]
       // Seal under the current key, rotate, then rewrap and open.
-      let seal = try run([taskkey, "seal"] + fields + ["--input", plain, "--out", sealed])
+      let seal = try measured(scratch, [taskkey, "seal"] + fields + ["--input", plain, "--out", sealed])
       _ = try run([taskkey, "rotate"])
-      let rewrap = try run([taskkey, "rewrap"] + fields + ["--input", sealed, "--out", rewrapped])
-      let open = try run([taskkey, "open"] + fields + ["--input", rewrapped, "--out", opened])
+      let rewrap = try measured(scratch, [taskkey, "rewrap"] + fields + ["--input", sealed, "--out", rewrapped])
+      let open = try measured(scratch, [taskkey, "open"] + fields + ["--input", rewrapped, "--out", opened])
       guard try Data(contentsOf: URL(fileURLWithPath: opened)) == Data(contentsOf: URL(fileURLWithPath: plain)) else {
         throw BenchError.failed("seal, rewrap and open of \(count) lines did not give the input back")
       }
@@ -54,6 +54,21 @@ enum BatchBench {
           met: rise < flatnessKiB))
     }
     return rows
+  }
+
+  /// Runs `arguments` under `/usr/bin/time -f %M`: CPU nanoseconds (of
+  /// time and its child) and the child's own peak RSS in KiB. A process
+  /// started straight from this one would report this process's peak as
+  /// its own (the kernel carries the spawning address space's high-water
+  /// mark across exec).
+  static func measured(_ scratch: Scratch, _ arguments: [String]) throws -> (UInt64, Int) {
+    let report = scratch.path("time-report")
+    let (cpu, _) = try run(["/usr/bin/time", "-f", "%M", "-o", report] + arguments)
+    let text = try String(contentsOfFile: report, encoding: .utf8)
+    guard let kib = text.split(separator: "\n").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) else {
+      throw BenchError.failed("/usr/bin/time wrote '\(text)'")
+    }
+    return (cpu, kib)
   }
 
   /// `{"id":N,"ctx":"note/N/body","body":"<64 characters>"}` per line.

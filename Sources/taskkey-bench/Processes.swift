@@ -94,5 +94,6 @@ func processRows(options: Options) throws -> [Row] {
     }
   }
   rows += try BatchBench.rows(scratch: scratch, quick: options.quick)
+  rows += try KDFBench.rows(scratch: scratch)
   return rows
 }

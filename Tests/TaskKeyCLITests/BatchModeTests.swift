@@ -114,6 +114,15 @@ struct BatchModeTests {
     #expect(Int(try vault.run(arguments, text: "").status) == status)
   }
 
+  @Test func aLineLongerThanTheLimitIsRefusedBeforeItIsHeldWhole() throws {
+    let vault = try CLIVault()
+    let long = String(repeating: "a", count: (24 << 20) + 1)
+    let result = try vault.run(["rewrap", "--context", "c"], text: "short\n" + long + "\n")
+    #expect(result.status == 65)
+    #expect(result.stderr.contains("line 2: longer than 25165824 bytes"))
+    #expect(result.stdout.isEmpty)
+  }
+
   @Test(arguments: [
     #"not json"#, #"{"v": 1}"#, #"{"v": "a", "v": "b"}"#, #"{"v": "a"} trailing"#, #"{"v": "\ud800"}"#,
     #"{"v": "a\u0001"}"#, #"{"v": 01}"#, #"[1]"#,

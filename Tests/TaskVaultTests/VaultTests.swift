@@ -248,9 +248,27 @@ struct VaultTests {
 
   @Test func calibrationNeverGoesBelowTheFloor() throws {
     let parameters = try VaultKDF.calibrate(target: .milliseconds(1))
-    #expect(parameters.memoryKiB >= 64 << 10)
-    #expect(parameters.opsLimit >= 3)
+    #expect(parameters.memoryKiB == 128 << 10)
+    #expect(parameters.opsLimit == 3)
     #expect(VaultKDF.check(parameters, preset: .calibrated) == nil)
+  }
+
+  @Test func calibrationKeepsMemoryFixedAndPicksPassesInCoarseSteps() {
+    // 80 ms per pass: 0.64 s fits 8 passes, so 6; anything from 53 to 106 ms
+    // per pass (a factor of two) gives the same 6.
+    #expect(VaultKDF.passes(forTarget: 6.4e8, perPass: 8e7) == 6)
+    #expect(VaultKDF.passes(forTarget: 6.4e8, perPass: 5.4e7) == 6)
+    #expect(VaultKDF.passes(forTarget: 6.4e8, perPass: 1.06e8) == 6)
+    #expect(VaultKDF.passes(forTarget: 6.4e8, perPass: 5e7) == 12)
+    #expect(VaultKDF.passes(forTarget: 6.4e8, perPass: 1.1e8) == 3)
+    #expect(VaultKDF.passes(forTarget: 6.4e8, perPass: 1) == 12)
+    #expect(VaultKDF.passes(forTarget: 6.4e8, perPass: 1e9) == 3)
+    for perPass in stride(from: 1e6, through: 1e9, by: 7e6) {
+      let passes = VaultKDF.passes(forTarget: 6.4e8, perPass: perPass)
+      #expect(VaultKDF.passSteps.contains(passes))
+      // Never more than the target allows, unless the floor of 3 demands it.
+      #expect(passes == 3 || Double(passes) * perPass <= 6.4e8)
+    }
   }
 
   @Test func defaultDirectoryFollowsTaskkeyHomeThenXDGThenHome() {

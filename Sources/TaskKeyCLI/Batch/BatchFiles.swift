@@ -36,6 +36,9 @@ struct LineReader {
       }
       if let end = found {
         number += 1
+        guard end - start <= Self.lineLimit else {
+          throw CLIError.malformedInput(line: number, reason: "longer than \(Self.lineLimit) bytes")
+        }
         try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end]), number, bytesRead) }
         start = end + 1
         continue
@@ -43,6 +46,9 @@ struct LineReader {
       if ended {
         if start < buffer.count {
           number += 1
+          guard buffer.count - start <= Self.lineLimit else {
+            throw CLIError.malformedInput(line: number, reason: "longer than \(Self.lineLimit) bytes")
+          }
           try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start...]), number, bytesRead) }
         }
         return
