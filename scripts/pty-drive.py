@@ -5,7 +5,10 @@ answers its prompts, for the prompt tests in Tests/TaskKeyCLITests.
     pty-drive.py [--interactive] OUT ERR -- COMMAND ARGS...
 
 Standard input is a JSON list of steps, each {"expect": TEXT, "send": TEXT}:
-wait until TEXT has appeared on the terminal (10 s at most), then type SEND.
+wait until TEXT has appeared on the terminal (120 s at most, for a loaded
+machine), then type SEND. The command gets 120 s more to finish; then it is
+killed (status -9), so a prompt that never gets its answer fails the test
+instead of hanging it.
 Standard output and standard error of the command go to the files OUT and
 ERR, so what reaches the terminal can be told apart from what reaches stdout.
 Standard input is /dev/null; with --interactive, standard input and standard
@@ -56,14 +59,17 @@ def main():
         return True
 
     for step in steps:
-        deadline = time.time() + 10
+        deadline = time.time() + 120
         while step["expect"].encode() not in seen and time.time() < deadline:
             if not read_some(0.1):
                 break
         time.sleep(0.05)  # let the program switch echo off after its prompt
         os.write(master, step["send"].encode())
-    while read_some(10):
+    deadline = time.time() + 120
+    while time.time() < deadline and read_some(1):
         pass
+    if time.time() >= deadline:
+        os.kill(pid, 9)  # still waiting for input that never came
     _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
     print(json.dumps({"status": code, "terminal": seen.decode("utf-8", "replace")}))

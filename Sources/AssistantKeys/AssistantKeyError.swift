@@ -1,4 +1,6 @@
+import TaskCrypto
 import TaskSystem
+import TaskVault
 
 /// Every way an AssistantKeys operation can fail.
 ///
@@ -58,8 +60,15 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
   /// final directory sync (`fsync(directory)`), in which case the write
   /// happened but may not survive a crash.
   case system(SystemError)
-  /// The system refused locked memory or randomness.
-  case systemResource(String)
+  /// Two keys drew the same id or digest (2^-64 per pair); nothing was
+  /// stored. Mint again.
+  case idCollision
+  /// TaskCrypto failed (no locked memory, no randomness).
+  case crypto(TaskCryptoError)
+  /// The vault that holds the integrity key and the generation failed for
+  /// a reason other than being locked (not initialised, damaged, unsafe
+  /// permissions …).
+  case vault(TaskVaultError)
 
   /// Why a presented string is not a key string.
   public enum MalformedKey: Equatable, Sendable {
@@ -141,8 +150,9 @@ extension AssistantKeyError: CustomStringConvertible {
       return "the registry holds the maximum of \(limit) keys; revoked keys are kept forever, so use another registry"
     case .system(let error):
       return "\(error); check the disk and permissions, then try again"
-    case .systemResource(let what):
-      return "system resource unavailable: \(what)"
+    case .idCollision: return "two assistant keys drew the same id; nothing was stored, mint again"
+    case .crypto(let error): return error.description
+    case .vault(let error): return error.description
     }
   }
 }

@@ -18,7 +18,9 @@ extension CLIError {
     case .invalidName, .invalidGrant, .tooManyGrants, .invalidDuration, .nameInUse, .registryFull: return .dataError
     case .noSuchAssistant: return .noInput
     case .system(let system): return system.isRefusal ? .permission : .ioError
-    case .systemResource: return .osError
+    case .idCollision: return .osError
+    case .crypto(let crypto): return CLIError.crypto(crypto).exitCode
+    case .vault(let vault): return exitCode(for: vault)
     }
   }
 }
@@ -28,6 +30,9 @@ extension CLIError {
 func assistantCall<T>(_ body: () throws -> T) throws -> T {
   do {
     return try body()
+  } catch AssistantKeyError.vault(let error) {
+    // The vault's own error keeps its message, hint and exit code.
+    throw CLIError.vault(error)
   } catch let error as AssistantKeyError {
     throw CLIError.assistant(error)
   } catch let error as TaskVaultError {

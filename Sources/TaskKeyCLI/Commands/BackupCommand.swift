@@ -10,7 +10,6 @@ extension CLIError {
   /// exists (as `init` over an existing vault), and the vault's own codes.
   static func exitCode(for error: BackupError) -> ExitCode {
     switch error {
-    case .wrongPassphrase: return .wrongPassphrase
     case .damaged, .tampered: return .tampered
     case .unsupportedVersion: return .unsupportedVersion
     case .targetNotEmpty, .outputExists: return .ioError
