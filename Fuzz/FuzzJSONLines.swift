@@ -1,41 +1,36 @@
-// libFuzzer entry point for the batch reader of `rewrap` and `retire`
-// (plain lines and JSON lines). Built by scripts/fuzz.sh with every library
-// module and TaskKeyCLI. Properties:
-//   - reading never crashes and fails only with a CLIError;
-//   - plain lines are kept byte for byte: joined again they are the input;
-//   - a JSON line written back with its own value parses to that value.
+// libFuzzer entry point for the JSON-lines scanner of `rewrap`, `retire` and
+// `seal`/`open --field`. Built by scripts/fuzz.sh with every library module
+// and TaskKeyCLI. Properties:
+//   - scanning never crashes and fails only with JSONLine.Malformed;
+//   - a line whose field holds a string, written back with that value put in
+//     place of the field's token, scans to the same value, with every byte
+//     outside the token unchanged.
 
 @testable import TaskKeyCLI
 
-private func batch(_ words: [String]) -> ValueBatch {
-  var arguments = Arguments(words, usage: "fuzz")
-  return try! ValueBatch(parsing: &arguments)
-}
-
-private let plain = batch([])
-private let json = batch(["--field", "v", "--context-field", "c"])
+private let names = [Array("v".utf8), Array("c".utf8)]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
-  let input = Array(UnsafeRawBufferPointer(start: data, count: size))
+  let input = UnsafeRawBufferPointer(start: data, count: size)
+  let members: [JSONLine.Member]
   do {
-    let lines = try plain.lines(of: input)
-    let joined = lines.map { Array($0.raw.utf8) }.joined(separator: [UInt8(ascii: "\n")])
-    precondition(
-      Array(joined) == input || Array(joined) + [UInt8(ascii: "\n")] == input, "plain lines changed bytes")
-  } catch is CLIError {
+    members = try JSONLine.members(of: input, named: names)
+  } catch is JSONLine.Malformed {
+    return 0
   } catch {
     preconditionFailure("unexpected error type \(error)")
   }
-  do {
-    for line in try json.lines(of: input) {
-      guard let value = line.value else { continue }
-      let again = try json.lines(of: Array(try json.render(line, newValue: value).utf8))
-      precondition(again.count == 1 && again[0].value == value, "a JSON line changed its value")
-    }
-  } catch is CLIError {
-  } catch {
-    preconditionFailure("unexpected error type \(error)")
+  guard case .string(let value, let token) = members[0] else { return 0 }
+  var rendered = Array(input[..<token.lowerBound])
+  JSONLine.encode(value, into: &rendered)
+  let tokenEnd = rendered.count
+  rendered += input[token.upperBound...]
+  let again = rendered.withUnsafeBytes { try? JSONLine.members(of: $0, named: names) }
+  guard case .string(let second, let secondToken)? = again?[0] else {
+    preconditionFailure("a JSON line with its own value written back does not scan")
   }
+  precondition(second == value, "a JSON line changed its value")
+  precondition(secondToken == token.lowerBound..<tokenEnd, "the value moved")
   return 0
 }

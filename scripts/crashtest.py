@@ -183,9 +183,12 @@ class Harness:
             self.fail(label, "the acknowledged device-only item keep/device was lost")
         if name != "restore":
             self.check_revocations(label, name, home, code)
-        # The next write cleans up what an interrupted one left behind.
-        if self.run(home, ["item", "set", "probe/after"], b"x")[0] != 0:
-            self.fail(label, "the next write after the run failed")
+        # The next writes (one of each file) clean up what an interrupted
+        # one left behind.
+        for probe in (["item", "set", "probe/sync"], ["item", "set", "--device-only", "probe/device"],
+                      ["mint", "--name", "probe"]):
+            if self.run(home, probe, b"x")[0] != 0:
+                self.fail(label, f"the next write after the run failed: {' '.join(probe)}")
         leftovers = [os.path.join(d, f) for d, _, files in os.walk(home) for f in files if f.endswith(".tmp")]
         if leftovers:
             self.fail(label, f"temporary files left after the next write: {leftovers}")

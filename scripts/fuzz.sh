@@ -20,10 +20,13 @@ targets=("$@")
 out=.build/fuzz
 mkdir -p "$out/mods"
 
-printf 'module CTaskSystem {\n  header "%s"\n  export *\n}\n' \
-  "$PWD/Sources/CTaskSystem/include/task_system.h" > "$out/CTaskSystem.modulemap"
+printf 'module CTaskSystem {\n  header "%s"\n  header "%s"\n  export *\n}\n' \
+  "$PWD/Sources/CTaskSystem/include/task_system.h" "$PWD/Sources/CTaskSystem/include/task_system_random.h" \
+  > "$out/CTaskSystem.modulemap"
 clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskSystem/shim.c \
   -I Sources/CTaskSystem/include -o "$out/support.o"
+clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskSystem/nonce_random.c \
+  -I Sources/CTaskSystem/include -o "$out/nonce_random.o"
 
 build() {  # build NAME HARNESS MODULE... (modules in dependency order)
   local name="$1" harness="$2"; shift 2
@@ -45,7 +48,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
     -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
-    "$harness" "${libs[@]}" "$out/support.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
+    "$harness" "${libs[@]}" "$out/support.o" "$out/nonce_random.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
     grep -v -E 'ld.gold: warning: Cannot export local symbol' || true
   test -x "$out/fuzz-$name"
 }

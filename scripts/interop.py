@@ -210,6 +210,21 @@ def check_key_file(doc, name, taskkey=None):
                 report(r.returncode == exits[t.get("error")], f"taskkey open --key-file, {name} case {t['id']}")
 
 
+def check_wycheproof_hkdf(doc, name):
+    """HKDF-SHA-512, every group (Vectors/README.md), with cryptography's HKDF."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+    for group in doc["testGroups"]:
+        for t in group["tests"]:
+            ikm, salt, info = (bytes.fromhex(t[f]) for f in ("ikm", "salt", "info"))
+            if t["size"] > 255 * 64:
+                ok = t["result"] != "valid"
+            else:
+                okm = HKDF(hashes.SHA512(), t["size"], salt or None, info).derive(ikm)
+                ok = (okm.hex() == t["okm"]) == (t["result"] != "invalid")
+            report(ok, f"{name} tcId {t['tcId']}")
+
+
 def check_vault(doc, name):
     """The vault reader written from SECURITY.md's vault section, with
     argon2-cffi for Argon2id (scripts/vault-reader.py)."""
@@ -308,6 +323,8 @@ def check_vectors():
                 checker = check_wycheproof
             if doc.get("algorithm") == "HMACSHA256" and "testGroups" in doc:
                 checker = check_wycheproof_mac
+            if doc.get("algorithm") == "HKDF-SHA-512" and "testGroups" in doc:
+                checker = check_wycheproof_hkdf
             if doc.get("schema") == "c2sp_chunked_encryption_schema.json":
                 checker = lambda doc, name: ATTACHMENTS.check_cobblestone(doc, name, report)  # noqa: E731
             if checker:

@@ -5,10 +5,7 @@ answers its prompts, for the prompt tests in Tests/TaskKeyCLITests.
     pty-drive.py [--interactive] OUT ERR -- COMMAND ARGS...
 
 Standard input is a JSON list of steps, each {"expect": TEXT, "send": TEXT}:
-wait until TEXT has appeared on the terminal (120 s at most, for a loaded
-machine), then type SEND. The command gets 120 s more to finish; then it is
-killed (status -9), so a prompt that never gets its answer fails the test
-instead of hanging it.
+wait until TEXT has appeared on the terminal (10 s at most), then type SEND.
 Standard output and standard error of the command go to the files OUT and
 ERR, so what reaches the terminal can be told apart from what reaches stdout.
 Standard input is /dev/null; with --interactive, standard input and standard
@@ -21,6 +18,7 @@ import os
 import pty
 import select
 import sys
+import termios
 import time
 
 
@@ -58,19 +56,42 @@ def main():
         seen += chunk
         return True
 
+    def echo_is_off():
+        try:
+            return not termios.tcgetattr(master)[3] & termios.ECHO
+        except termios.error:
+            return False
+
     for step in steps:
-        deadline = time.time() + 120
+        deadline = time.time() + 10
         while step["expect"].encode() not in seen and time.time() < deadline:
             if not read_some(0.1):
                 break
-        time.sleep(0.05)  # let the program switch echo off after its prompt
+        # Wait until the program has switched echo off after its prompt:
+        # it flushes pending input when it does (TCSAFLUSH), so a line typed
+        # earlier would be lost. A prompt that never does so gets the line
+        # after 5 s, and the test sees the echo.
+        deadline = time.time() + 5
+        while not echo_is_off() and time.time() < deadline:
+            read_some(0.02)
         os.write(master, step["send"].encode())
-    deadline = time.time() + 120
-    while time.time() < deadline and read_some(1):
-        pass
-    if time.time() >= deadline:
-        os.kill(pid, 9)  # still waiting for input that never came
-    _, status = os.waitpid(pid, 0)
+    # Read until the program ends; give up after 60 s (the program is then
+    # killed and reported as killed by SIGKILL).
+    deadline = time.time() + 60
+    while True:
+        open_ = read_some(0.2)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            while select.select([master], [], [], 0.05)[0] and read_some(0):
+                pass
+            break
+        if not open_:
+            _, status = os.waitpid(pid, 0)
+            break
+        if time.time() > deadline:
+            os.kill(pid, 9)
+            _, status = os.waitpid(pid, 0)
+            break
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
     print(json.dumps({"status": code, "terminal": seen.decode("utf-8", "replace")}))
 

@@ -114,10 +114,21 @@ def parse_store(plain, store):
             raise Outcome("damaged")
         items.append({"name": name.decode(), "label": label, "class": store, "created": created,
                       "modified": modified, "value": take(v).decode("utf-8", "replace")})
+    retired = []
+    if plain[pos:pos + 4] == b"RTRD":
+        take(4)
+        (r,) = struct.unpack(">I", take(4))
+        if store == 2 or not 1 <= r <= 4096:
+            raise Outcome("damaged")
+        for _ in range(r):
+            kid = "%08x" % struct.unpack(">I", take(4))[0]
+            if (retired and kid <= retired[-1]) or kid in [key["id"] for key in keys]:
+                raise Outcome("damaged")
+            retired.append(kid)
     padding = plain[pos:]
     if len(padding) >= 512 or any(padding):
         raise Outcome("damaged")
-    return {"primary": "%08x" % primary, "keys": keys, "items": items}
+    return {"primary": "%08x" % primary, "keys": keys, "items": items, "retired": retired}
 
 
 def read_sealed_store(body, pos, store):
@@ -285,6 +296,7 @@ def check(path):
             else:
                 names = want["syncBundleItems"]
             same = (store1["primary"] == want["primaryKeyID"] and store1["keys"] == want["noteKeys"]
+                    and store1["retired"] == want["retiredKeyIDs"]
                     and sorted(i["name"] for i in items) == names
                     and all(i["value"] == w["value"] and i["label"] == w["label"] and i["created"] == w["created"]
                             and i["modified"] == w["modified"] for i in items for w in want["items"]

@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "TaskerCore", targets: ["TaskerCore"]),
     .executable(name: "tasker", targets: ["tasker"]),
     .executable(name: "tasker-bench", targets: ["tasker-bench"]),
+    .executable(name: "tasker-gate-bench", targets: ["tasker-gate-bench"]),
   ],
   dependencies: [
     .package(name: "TaskKey", path: "../..")
@@ -46,6 +47,7 @@ let package = Package(
         "TaskerCore", "CMicroHTTPD",
         .product(name: "AssistantKeys", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
+        .product(name: "TaskSystem", package: "TaskKey"),
       ]
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.
@@ -62,6 +64,18 @@ let package = Package(
       name: "tasker-bench",
       dependencies: [
         "TaskerCore",
+        .product(name: "TaskCrypto", package: "TaskKey"),
+        .product(name: "TaskVault", package: "TaskKey"),
+      ]
+    ),
+
+    // What checking an assistant key costs per request, next to its floor
+    // (`make gate-load`).
+    .executableTarget(
+      name: "tasker-gate-bench",
+      dependencies: [
+        "TaskerGate",
+        .product(name: "AssistantKeys", package: "TaskKey"),
         .product(name: "TaskCrypto", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
       ]

@@ -69,6 +69,12 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
   /// a reason other than being locked (not initialised, damaged, unsafe
   /// permissions …).
   case vault(TaskVaultError)
+  /// The registry was written (it holds `generation`) but its rollback
+  /// anchor in the device-only store was not: the change is in effect on
+  /// this device but not permanent, since an older registry put back would
+  /// undo it. Nothing was acknowledged (a minted key was not shown); running
+  /// the command again once `reason` is fixed finishes it.
+  case notPermanent(generation: UInt64, reason: String)
 
   /// Why a presented string is not a key string.
   public enum MalformedKey: Equatable, Sendable {
@@ -153,6 +159,11 @@ extension AssistantKeyError: CustomStringConvertible {
     case .idCollision: return "two assistant keys drew the same id; nothing was stored, mint again"
     case .crypto(let error): return error.description
     case .vault(let error): return error.description
+    case .notPermanent(let generation, let reason):
+      return
+        "the registry now holds generation \(generation), but its rollback anchor in the device-only store could "
+        + "not be saved (\(reason)): the change is in effect here but not permanent, as an older registry put back "
+        + "would undo it; fix the cause and run the command again (a key minted by it was not shown: revoke it)"
     }
   }
 }

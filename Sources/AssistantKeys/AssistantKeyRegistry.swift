@@ -358,10 +358,17 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
       contents.generation += 1
       let file = try files.replace(files.registryPath, with: RegistryFormat.encode(contents, key: key))
       snapshot = Snapshot(contents: contents, file: file)
-      // The change has taken effect with the rename above. Remembering the
-      // generation is a second write; if it fails, the registry is merely
-      // newer than the anchor, which is allowed, and the next write retries.
-      try? anchor?.advance(contents.generation)
+      // The change has taken effect with the rename above, but it is
+      // permanent only once the anchor remembers the generation: an older
+      // registry put back before that would be accepted. So the command is
+      // acknowledged only when this second write succeeds; if it fails the
+      // registry is merely newer than the anchor (allowed), the caller says
+      // so, and the next write (running the command again) finishes it.
+      do {
+        try anchor?.advance(contents.generation)
+      } catch {
+        throw AssistantKeyError.notPermanent(generation: contents.generation, reason: "\(error)")
+      }
       floor = Swift.max(floor, contents.generation)
       return result
     }

@@ -1,3 +1,4 @@
+import Foundation
 import TaskCrypto
 import TaskSystem
 
@@ -60,12 +61,23 @@ struct RegistryFiles {
   ///   holds the lock, so nobody replaced it in between).
   @discardableResult
   func replace(_ path: String, with bytes: [UInt8]) throws -> OpenFile? {
+    removeLegacyTemporaryFiles()
     do {
       try fileSystem.replace(path, contents: bytes)
     } catch let error as SystemError {
       throw AssistantKeyError.system(error)
     }
     return try reading { try OpenFile.ownerOnly(path) }
+  }
+
+  /// Removes `.assistant-keys.<hex>.tmp` files that writers before
+  /// TaskSystem left when they were killed (they used random names, which
+  /// no later write reused). Called under the lock, so none is in use.
+  private func removeLegacyTemporaryFiles() {
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    where name.hasPrefix(".assistant-keys.") && name.hasSuffix(".tmp") {
+      try? fileSystem.unlink(directory + "/" + name)
+    }
   }
 
   /// Runs `body` holding an exclusive `flock` on the lock file (created

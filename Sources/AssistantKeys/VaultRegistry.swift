@@ -5,7 +5,12 @@ import TaskVault
 extension AssistantKeyRegistry {
   /// The device-only vault item that holds the registry's integrity key:
   /// `assistant-keys/registry-integrity-key`, 32 bytes from the CSPRNG.
-  public static let integrityKeyItemName = "assistant-keys/registry-integrity-key"
+  public static let integrityKeyItemName = reservedItemPrefix + "registry-integrity-key"
+
+  /// The vault item namespace kept for the registry's own items (its
+  /// integrity key and generation anchor). `taskkey item` refuses to set,
+  /// get or remove names in it and does not list them.
+  public static let reservedItemPrefix = "assistant-keys/"
 
   /// Opens the registry of a vault's device-only store, as the product
   /// requires: the registry files live in the vault's `device-only/`
@@ -39,7 +44,7 @@ extension AssistantKeyRegistry {
   /// generation (8 bytes, big-endian), so that putting an older authentic
   /// registry file back is refused. It lives in `device-only/device.tkv`,
   /// sealed under the vault's keys.
-  public static let generationItemName = "assistant-keys/registry-generation"
+  public static let generationItemName = reservedItemPrefix + "registry-generation"
 
   /// Reads and advances `generationItemName`. A missing item reads as 0 (a
   /// new or restored vault); one that is not 8 device-only bytes reads as

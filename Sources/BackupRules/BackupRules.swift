@@ -95,6 +95,7 @@ public enum BackupRules {
   ) throws -> RestoreReport {
     let opened = try BackupFile.open(bytes, passphrase: passphrase, path: path)
     var movedAside: String?
+    removeIncompleteRestore(directory)
     if try !isEmptyOrMissing(directory) {
       guard force else { throw BackupError.targetNotEmpty(path: directory) }
       let aside = try asideName(for: directory, now: now)
@@ -105,10 +106,63 @@ public enum BackupRules {
       }
       movedAside = aside
     }
-    let vault = try vaultCall { try Vault.install(opened.snapshot, at: directory) }
+    let vault = try installAtomically(opened.snapshot, at: directory)
     return RestoreReport(
       directory: vault.directory, backup: BackupSummary(opened.snapshot, created: opened.created),
       movedAsideTo: movedAside)
+  }
+
+  /// Builds the restored vault in a private sibling directory
+  /// (`<directory>.restoring-<16 hex>`) and renames it into place (over
+  /// `directory` when that is an empty directory), then syncs the parent:
+  /// a restore stopped part way leaves the target as it was, and the next
+  /// restore removes the half-built sibling.
+  static func installAtomically(_ snapshot: VaultFileSnapshot, at directory: String) throws -> Vault {
+    let target = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    let staging = target + stagingInfix + Hex.encode(SecureRandom.bytes(count: 8))
+    _ = try vaultCall { try Vault.install(snapshot, at: staging) }
+    do {
+      try PosixFileSystem().move(staging, to: target)
+      try PosixFileSystem().fsyncDirectory(PosixFileSystem.directory(of: target))
+    } catch let error as SystemError {
+      try? FileManager.default.removeItem(atPath: staging)
+      throw BackupError.system(error)
+    }
+    return try vaultCall { try Vault(at: target) }
+  }
+
+  /// What names a half-built restore beside its target.
+  static let stagingInfix = ".restoring-"
+
+  /// Removes what a restore stopped part way left: half-built siblings
+  /// `<directory>.restoring-*` owned by the user, and a target holding only
+  /// the files an earlier, non-atomic restore made before `vault.tkv`
+  /// (`vault.lock`, `device-only/` with its markers and lock). A target
+  /// with anything else in it is left alone (and refused as not empty).
+  static func removeIncompleteRestore(_ directory: String) {
+    let target = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+    let parent = PosixFileSystem.directory(of: target)
+    let base = target.split(separator: "/").last.map(String.init) ?? target
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
+    where name.hasPrefix(base + stagingInfix) {
+      let path = parent + "/" + name
+      if let status = try? FileStatus.of(path), status.kind == .directory, status.isOwnedByUser {
+        try? FileManager.default.removeItem(atPath: path)
+      }
+    }
+    let leftovers: Set<String> = ["vault.lock", "vault.tkv.tmp", VaultLayout.deviceOnlyDirectoryName]
+    let deviceLeftovers: Set<String> = ["CACHEDIR.TAG", ".nobackup", "assistant-keys.lock", "device.tkv.tmp"]
+    guard let status = try? FileStatus.of(target), status.kind == .directory, status.isOwnedByUser,
+      let entries = try? FileManager.default.contentsOfDirectory(atPath: target), !entries.isEmpty,
+      Set(entries).isSubset(of: leftovers)
+    else { return }
+    let device = target + "/" + VaultLayout.deviceOnlyDirectoryName
+    let deviceEntries = (try? FileManager.default.contentsOfDirectory(atPath: device)) ?? []
+    guard Set(deviceEntries).isSubset(of: deviceLeftovers) else { return }
+    try? FileManager.default.removeItem(atPath: device)
+    for name in entries where name != VaultLayout.deviceOnlyDirectoryName {
+      try? FileManager.default.removeItem(atPath: target + "/" + name)
+    }
   }
 
   static func isEmptyOrMissing(_ directory: String) throws -> Bool {

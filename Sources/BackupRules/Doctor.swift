@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 import TaskSystem
@@ -15,7 +16,8 @@ public struct DoctorFinding: Sendable, Equatable {
     case problem
   }
   /// A stable identifier: `permissions`, `vault`, `marker`, `xattr-unsupported`,
-  /// `unlock-state`, `kdf`, `key-usage`, `device-only-store`, `leftover-file`.
+  /// `unlock-state`, `kdf`, `key-usage`, `device-only-store`, `registry`,
+  /// `leftover-file`.
   public let check: String
   /// How serious.
   public let severity: Severity
@@ -91,7 +93,15 @@ extension BackupRules {
             "this file system has no user extended attributes, so \(ExclusionMarker.backupAttribute.rawValue) cannot be set; CACHEDIR.TAG and .nobackup still apply",
           repaired: false))
     }
-    let status = try vaultCall { try vault.status() }
+    let status: VaultStatus
+    do {
+      status = try vault.status()
+    } catch let error as TaskVaultError {
+      // A header edited while unlocked, a damaged file: a finding, not a crash.
+      findings.append(
+        .init(check: "vault", severity: .problem, message: "the vault cannot be used: \(error)", repaired: false))
+      return DoctorReport(findings: findings)
+    }
     switch status.lockState {
     case .locked(let reason):
       findings.append(
@@ -130,7 +140,11 @@ extension BackupRules {
         message: status.deviceOnlyGeneration.map { "present, generation \($0)" }
           ?? "absent: starts empty (restored, or no device-only item yet)",
         repaired: false))
-    for name in VaultLayout.leftoverFiles
+    findings.append(registryFinding(vault, unlocked: isUnlocked(status)))
+    let registryLeftovers = ((try? FileManager.default.contentsOfDirectory(atPath: vault.deviceOnlyDirectory)) ?? [])
+      .filter { $0.hasPrefix(".assistant-keys.") && $0.hasSuffix(".tmp") }.sorted()
+      .map { VaultLayout.deviceOnlyDirectoryName + "/" + $0 }
+    for name in VaultLayout.leftoverFiles + registryLeftovers
     where FileStatus.exists(directory + "/" + name) {
       findings.append(
         .init(
@@ -138,6 +152,35 @@ extension BackupRules {
           message: "\(name) is left from an interrupted write; the next write removes it", repaired: false))
     }
     return DoctorReport(findings: findings)
+  }
+
+  private static func isUnlocked(_ status: VaultStatus) -> Bool {
+    if case .unlocked = status.lockState { return true }
+    return false
+  }
+
+  /// Opens the assistant registry and authenticates it under its integrity
+  /// key (a device-only item, so the vault must be unlocked): a registry
+  /// that cannot be trusted is a problem, as `verify` would refuse every
+  /// key.
+  static func registryFinding(_ vault: Vault, unlocked: Bool) -> DoctorFinding {
+    guard unlocked else {
+      return .init(
+        check: "registry", severity: .ok, message: "not checked: the vault is locked (unlock, then run doctor)",
+        repaired: false)
+    }
+    guard FileStatus.exists(vault.deviceOnlyDirectory + "/assistant-keys.registry") else {
+      return .init(check: "registry", severity: .ok, message: "none yet (no key minted)", repaired: false)
+    }
+    do {
+      let keys = try AssistantKeyRegistry(vault: vault).keys()
+      return .init(
+        check: "registry", severity: .ok, message: "authenticated: \(keys.count) assistant key(s)", repaired: false)
+    } catch {
+      return .init(
+        check: "registry", severity: .problem, message: "the assistant registry cannot be trusted: \(error)",
+        repaired: false)
+    }
   }
 
   /// Checks (and with `repair` fixes) the mode of the vault directory, its

@@ -1,142 +1,178 @@
+// The benchmark's floor: raw OpenSSL AES-256-GCM with one reused context per
+// key and direction, and the spawn helper that times whole processes.
+// Times are CPU time (this thread's, or the child's user + system), so that
+// other work on a shared machine does not count as ours.
+#define _GNU_SOURCE
 #include "bench_baseline.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
-#include <openssl/rand.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
-static uint64_t now_ns(void) {
+extern char **environ;
+
+enum { nonce_size = 12, tag_size = 16, marker_size = 13 };
+
+struct taskkey_floor {
+  EVP_CIPHER_CTX *seal;
+  EVP_CIPHER_CTX *open;
+  uint8_t *aad;
+  size_t aad_size;
+  size_t maximum;
+  uint8_t *plaintext;  // maximum
+  uint8_t *payload;    // nonce || ciphertext || tag, maximum + 28
+  uint8_t *text;       // marker || base64(payload) || NUL
+  uint8_t *opened;     // maximum + 3 (EVP_DecodeBlock writes whole groups)
+  uint64_t counter;
+};
+
+uint64_t taskkey_bench_now(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static const unsigned char aad[13] = "tc1.0a0b0c0d:";
+static size_t encoded_size(size_t size) { return (size + 2) / 3 * 4; }
 
-static int seal_one(const unsigned char *key, const unsigned char *in, size_t size,
-                    unsigned char *nonce, unsigned char *out, unsigned char *tag) {
-  int ok = 0, len = 0;
-  EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-  if (ctx == NULL) return 0;
-  if (RAND_bytes(nonce, 12) != 1) goto done;
-  if (EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce) != 1) goto done;
-  if (EVP_EncryptUpdate(ctx, NULL, &len, aad, sizeof aad) != 1) goto done;
-  if (EVP_EncryptUpdate(ctx, out, &len, in, (int)size) != 1) goto done;
-  if (EVP_EncryptFinal_ex(ctx, out + len, &len) != 1) goto done;
-  if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, 16, tag) != 1) goto done;
-  ok = 1;
-done:
-  EVP_CIPHER_CTX_free(ctx);
-  return ok;
+void taskkey_floor_free(taskkey_floor *floor) {
+  if (floor == NULL) return;
+  EVP_CIPHER_CTX_free(floor->seal);
+  EVP_CIPHER_CTX_free(floor->open);
+  free(floor->aad);
+  free(floor->plaintext);
+  free(floor->payload);
+  free(floor->text);
+  free(floor->opened);
+  free(floor);
 }
 
-static int open_one(const unsigned char *key, const unsigned char *nonce, const unsigned char *in,
-                    size_t size, unsigned char *tag, unsigned char *out) {
-  int ok = 0, len = 0;
-  EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-  if (ctx == NULL) return 0;
-  if (EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce) != 1) goto done;
-  if (EVP_DecryptUpdate(ctx, NULL, &len, aad, sizeof aad) != 1) goto done;
-  if (EVP_DecryptUpdate(ctx, out, &len, in, (int)size) != 1) goto done;
-  if (EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, 16, tag) != 1) goto done;
-  if (EVP_DecryptFinal_ex(ctx, out + len, &len) <= 0) goto done;
-  ok = 1;
-done:
-  EVP_CIPHER_CTX_free(ctx);
-  return ok;
-}
-
-uint64_t taskkey_bench_raw_gcm_seal(size_t size, size_t iterations) {
-  unsigned char key[32], nonce[12], tag[16];
-  unsigned char *in = calloc(size + 1, 1), *out = malloc(size + 16);
-  uint64_t elapsed = 0;
-  if (in == NULL || out == NULL || RAND_bytes(key, sizeof key) != 1) goto done;
-  uint64_t start = now_ns();
-  for (size_t i = 0; i < iterations; i++) {
-    if (!seal_one(key, in, size, nonce, out, tag)) goto done;
+taskkey_floor *taskkey_floor_new(
+  const uint8_t *key, size_t maximum_size, const uint8_t *aad, size_t aad_size) {
+  taskkey_floor *floor = calloc(1, sizeof *floor);
+  if (floor == NULL) return NULL;
+  size_t payload = maximum_size + nonce_size + tag_size;
+  floor->maximum = maximum_size;
+  floor->aad_size = aad_size;
+  floor->aad = malloc(aad_size + 1);
+  floor->plaintext = calloc(maximum_size + 1, 1);
+  floor->payload = calloc(payload + 3, 1);
+  floor->text = calloc(marker_size + encoded_size(payload) + 1, 1);
+  floor->opened = calloc(payload + 3, 1);
+  floor->seal = EVP_CIPHER_CTX_new();
+  floor->open = EVP_CIPHER_CTX_new();
+  EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, "AES-256-GCM", NULL);
+  int ok = floor->aad && floor->plaintext && floor->payload && floor->text && floor->opened && floor->seal &&
+           floor->open && cipher &&
+           EVP_EncryptInit_ex(floor->seal, cipher, NULL, key, NULL) == 1 &&
+           EVP_DecryptInit_ex(floor->open, cipher, NULL, key, NULL) == 1;
+  EVP_CIPHER_free(cipher);
+  if (!ok) {
+    taskkey_floor_free(floor);
+    return NULL;
   }
-  elapsed = now_ns() - start;
-done:
-  free(in);
-  free(out);
-  return elapsed;
+  memcpy(floor->aad, aad, aad_size);
+  memcpy(floor->text, aad, aad_size < marker_size ? aad_size : marker_size);
+  return floor;
 }
 
-uint64_t taskkey_bench_raw_gcm_open(size_t size, size_t iterations) {
-  unsigned char key[32], nonce[12], tag[16];
-  unsigned char *in = calloc(size + 1, 1), *sealed = malloc(size + 16), *out = malloc(size + 16);
-  uint64_t elapsed = 0;
-  if (in == NULL || sealed == NULL || out == NULL || RAND_bytes(key, sizeof key) != 1) goto done;
-  if (!seal_one(key, in, size, nonce, sealed, tag)) goto done;
-  uint64_t start = now_ns();
-  for (size_t i = 0; i < iterations; i++) {
-    if (!open_one(key, nonce, sealed, size, tag, out)) goto done;
-  }
-  elapsed = now_ns() - start;
-done:
-  free(in);
-  free(sealed);
-  free(out);
-  return elapsed;
+// One seal with the reused context: new nonce, AAD, data, final, tag.
+static int seal_into(taskkey_floor *floor, size_t size, uint8_t *out) {
+  int len = 0;
+  floor->counter++;
+  memcpy(out, &floor->counter, sizeof floor->counter);
+  memset(out + sizeof floor->counter, 0, nonce_size - sizeof floor->counter);
+  uint8_t *ciphertext = out + nonce_size;
+  return EVP_EncryptInit_ex(floor->seal, NULL, NULL, NULL, out) == 1 &&
+         EVP_EncryptUpdate(floor->seal, NULL, &len, floor->aad, (int)floor->aad_size) == 1 &&
+         EVP_EncryptUpdate(floor->seal, ciphertext, &len, floor->plaintext, (int)size) == 1 &&
+         EVP_EncryptFinal_ex(floor->seal, ciphertext + len, &len) == 1 &&
+         EVP_CIPHER_CTX_ctrl(floor->seal, EVP_CTRL_GCM_GET_TAG, tag_size, ciphertext + size) == 1;
 }
 
-uint64_t taskkey_bench_raw_sha256(size_t size, size_t iterations) {
-  unsigned char digest[32];
-  unsigned int length = 0;
-  unsigned char *in = calloc(size + 1, 1);
-  uint64_t elapsed = 0;
-  if (in == NULL) return 0;
-  uint64_t start = now_ns();
-  for (size_t i = 0; i < iterations; i++) {
-    if (EVP_Digest(in, size, digest, &length, EVP_sha256(), NULL) != 1) goto done;
-  }
-  elapsed = now_ns() - start;
-done:
-  free(in);
-  return elapsed;
+static int open_from(taskkey_floor *floor, size_t size, uint8_t *payload) {
+  int len = 0;
+  uint8_t *ciphertext = payload + nonce_size;
+  return EVP_DecryptInit_ex(floor->open, NULL, NULL, NULL, payload) == 1 &&
+         EVP_DecryptUpdate(floor->open, NULL, &len, floor->aad, (int)floor->aad_size) == 1 &&
+         EVP_DecryptUpdate(floor->open, floor->opened, &len, ciphertext, (int)size) == 1 &&
+         EVP_CIPHER_CTX_ctrl(floor->open, EVP_CTRL_GCM_SET_TAG, tag_size, ciphertext + size) == 1 &&
+         EVP_DecryptFinal_ex(floor->open, floor->opened + len, &len) > 0;
 }
 
-uint64_t taskkey_bench_raw_sealed_seal(size_t size, size_t iterations) {
-  unsigned char key[32];
-  size_t payload = 12 + size + 16;
-  unsigned char *in = calloc(size + 1, 1), *combined = malloc(payload);
-  unsigned char *text = malloc((payload + 2) / 3 * 4 + 1);
-  uint64_t elapsed = 0;
-  if (in == NULL || combined == NULL || text == NULL || RAND_bytes(key, sizeof key) != 1) goto done;
-  uint64_t start = now_ns();
+uint64_t taskkey_floor_gcm_seal(taskkey_floor *floor, size_t size, size_t iterations) {
+  if (size > floor->maximum) return 0;
+  uint64_t start = taskkey_bench_now();
   for (size_t i = 0; i < iterations; i++) {
-    if (!seal_one(key, in, size, combined, combined + 12, combined + 12 + size)) goto done;
-    EVP_EncodeBlock(text, combined, (int)payload);
+    if (!seal_into(floor, size, floor->payload)) return 0;
   }
-  elapsed = now_ns() - start;
-done:
-  free(in);
-  free(combined);
-  free(text);
-  return elapsed;
+  return taskkey_bench_now() - start;
 }
 
-uint64_t taskkey_bench_raw_sealed_open(size_t size, size_t iterations) {
-  unsigned char key[32];
-  size_t payload = 12 + size + 16;
-  int text_length = (int)((payload + 2) / 3 * 4);
-  unsigned char *in = calloc(size + 1, 1), *combined = malloc(payload + 3), *out = malloc(size + 16);
-  unsigned char *text = malloc((size_t)text_length + 1);
-  uint64_t elapsed = 0;
-  if (in == NULL || combined == NULL || out == NULL || text == NULL || RAND_bytes(key, sizeof key) != 1) goto done;
-  if (!seal_one(key, in, size, combined, combined + 12, combined + 12 + size)) goto done;
-  EVP_EncodeBlock(text, combined, (int)payload);
-  uint64_t start = now_ns();
+uint64_t taskkey_floor_gcm_open(taskkey_floor *floor, size_t size, size_t iterations) {
+  if (size > floor->maximum || !seal_into(floor, size, floor->payload)) return 0;
+  uint64_t start = taskkey_bench_now();
   for (size_t i = 0; i < iterations; i++) {
-    if (EVP_DecodeBlock(combined, text, text_length) < 0) goto done;
-    if (!open_one(key, combined, combined + 12, size, combined + 12 + size, out)) goto done;
+    if (!open_from(floor, size, floor->payload)) return 0;
   }
-  elapsed = now_ns() - start;
-done:
-  free(in);
-  free(combined);
-  free(out);
-  free(text);
+  return taskkey_bench_now() - start;
+}
+
+uint64_t taskkey_floor_text_seal(taskkey_floor *floor, size_t size, size_t iterations) {
+  if (size > floor->maximum) return 0;
+  int payload = (int)(size + nonce_size + tag_size);
+  uint64_t start = taskkey_bench_now();
+  for (size_t i = 0; i < iterations; i++) {
+    memcpy(floor->text, floor->aad, marker_size);
+    if (!seal_into(floor, size, floor->payload)) return 0;
+    EVP_EncodeBlock(floor->text + marker_size, floor->payload, payload);
+  }
+  return taskkey_bench_now() - start;
+}
+
+uint64_t taskkey_floor_text_open(taskkey_floor *floor, size_t size, size_t iterations) {
+  if (size > floor->maximum || !seal_into(floor, size, floor->payload)) return 0;
+  size_t payload = size + nonce_size + tag_size;
+  int text_size = (int)encoded_size(payload);
+  EVP_EncodeBlock(floor->text + marker_size, floor->payload, (int)payload);
+  uint64_t start = taskkey_bench_now();
+  for (size_t i = 0; i < iterations; i++) {
+    if (memcmp(floor->text, floor->aad, marker_size) != 0) return 0;
+    if (EVP_DecodeBlock(floor->payload, floor->text + marker_size, text_size) < (int)payload) return 0;
+    if (!open_from(floor, size, floor->payload)) return 0;
+  }
+  return taskkey_bench_now() - start;
+}
+
+uint64_t taskkey_bench_run(
+  char *const argv[], const char *input_path, const char *output_path, long *peak_rss_kib) {
+  posix_spawn_file_actions_t actions;
+  if (posix_spawn_file_actions_init(&actions) != 0) return 0;
+  int ok = posix_spawn_file_actions_addopen(&actions, 0, input_path ? input_path : "/dev/null", O_RDONLY, 0) == 0 &&
+           posix_spawn_file_actions_addopen(
+             &actions, 1, output_path ? output_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600) == 0 &&
+           posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) == 0;
+  uint64_t elapsed = 0;
+  pid_t pid;
+  if (ok && posix_spawn(&pid, argv[0], &actions, NULL, argv, environ) == 0) {
+    int status = 0;
+    struct rusage usage;
+    while (wait4(pid, &status, 0, &usage) < 0) {
+      if (errno != EINTR) return 0;
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      elapsed = (uint64_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000u +
+                (uint64_t)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000u;
+      if (elapsed == 0) elapsed = 1;
+      if (peak_rss_kib) *peak_rss_kib = usage.ru_maxrss;
+    }
+  }
+  posix_spawn_file_actions_destroy(&actions);
   return elapsed;
 }

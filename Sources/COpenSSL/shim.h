@@ -3,4 +3,6 @@
 #include <openssl/evp.h>
 #include <openssl/err.h>
 #include <openssl/crypto.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 #endif

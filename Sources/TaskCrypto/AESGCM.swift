@@ -64,15 +64,15 @@ extension AES {
     ///   - key: a 256-bit key.
     ///   - aad: associated data that is authenticated but not encrypted.
     /// - Returns: the sealed box.
-    /// - Throws: `TaskCryptoError.tooLarge`, or `.backendFailure` if OpenSSL
+    /// - Throws: `TaskCryptoError.tooLarge`, `.resourceUnavailable` when
+    ///   the kernel gives no random bytes, or `.backendFailure` if OpenSSL
     ///   fails (allocation).
     public static func seal<Plain: ContiguousBytes, AAD: ContiguousBytes>(
       _ plaintext: Plain,
       using key: SymmetricKey,
       authenticating aad: AAD
     ) throws -> SealedBox {
-      let nonce = SecureRandom.bytes(count: nonceByteCount)
-      return try seal(plaintext, using: key, nonce: nonce, authenticating: aad)
+      try seal(plaintext, using: key, nonce: SecureRandom.nonceBytes(), authenticating: aad)
     }
 
     /// Encrypts and authenticates `plaintext` with no associated data.
@@ -96,51 +96,22 @@ extension AES {
         guard input.count <= maximumPlaintextByteCount else {
           throw TaskCryptoError.tooLarge(byteCount: input.count, limit: maximumPlaintextByteCount)
         }
-        var ciphertext = [UInt8](repeating: 0, count: input.count)
         var tag = [UInt8](repeating: 0, count: tagByteCount)
-        try ciphertext.withUnsafeMutableBytes { ciphertextBytes in
+        let ciphertext = try [UInt8](unsafeUninitializedCapacity: input.count) { buffer, initialized in
+          // Every byte is written by the encryption.
           try tag.withUnsafeMutableBytes { tagBytes in
             try nonce.withUnsafeBytes { nonceBytes in
               try aad.withUnsafeBytes { aadBytes in
                 try sealRaw(
-                  input, using: key, nonce: nonceBytes, authenticating: aadBytes, ciphertext: ciphertextBytes,
+                  input, using: key, nonce: nonceBytes, authenticating: aadBytes,
+                  UnsafeRawBufferPointer(start: nil, count: 0), ciphertext: UnsafeMutableRawBufferPointer(buffer),
                   tag: tagBytes)
               }
             }
           }
+          initialized = input.count
         }
         return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
-      }
-    }
-
-    /// Seals into one buffer laid out as `nonce || ciphertext || tag`, the
-    /// layout of a sealed value's payload, without intermediate copies.
-    static func sealCombined<Plain: ContiguousBytes, AAD: ContiguousBytes>(
-      _ plaintext: Plain,
-      using key: SymmetricKey,
-      nonce: [UInt8],
-      authenticating aad: AAD
-    ) throws -> [UInt8] {
-      precondition(nonce.count == nonceByteCount)
-      return try plaintext.withUnsafeBytes { input in
-        guard input.count <= maximumPlaintextByteCount else {
-          throw TaskCryptoError.tooLarge(byteCount: input.count, limit: maximumPlaintextByteCount)
-        }
-        let total = nonceByteCount + input.count + tagByteCount
-        return try [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
-          // Every byte is written: the nonce here, the rest by the encryption.
-          let out = UnsafeMutableRawBufferPointer(buffer)
-          initialized = total
-          nonce.withUnsafeBytes { out.copyMemory(from: $0) }
-          try aad.withUnsafeBytes { aadBytes in
-            try nonce.withUnsafeBytes { nonceBytes in
-              try sealRaw(
-                input, using: key, nonce: nonceBytes, authenticating: aadBytes,
-                ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceByteCount..<(total - tagByteCount)]),
-                tag: UnsafeMutableRawBufferPointer(rebasing: out[(total - tagByteCount)...]))
-            }
-          }
-        }
       }
     }
 
@@ -162,7 +133,8 @@ extension AES {
             try box.tag.withUnsafeBytes { tag in
               try aad.withUnsafeBytes { aadBytes in
                 try openRaw(
-                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key, authenticating: aadBytes,
+                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key,
+                  authenticating: aadBytes, UnsafeRawBufferPointer(start: nil, count: 0),
                   into: UnsafeMutableRawBufferPointer(buffer))
               }
             }
@@ -176,33 +148,6 @@ extension AES {
     /// - Throws: as `open(_:using:authenticating:)`.
     public static func open(_ box: SealedBox, using key: SymmetricKey) throws -> [UInt8] {
       try open(box, using: key, authenticating: [UInt8]())
-    }
-
-    /// Verifies and decrypts `nonce || ciphertext || tag` (at least 28
-    /// bytes) straight from one buffer.
-    static func open<AAD: ContiguousBytes>(
-      combined: [UInt8],
-      using key: SymmetricKey,
-      authenticating aad: AAD
-    ) throws -> [UInt8] {
-      guard combined.count >= nonceByteCount + tagByteCount else {
-        throw TaskCryptoError.truncated(byteCount: combined.count)
-      }
-      let count = combined.count - nonceByteCount - tagByteCount
-      return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-        // Every byte is written by the decryption or wiped on failure.
-        let output = UnsafeMutableRawBufferPointer(buffer)
-        initialized = count
-        try combined.withUnsafeBytes { bytes in
-          try aad.withUnsafeBytes { aadBytes in
-            try openRaw(
-              nonce: UnsafeRawBufferPointer(rebasing: bytes[..<nonceByteCount]),
-              ciphertext: UnsafeRawBufferPointer(rebasing: bytes[nonceByteCount..<(bytes.count - tagByteCount)]),
-              tag: UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - tagByteCount)...]),
-              using: key, authenticating: aadBytes, into: output)
-          }
-        }
-      }
     }
 
     /// Verifies and decrypts `box` into locked memory, for plaintexts that
@@ -221,7 +166,8 @@ extension AES {
             try box.tag.withUnsafeBytes { tag in
               try aad.withUnsafeBytes { aadBytes in
                 try openRaw(
-                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key, authenticating: aadBytes, into: output)
+                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key,
+                  authenticating: aadBytes, UnsafeRawBufferPointer(start: nil, count: 0), into: output)
               }
             }
           }
@@ -230,69 +176,76 @@ extension AES {
       return plaintext
     }
 
-    /// The one place that encrypts: EVP AES-256-GCM over raw buffers.
-    private static func sealRaw(
+    /// The one place that encrypts: EVP AES-256-GCM over raw buffers, with
+    /// a context of `key`'s cache that only gets a new nonce. The
+    /// associated data is `aad` followed by `aadTail` (GCM authenticates
+    /// the concatenation), so callers need not join them.
+    static func sealRaw(
       _ input: UnsafeRawBufferPointer,
       using key: SymmetricKey,
       nonce: UnsafeRawBufferPointer,
       authenticating aad: UnsafeRawBufferPointer,
+      _ aadTail: UnsafeRawBufferPointer,
       ciphertext: UnsafeMutableRawBufferPointer,
       tag: UnsafeMutableRawBufferPointer
     ) throws {
       precondition(ciphertext.count == input.count && tag.count == tagByteCount && nonce.count == nonceByteCount)
-      let context = try CipherContext()
-      try key.withUnsafeBytes { keyBytes in
-        try context.check(
-          EVP_EncryptInit_ex(
-            context.pointer, EVP_aes_256_gcm(), nil, keyBytes.bindMemory(to: UInt8.self).baseAddress,
-            nonce.bindMemory(to: UInt8.self).baseAddress), "EVP_EncryptInit_ex")
+      try key.contexts.withContext(encrypting: true, key: key.storage) { context in
+        try check(
+          EVP_EncryptInit_ex(context, nil, nil, nil, nonce.bindMemory(to: UInt8.self).baseAddress),
+          "EVP_EncryptInit_ex")
+        try feedAssociatedData(context, aad, aadTail, encrypting: true)
+        try update(context, input, into: ciphertext, encrypting: true)
+        var finalLength: Int32 = 0
+        var scratch: (UInt64, UInt64) = (0, 0)
+        try withUnsafeMutableBytes(of: &scratch) { scratchBytes in
+          try check(
+            EVP_EncryptFinal_ex(context, scratchBytes.bindMemory(to: UInt8.self).baseAddress, &finalLength),
+            "EVP_EncryptFinal_ex")
+        }
+        try check(
+          withTagParameter(tag.baseAddress!) { EVP_CIPHER_CTX_get_params(context, $0) },
+          "EVP_CIPHER_CTX_get_params(tag)")
       }
-      try context.update(aad, into: nil, encrypting: true)
-      try context.update(input, into: ciphertext, encrypting: true)
-      var finalLength: Int32 = 0
-      var scratch = [UInt8](repeating: 0, count: 16)
-      try context.check(EVP_EncryptFinal_ex(context.pointer, &scratch, &finalLength), "EVP_EncryptFinal_ex")
-      try context.check(
-        EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_GET_TAG, Int32(tagByteCount), tag.baseAddress),
-        "EVP_CIPHER_CTX_ctrl(GET_TAG)")
     }
 
-    /// The one place that decrypts. On any failure the output is wiped, so
+    /// The one place that decrypts. `output` may be exactly `ciphertext`
+    /// (decryption in place). On any failure the output is wiped, so
     /// unauthenticated plaintext never survives.
-    private static func openRaw(
+    static func openRaw(
       nonce: UnsafeRawBufferPointer,
       ciphertext: UnsafeRawBufferPointer,
       tag: UnsafeRawBufferPointer,
       using key: SymmetricKey,
       authenticating aad: UnsafeRawBufferPointer,
+      _ aadTail: UnsafeRawBufferPointer,
       into output: UnsafeMutableRawBufferPointer
     ) throws {
       guard nonce.count == nonceByteCount else { throw TaskCryptoError.truncated(byteCount: nonce.count) }
       guard tag.count == tagByteCount else { throw TaskCryptoError.authenticationFailed }
       precondition(output.count == ciphertext.count)
       do {
-        let context = try CipherContext()
-        try key.withUnsafeBytes { keyBytes in
-          try context.check(
-            EVP_DecryptInit_ex(
-              context.pointer, EVP_aes_256_gcm(), nil, keyBytes.bindMemory(to: UInt8.self).baseAddress,
-              nonce.bindMemory(to: UInt8.self).baseAddress), "EVP_DecryptInit_ex")
-        }
-        try context.update(aad, into: nil, encrypting: false)
-        try context.update(ciphertext, into: output, encrypting: false)
-        // SET_TAG takes a non-const pointer but only reads it; copy to be safe.
-        var expected = Array(tag)
-        try expected.withUnsafeMutableBytes { tagBytes in
-          try context.check(
-            EVP_CIPHER_CTX_ctrl(context.pointer, EVP_CTRL_GCM_SET_TAG, Int32(tagByteCount), tagBytes.baseAddress),
-            "EVP_CIPHER_CTX_ctrl(SET_TAG)")
-        }
-        var finalLength: Int32 = 0
-        var scratch = [UInt8](repeating: 0, count: 16)
-        // EVP_DecryptFinal_ex returns <= 0 exactly when the tag does not verify.
-        guard EVP_DecryptFinal_ex(context.pointer, &scratch, &finalLength) > 0 else {
-          ERR_clear_error()
-          throw TaskCryptoError.authenticationFailed
+        try key.contexts.withContext(encrypting: false, key: key.storage) { context in
+          try check(
+            EVP_DecryptInit_ex(context, nil, nil, nil, nonce.bindMemory(to: UInt8.self).baseAddress),
+            "EVP_DecryptInit_ex")
+          try feedAssociatedData(context, aad, aadTail, encrypting: false)
+          try update(context, ciphertext, into: output, encrypting: false)
+          // The parameter takes a non-const pointer; setting only reads the tag.
+          try check(
+            withTagParameter(UnsafeMutableRawPointer(mutating: tag.baseAddress!)) {
+              EVP_CIPHER_CTX_set_params(context, $0)
+            }, "EVP_CIPHER_CTX_set_params(tag)")
+          var finalLength: Int32 = 0
+          var scratch: (UInt64, UInt64) = (0, 0)
+          // EVP_DecryptFinal_ex returns <= 0 exactly when the tag does not verify.
+          let verified = withUnsafeMutableBytes(of: &scratch) { scratchBytes in
+            EVP_DecryptFinal_ex(context, scratchBytes.bindMemory(to: UInt8.self).baseAddress, &finalLength) > 0
+          }
+          guard verified else {
+            ERR_clear_error()
+            throw TaskCryptoError.authenticationFailed
+          }
         }
       } catch {
         wipe(output)
@@ -308,45 +261,73 @@ func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
   OPENSSL_cleanse(base, buffer.count)
 }
 
-/// Owns one `EVP_CIPHER_CTX` and frees it on every path.
-private final class CipherContext {
-  let pointer: OpaquePointer
-
-  init() throws {
-    guard let pointer = EVP_CIPHER_CTX_new() else {
-      throw TaskCryptoError.backendFailure(function: "EVP_CIPHER_CTX_new")
-    }
-    self.pointer = pointer
+/// Fails with the OpenSSL function's name unless `result` is 1.
+private func check(_ result: Int32, _ function: String) throws {
+  guard result == 1 else {
+    ERR_clear_error()
+    throw TaskCryptoError.backendFailure(function: function)
   }
+}
 
-  deinit { EVP_CIPHER_CTX_free(pointer) }
+/// The name of the GCM tag parameter, OSSL_CIPHER_PARAM_AEAD_TAG.
+private let tagParameterName: StaticString = "tag"
 
-  func check(_ result: Int32, _ function: String) throws {
-    guard result == 1 else {
-      ERR_clear_error()
-      throw TaskCryptoError.backendFailure(function: function)
-    }
+/// Calls `body` with a parameter list naming the 16-byte tag at `tag`: the
+/// provider's own interface, one layer below `EVP_CIPHER_CTX_ctrl`, which
+/// builds the same list on every call.
+@inline(__always)
+private func withTagParameter(_ tag: UnsafeMutableRawPointer, _ body: (UnsafeMutablePointer<OSSL_PARAM>) -> Int32)
+  -> Int32
+{
+  let name = UnsafeRawPointer(tagParameterName.utf8Start).assumingMemoryBound(to: CChar.self)
+  var parameters = (
+    OSSL_PARAM_construct_octet_string(name, tag, AES.GCM.tagByteCount), OSSL_PARAM_construct_end()
+  )
+  return withUnsafeMutablePointer(to: &parameters) {
+    $0.withMemoryRebound(to: OSSL_PARAM.self, capacity: 2, body)
   }
+}
 
-  /// Feeds `input` through the cipher in chunks below Int32.max. With a nil
-  /// `output` the input is associated data.
-  func update(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer?, encrypting: Bool) throws {
-    let chunk = 1 << 30
-    var offset = 0
-    while offset < input.count {
-      let length = Swift.min(chunk, input.count - offset)
-      var written: Int32 = 0
-      let source = input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
-      let target = output.map { $0.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self) }
-      let result =
-        encrypting
-        ? EVP_EncryptUpdate(pointer, target, &written, source, Int32(length))
-        : EVP_DecryptUpdate(pointer, target, &written, source, Int32(length))
-      try check(result, encrypting ? "EVP_EncryptUpdate" : "EVP_DecryptUpdate")
-      if output != nil && Int(written) != length {
-        throw TaskCryptoError.backendFailure(function: encrypting ? "EVP_EncryptUpdate" : "EVP_DecryptUpdate")
-      }
-      offset += length
+/// Feeds `aad || aadTail` as associated data: joined on the stack into one
+/// update when short (each EVP update has a fixed cost), else in two.
+@inline(__always)
+private func feedAssociatedData(
+  _ context: OpaquePointer, _ aad: UnsafeRawBufferPointer, _ aadTail: UnsafeRawBufferPointer, encrypting: Bool
+) throws {
+  let total = aad.count + aadTail.count
+  guard !aadTail.isEmpty, total <= 1024 else {
+    try update(context, aad, into: nil, encrypting: encrypting)
+    try update(context, aadTail, into: nil, encrypting: encrypting)
+    return
+  }
+  try withUnsafeTemporaryAllocation(byteCount: total, alignment: 1) { joined in
+    if !aad.isEmpty { joined.baseAddress!.copyMemory(from: aad.baseAddress!, byteCount: aad.count) }
+    (joined.baseAddress! + aad.count).copyMemory(from: aadTail.baseAddress!, byteCount: aadTail.count)
+    try update(context, UnsafeRawBufferPointer(joined), into: nil, encrypting: encrypting)
+  }
+}
+
+/// Feeds `input` through the cipher in chunks below Int32.max. With a nil
+/// `output` the input is associated data. Nothing is fed for empty input.
+private func update(
+  _ context: OpaquePointer, _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer?,
+  encrypting: Bool
+) throws {
+  let chunk = 1 << 30
+  var offset = 0
+  while offset < input.count {
+    let length = Swift.min(chunk, input.count - offset)
+    var written: Int32 = 0
+    let source = input.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self)
+    let target = output.map { $0.baseAddress!.advanced(by: offset).assumingMemoryBound(to: UInt8.self) }
+    let result =
+      encrypting
+      ? EVP_EncryptUpdate(context, target, &written, source, Int32(length))
+      : EVP_DecryptUpdate(context, target, &written, source, Int32(length))
+    try check(result, encrypting ? "EVP_EncryptUpdate" : "EVP_DecryptUpdate")
+    if output != nil && Int(written) != length {
+      throw TaskCryptoError.backendFailure(function: encrypting ? "EVP_EncryptUpdate" : "EVP_DecryptUpdate")
     }
+    offset += length
   }
 }

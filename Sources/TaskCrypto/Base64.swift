@@ -13,6 +13,31 @@
 public enum Base64 {
   private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
   private static let padding = UInt8(ascii: "=")
+  /// Two characters per entry, for the 12-bit halves of a 3-byte group:
+  /// entry `v` holds the characters of `v >> 6` and `v & 0x3f`, first
+  /// character in the low byte, so one 32-bit store writes four characters.
+  private static let pairs: [UInt16] = (0..<4096).map { value in
+    UInt16(alphabet[value >> 6]) | UInt16(alphabet[value & 0x3f]) << 8
+  }
+  /// Decoding tables, one per character position in a group: entry `c` is
+  /// that character's 6 bits already shifted to where they land in the
+  /// group's 3 bytes (little-endian, first byte lowest), or
+  /// `invalidEntry` (bit 24 set) when `c` is not in the alphabet. OR-ing
+  /// the four entries gives the 3 bytes, with bit 24 set on any bad
+  /// character.
+  private static let invalidEntry: UInt32 = 0x01ff_ffff
+  private static let decodeTables: [UInt32] = {
+    var tables = [UInt32](repeating: invalidEntry, count: 4 * 256)
+    for (index, character) in alphabet.enumerated() {
+      let value = UInt32(index)
+      let c = Int(character)
+      tables[c] = value << 2
+      tables[256 + c] = value >> 4 | (value & 0x0f) << 12
+      tables[512 + c] = (value >> 2) << 8 | (value & 0x03) << 22
+      tables[768 + c] = value << 16
+    }
+    return tables
+  }()
   /// Maps an ASCII byte to its 6-bit value, or 0xff when not in the alphabet.
   private static let values: [UInt8] = {
     var table = [UInt8](repeating: 0xff, count: 256)
@@ -27,53 +52,75 @@ public enum Base64 {
 
   /// Encodes bytes as standard base64 with padding.
   public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
-    encode(bytes, prefix: [])
-  }
-
-  /// `prefix` followed by the base64 of `bytes`, built in one allocation.
-  static func encode(_ bytes: UnsafeRawBufferPointer, prefix: [UInt8]) -> String {
     let length = encodedLength(of: bytes.count)
-    guard length + prefix.count > 0 else { return "" }
-    return String(unsafeUninitializedCapacity: prefix.count + length) { whole in
-      _ = whole.initialize(from: prefix)
-      let out = UnsafeMutableBufferPointer(rebasing: whole[prefix.count...])
-      alphabet.withUnsafeBufferPointer { table in
-        var input = 0
-        var output = 0
-        let whole = bytes.count - bytes.count % 3
-        while input < whole {
-          let word = UInt32(bytes[input]) << 16 | UInt32(bytes[input + 1]) << 8 | UInt32(bytes[input + 2])
-          out[output] = table[Int(word >> 18)]
-          out[output + 1] = table[Int(word >> 12 & 0x3f)]
-          out[output + 2] = table[Int(word >> 6 & 0x3f)]
-          out[output + 3] = table[Int(word & 0x3f)]
-          input += 3
-          output += 4
-        }
-        switch bytes.count - whole {
-        case 1:
-          let word = UInt32(bytes[input]) << 16
-          out[output] = table[Int(word >> 18)]
-          out[output + 1] = table[Int(word >> 12 & 0x3f)]
-          out[output + 2] = padding
-          out[output + 3] = padding
-        case 2:
-          let word = UInt32(bytes[input]) << 16 | UInt32(bytes[input + 1]) << 8
-          out[output] = table[Int(word >> 18)]
-          out[output + 1] = table[Int(word >> 12 & 0x3f)]
-          out[output + 2] = table[Int(word >> 6 & 0x3f)]
-          out[output + 3] = padding
-        default:
-          break
-        }
-      }
-      return prefix.count + length
+    guard length > 0 else { return "" }
+    return String(unsafeUninitializedCapacity: length) { out in
+      encode(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), count: bytes.count, into: out.baseAddress!)
+      return length
     }
   }
 
   /// Encodes a byte array as standard base64 with padding.
   public static func encode(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { encode($0) }
+  }
+
+  /// Writes the base64 of `count` bytes at `input` to `output`
+  /// (`encodedLength(of: count)` bytes).
+  ///
+  /// The two regions may overlap when the input ends exactly where the
+  /// output ends: each group of 3 bytes is read before its 4 characters are
+  /// written, and a group's characters never reach input not yet read. This
+  /// lets a sealed value be encrypted into the tail of its own text and
+  /// encoded in place.
+  static func encode(_ input: UnsafePointer<UInt8>, count: Int, into output: UnsafeMutablePointer<UInt8>) {
+    var source = input
+    var target = UnsafeMutableRawPointer(output)
+    let end = input + (count - count % 3)
+    pairs.withUnsafeBufferPointer { pairs in
+      let pairs = pairs.baseAddress!
+      // Six bytes to eight characters per step while eight bytes remain
+      // to be read. In place, the output stays at least 2 bytes behind the
+      // input here (see above), so the 8-byte store never reaches unread
+      // input.
+      while end - source >= 8 {
+        let word = UInt64(bigEndian: UnsafeRawPointer(source).loadUnaligned(as: UInt64.self))
+        let eight =
+          UInt64(pairs[Int(truncatingIfNeeded: word >> 52)])
+          | UInt64(pairs[Int(truncatingIfNeeded: word >> 40 & 0xfff)]) << 16
+          | UInt64(pairs[Int(truncatingIfNeeded: word >> 28 & 0xfff)]) << 32
+          | UInt64(pairs[Int(truncatingIfNeeded: word >> 16 & 0xfff)]) << 48
+        target.storeBytes(of: UInt64(littleEndian: eight), as: UInt64.self)
+        source += 6
+        target += 8
+      }
+      while source < end {
+        let word = Int(source[0]) << 16 | Int(source[1]) << 8 | Int(source[2])
+        let four = UInt32(pairs[word >> 12]) | UInt32(pairs[word & 0xfff]) << 16
+        target.storeBytes(of: UInt32(littleEndian: four), as: UInt32.self)
+        source += 3
+        target += 4
+      }
+    }
+    let out = target.assumingMemoryBound(to: UInt8.self)
+    alphabet.withUnsafeBufferPointer { table in
+      switch count % 3 {
+      case 1:
+        let word = UInt32(source[0]) << 16
+        out[0] = table[Int(word >> 18)]
+        out[1] = table[Int(word >> 12 & 0x3f)]
+        out[2] = padding
+        out[3] = padding
+      case 2:
+        let word = UInt32(source[0]) << 16 | UInt32(source[1]) << 8
+        out[0] = table[Int(word >> 18)]
+        out[1] = table[Int(word >> 12 & 0x3f)]
+        out[2] = table[Int(word >> 6 & 0x3f)]
+        out[3] = padding
+      default:
+        break
+      }
+    }
   }
 
   /// Decodes canonical standard base64 with padding.
@@ -91,57 +138,76 @@ public enum Base64 {
   ///
   /// - Returns: the bytes, or nil when the input is not canonical base64.
   public static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
-    guard text.count % 4 == 0 else { return nil }
-    guard text.count > 0 else { return [] }
-    let padded = text[text.count - 1] == padding ? (text[text.count - 2] == padding ? 2 : 1) : 0
-    let count = text.count / 4 * 3 - padded
+    guard let count = decodedLength(of: text) else { return nil }
     var valid = true
     let out = [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
-      values.withUnsafeBufferPointer { table in
-        var input = 0
-        var output = 0
-        // Every full group except the last, which may carry padding.
-        let fullGroupsEnd = text.count - 4
-        var bad: UInt8 = 0
-        while input < fullGroupsEnd {
-          let a = table[Int(text[input])]
-          let b = table[Int(text[input + 1])]
-          let c = table[Int(text[input + 2])]
-          let d = table[Int(text[input + 3])]
-          bad |= a | b | c | d
-          let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-          out[output] = UInt8(truncatingIfNeeded: word >> 16)
-          out[output + 1] = UInt8(truncatingIfNeeded: word >> 8)
-          out[output + 2] = UInt8(truncatingIfNeeded: word)
-          input += 4
-          output += 3
-        }
-        // 0xff marks a character outside the alphabet; valid values are < 64.
-        valid = bad & 0xc0 == 0
-        let a = table[Int(text[input])]
-        let b = table[Int(text[input + 1])]
-        let c = padded == 2 ? 0 : table[Int(text[input + 2])]
-        let d = padded >= 1 ? 0 : table[Int(text[input + 3])]
-        if (a | b | c | d) & 0xc0 != 0 { valid = false }
-        let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-        switch padded {
-        case 2:
-          // Canonical: the 4 unused bits of the second character are zero.
-          if b & 0x0f != 0 { valid = false }
-          out[output] = UInt8(truncatingIfNeeded: word >> 16)
-        case 1:
-          // Canonical: the 2 unused bits of the third character are zero.
-          if c & 0x03 != 0 { valid = false }
-          out[output] = UInt8(truncatingIfNeeded: word >> 16)
-          out[output + 1] = UInt8(truncatingIfNeeded: word >> 8)
-        default:
-          out[output] = UInt8(truncatingIfNeeded: word >> 16)
-          out[output + 1] = UInt8(truncatingIfNeeded: word >> 8)
-          out[output + 2] = UInt8(truncatingIfNeeded: word)
-        }
-      }
+      valid = count == 0 || decode(text, into: out.baseAddress!)
       initialized = count
     }
     return valid ? out : nil
+  }
+
+  /// The number of bytes `text` decodes to, judged from its length and
+  /// padding only; nil when its length is not a multiple of 4.
+  static func decodedLength(of text: UnsafeRawBufferPointer) -> Int? {
+    guard text.count % 4 == 0 else { return nil }
+    guard text.count > 0 else { return 0 }
+    let padded = text[text.count - 1] == padding ? (text[text.count - 2] == padding ? 2 : 1) : 0
+    return text.count / 4 * 3 - padded
+  }
+
+  /// Decodes non-empty `text` into `output`, which holds
+  /// `decodedLength(of: text)` bytes.
+  ///
+  /// - Returns: false when `text` is not canonical base64; `output` is then
+  ///   partly written.
+  static func decode(_ text: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<UInt8>) -> Bool {
+    guard let count = decodedLength(of: text), count > 0 || text.count > 0 else { return false }
+    let padded = text.count / 4 * 3 - count
+    var source = text.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    var target = output
+    // Every full group except the last, which may carry padding. Each
+    // step stores 4 bytes and advances 3; the extra byte is overwritten by
+    // the next group, and the last group is always written below.
+    let end = source + (text.count - 4)
+    var badGroups: UInt32 = 0
+    decodeTables.withUnsafeBufferPointer { tables in
+      let tables = tables.baseAddress!
+      while source < end {
+        let bytes =
+          tables[Int(source[0])] | tables[256 + Int(source[1])] | tables[512 + Int(source[2])]
+          | tables[768 + Int(source[3])]
+        badGroups |= bytes
+        UnsafeMutableRawPointer(target).storeBytes(of: UInt32(littleEndian: bytes), as: UInt32.self)
+        source += 4
+        target += 3
+      }
+    }
+    return values.withUnsafeBufferPointer { table -> Bool in
+      var bad: UInt8 = badGroups >> 24 == 0 ? 0 : 0xff
+      // 0xff marks a character outside the alphabet; valid values are < 64.
+      let a = table[Int(source[0])]
+      let b = table[Int(source[1])]
+      let c = padded == 2 ? 0 : table[Int(source[2])]
+      let d = padded >= 1 ? 0 : table[Int(source[3])]
+      bad |= a | b | c | d
+      let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+      switch padded {
+      case 2:
+        // Canonical: the 4 unused bits of the second character are zero.
+        if b & 0x0f != 0 { bad = 0xff }
+        target[0] = UInt8(truncatingIfNeeded: word >> 16)
+      case 1:
+        // Canonical: the 2 unused bits of the third character are zero.
+        if c & 0x03 != 0 { bad = 0xff }
+        target[0] = UInt8(truncatingIfNeeded: word >> 16)
+        target[1] = UInt8(truncatingIfNeeded: word >> 8)
+      default:
+        target[0] = UInt8(truncatingIfNeeded: word >> 16)
+        target[1] = UInt8(truncatingIfNeeded: word >> 8)
+        target[2] = UInt8(truncatingIfNeeded: word)
+      }
+      return bad & 0xc0 == 0
+    }
   }
 }

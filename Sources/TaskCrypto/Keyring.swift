@@ -83,9 +83,10 @@ public struct Keyring: Sendable, Equatable, CustomStringConvertible {
   /// - Throws: `TaskCryptoError.cannotRetirePrimary` for the primary,
   ///   `.unknownKeyID` when no key has that id.
   public mutating func retire(_ id: KeyID) throws {
-    guard key(for: id) != nil else { throw TaskCryptoError.unknownKeyID(id) }
+    guard let retired = key(for: id) else { throw TaskCryptoError.unknownKeyID(id) }
     guard id != primaryID else { throw TaskCryptoError.cannotRetirePrimary(id) }
     keys.removeAll { $0.id == id }
+    retired.key.discardCachedContexts()
   }
 
   /// Lists ids only: `Keyring(primary: <kid>, keys: [<kid>, …])`.

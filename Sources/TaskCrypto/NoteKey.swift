@@ -5,11 +5,14 @@ public struct NoteKey: Sendable, Equatable, CustomStringConvertible {
   public let id: KeyID
   /// The key itself.
   public let key: SymmetricKey
+  /// The sealed-value marker `tc1.<kid>:` for this key, built once.
+  let marker: SealedValue.Marker
 
   /// Pairs an id with a key.
   public init(id: KeyID, key: SymmetricKey) {
     self.id = id
     self.key = key
+    self.marker = SealedValue.Marker(keyID: id)
   }
 
   /// Makes a new random key with a random id not in `taken`.

@@ -84,6 +84,7 @@ private final class DigestContext: @unchecked Sendable {
   let pointer: OpaquePointer
 
   init() {
+    ensureOpenSSL()
     guard let pointer = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new: out of memory") }
     self.pointer = pointer
     guard EVP_DigestInit_ex(pointer, EVP_sha256(), nil) == 1 else { fatalError("EVP_DigestInit_ex(SHA-256) failed") }

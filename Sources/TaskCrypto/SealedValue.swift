@@ -36,7 +36,7 @@ public struct SealedValue: Sendable, Equatable {
   /// Whether `text` carries a sealed-value marker (of any version). Plain
   /// values are those for which this is false.
   public static func isSealed(_ text: String) -> Bool {
-    header(of: text) != nil
+    withUTF8(of: text) { (try? header(of: $0, requiringVersion1: false)) != nil }
   }
 
   /// Parses a sealed text without opening it.
@@ -45,27 +45,18 @@ public struct SealedValue: Sendable, Equatable {
   /// - Throws: `TaskCryptoError.unsupportedVersion`, `.tooLarge`,
   ///   `.invalidBase64` or `.truncated`, checked in that order.
   public static func parse(_ text: String) throws -> SealedValue? {
-    guard let (keyID, payload) = try decodePayload(text) else { return nil }
-    return SealedValue(keyID: keyID, box: try AES.GCM.SealedBox(combined: payload))
-  }
-
-  /// Steps 1-5 of the reader (SECURITY.md §6): nil for plain text, else the
-  /// key id and the decoded `nonce || ciphertext || tag`.
-  static func decodePayload(_ text: String) throws -> (KeyID, [UInt8])? {
-    guard let header = header(of: text) else { return nil }
-    guard header.version == "1" else { throw TaskCryptoError.unsupportedVersion(header.version) }
-    var text = text
-    let payload = try text.withUTF8 { utf8 -> [UInt8]? in
-      guard utf8.count <= maximumSealedByteCount else {
-        throw TaskCryptoError.tooLarge(byteCount: utf8.count, limit: maximumSealedByteCount)
+    try withUTF8(of: text) { utf8 in
+      guard let header = try header(of: utf8, requiringVersion1: true) else { return nil }
+      let body = try payloadText(of: utf8, after: header)
+      guard let count = Base64.decodedLength(of: body) else { throw TaskCryptoError.invalidBase64 }
+      let payload = try [UInt8](unsafeUninitializedCapacity: Swift.max(count, 1)) { buffer, initialized in
+        guard count == 0 || Base64.decode(body, into: buffer.baseAddress!) else {
+          throw TaskCryptoError.invalidBase64
+        }
+        initialized = count
       }
-      return Base64.decode(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: utf8[header.length...])))
+      return SealedValue(keyID: header.keyID, box: try AES.GCM.SealedBox(combined: payload))
     }
-    guard let payload else { throw TaskCryptoError.invalidBase64 }
-    guard payload.count >= AES.GCM.nonceByteCount + AES.GCM.tagByteCount else {
-      throw TaskCryptoError.truncated(byteCount: payload.count)
-    }
-    return (header.keyID, payload)
   }
 
   /// Seals UTF-8 text under the keyring's primary key.
@@ -76,31 +67,35 @@ public struct SealedValue: Sendable, Equatable {
   ///   - context: where the value will live, e.g. `note/<id>/body`; the same
   ///     context must be given to open it.
   /// - Returns: the sealed text `tc1.<kid>:<base64>`.
-  /// - Throws: `TaskCryptoError.tooLarge` above 16 MiB, `.backendFailure`.
+  /// - Throws: `TaskCryptoError.tooLarge` above 16 MiB,
+  ///   `.resourceUnavailable` when the kernel gives no random bytes,
+  ///   `.backendFailure`.
   public static func seal(_ plaintext: String, using keyring: Keyring, context: String = "") throws -> String {
-    try seal(bytes: Array(plaintext.utf8), using: keyring.primary, context: context)
+    let key = keyring.primary
+    return try withUTF8(of: plaintext) { try seal(bytes: $0, using: key, context: context, nonce: nil) }
   }
 
-  /// Seals bytes under one key.
+  /// Seals bytes under one key, with a fresh random nonce.
   ///
-  /// - Throws: `TaskCryptoError.tooLarge` above 16 MiB, `.backendFailure`.
+  /// The nonce comes from `SecureRandom`'s per-thread buffer of kernel
+  /// randomness; the key's cipher context is reused (only the nonce is set
+  /// per call) and the text is written in one allocation.
+  ///
+  /// - Throws: as `seal(_:using:context:)`.
   public static func seal<Bytes: ContiguousBytes>(
     bytes: Bytes, using key: NoteKey, context: String = ""
   ) throws -> String {
-    try seal(bytes: bytes, using: key, context: context, nonce: SecureRandom.bytes(count: AES.GCM.nonceByteCount))
+    try bytes.withUnsafeBytes { try seal(bytes: $0, using: key, context: context, nonce: nil) }
   }
 
   /// The test seam for vectors: seals under a chosen nonce. Internal.
   static func seal<Bytes: ContiguousBytes>(
     bytes: Bytes, using key: NoteKey, context: String, nonce: [UInt8]
   ) throws -> String {
-    let count = bytes.withUnsafeBytes(\.count)
-    guard count <= maximumPlaintextByteCount else {
-      throw TaskCryptoError.tooLarge(byteCount: count, limit: maximumPlaintextByteCount)
+    precondition(nonce.count == AES.GCM.nonceByteCount)
+    return try bytes.withUnsafeBytes { plain in
+      try nonce.withUnsafeBytes { try seal(bytes: plain, using: key, context: context, nonce: $0) }
     }
-    let combined = try AES.GCM.sealCombined(
-      bytes, using: key.key, nonce: nonce, authenticating: aad(keyID: key.id, context: context))
-    return combined.withUnsafeBytes { Base64.encode($0, prefix: Array(marker(for: key.id).utf8)) }
   }
 
   /// Opens a sealed text, or returns a plain text unchanged.
@@ -111,8 +106,8 @@ public struct SealedValue: Sendable, Equatable {
   ///   verify (tampering, wrong key or wrong context), `.invalidUTF8` when
   ///   the plaintext is not text. Never returns a sealed value as plain.
   public static func open(_ value: String, using keyring: Keyring, context: String = "") throws -> String {
-    guard let (keyID, payload) = try decodePayload(value) else { return value }
-    let bytes = try open(payload: payload, keyID: keyID, using: keyring, context: context)
+    let opened = try withUTF8(of: value) { try open(text: $0, using: keyring, context: context) }
+    guard let bytes = opened else { return value }
     guard let text = String(validating: bytes, as: UTF8.self) else { throw TaskCryptoError.invalidUTF8 }
     return text
   }
@@ -121,21 +116,17 @@ public struct SealedValue: Sendable, Equatable {
   ///
   /// - Throws: as `open(_:using:context:)`, except `.invalidUTF8`.
   public static func openBytes(_ value: String, using keyring: Keyring, context: String = "") throws -> [UInt8] {
-    guard let (keyID, payload) = try decodePayload(value) else { return Array(value.utf8) }
-    return try open(payload: payload, keyID: keyID, using: keyring, context: context)
+    try withUTF8(of: value) { try open(text: $0, using: keyring, context: context) } ?? Array(value.utf8)
   }
 
   /// Opens this value.
   ///
   /// - Throws: `TaskCryptoError.unknownKeyID`, `.authenticationFailed`.
   public func open(using keyring: Keyring, context: String = "") throws -> [UInt8] {
-    try Self.open(payload: box.combined, keyID: keyID, using: keyring, context: context)
-  }
-
-  /// Steps 6-7 of the reader: find the key, then verify and decrypt.
-  static func open(payload: [UInt8], keyID: KeyID, using keyring: Keyring, context: String) throws -> [UInt8] {
     guard let key = keyring.key(for: keyID) else { throw TaskCryptoError.unknownKeyID(keyID) }
-    return try AES.GCM.open(combined: payload, using: key.key, authenticating: aad(keyID: keyID, context: context))
+    return try key.marker.withBytes { marker in
+      try Self.withUTF8(of: context) { try AES.GCM.open(box, using: key.key, authenticating: Array(marker) + $0) }
+    }
   }
 
   /// The key id a sealed text names, without decoding or opening it.
@@ -144,9 +135,7 @@ public struct SealedValue: Sendable, Equatable {
   /// - Throws: `TaskCryptoError.unsupportedVersion` for a marker of another
   ///   version (its key id means nothing to this build).
   public static func keyID(of text: String) throws -> KeyID? {
-    guard let header = header(of: text) else { return nil }
-    guard header.version == "1" else { throw TaskCryptoError.unsupportedVersion(header.version) }
-    return header.keyID
+    try withUTF8(of: text) { try header(of: $0, requiringVersion1: true)?.keyID }
   }
 
   /// Re-seals a value under the keyring's primary key, for rotation.
@@ -162,40 +151,14 @@ public struct SealedValue: Sendable, Equatable {
   public static func reseal(
     _ value: String, using keyring: Keyring, context: String = "", sealingPlain: Bool = false
   ) throws -> (value: String, changed: Bool) {
-    guard let (keyID, payload) = try decodePayload(value) else {
-      guard sealingPlain else { return (value, false) }
-      return (try seal(bytes: Array(value.utf8), using: keyring.primary, context: context), true)
+    let outcome = try withUTF8(of: value) { utf8 -> String? in
+      guard let header = try header(of: utf8, requiringVersion1: true) else {
+        return sealingPlain ? try seal(bytes: utf8, using: keyring.primary, context: context, nonce: nil) : nil
+      }
+      guard let plaintext = try open(text: utf8, using: keyring, context: context) else { return nil }
+      guard header.keyID != keyring.primaryID else { return nil }
+      return try plaintext.withUnsafeBytes { try seal(bytes: $0, using: keyring.primary, context: context, nonce: nil) }
     }
-    let plaintext = try open(payload: payload, keyID: keyID, using: keyring, context: context)
-    guard keyID != keyring.primaryID else { return (value, false) }
-    return (try seal(bytes: plaintext, using: keyring.primary, context: context), true)
-  }
-
-  static func marker(for keyID: KeyID) -> String { "tc1.\(keyID.hex):" }
-
-  static func aad(keyID: KeyID, context: String) -> [UInt8] {
-    Array(marker(for: keyID).utf8) + Array(context.utf8)
-  }
-
-  /// Matches `^tc[1-9][0-9]*\.[0-9a-f]{8}:` by hand (no regex engine on the
-  /// hot path) and returns the version digits, key id and marker length.
-  static func header(of text: String) -> (version: String, keyID: KeyID, length: Int)? {
-    var iterator = text.utf8.makeIterator()
-    guard iterator.next() == UInt8(ascii: "t"), iterator.next() == UInt8(ascii: "c") else { return nil }
-    var version = [UInt8]()
-    var next = iterator.next()
-    while let byte = next, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-      version.append(byte)
-      next = iterator.next()
-    }
-    guard let first = version.first, first != UInt8(ascii: "0"), next == UInt8(ascii: ".") else { return nil }
-    var kid = [UInt8]()
-    for _ in 0..<8 {
-      guard let byte = iterator.next(), Hex.value(of: byte) != nil else { return nil }
-      kid.append(byte)
-    }
-    guard iterator.next() == UInt8(ascii: ":") else { return nil }
-    guard let keyID = try? KeyID(hex: String(decoding: kid, as: UTF8.self)) else { return nil }
-    return (String(decoding: version, as: UTF8.self), keyID, 2 + version.count + 1 + 8 + 1)
+    return outcome.map { ($0, true) } ?? (value, false)
   }
 }

@@ -7,6 +7,8 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
   public static let byteCount = 32
 
   let storage: SecureBytes
+  /// Cipher contexts with this key's schedule set, reused across calls.
+  let contexts = CipherContexts()
 
   /// Makes a fresh random key from the operating system's CSPRNG.
   ///
@@ -41,6 +43,18 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
   /// Calls `body` with the 32 key bytes. Do not let them escape.
   public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
     try storage.withUnsafeBytes(body)
+  }
+
+  /// Compares the key bytes in constant time.
+  public static func == (lhs: SymmetricKey, rhs: SymmetricKey) -> Bool {
+    lhs.storage == rhs.storage
+  }
+
+  /// Frees the cipher contexts cached for this key, wiping their key
+  /// schedules; called when the key is retired. Later use still works,
+  /// without caching.
+  func discardCachedContexts() {
+    contexts.discard()
   }
 
   /// Always `SymmetricKey(256 bits, redacted)`.

@@ -34,7 +34,7 @@ public enum CLIError: Error, Equatable {
   /// A value in a batch could not be opened or read; nothing was written.
   case valueRefused(line: Int, TaskCryptoError)
   /// `retire` found values that the key still seals.
-  case keyStillInUse(keyID: String, count: Int, firstLine: Int)
+  case keyStillInUse(keyID: String, count: Int, firstLine: Int, input: String)
   /// A vault operation failed.
   case vault(TaskVaultError)
   /// The passphrase and its confirmation differ.
@@ -98,8 +98,9 @@ public enum CLIError: Error, Equatable {
     case .vectorsFailed(let count): return "\(count) vector file(s) failed"
     case .malformedInput(let line, let reason): return "line \(line): \(reason)"
     case .valueRefused(let line, let error): return "line \(line): \(error.description); nothing was written"
-    case .keyStillInUse(let keyID, let count, let firstLine):
-      return "key \(keyID) still seals \(count) value(s) in the input (first on line \(firstLine)); it was not retired"
+    case .keyStillInUse(let keyID, let count, let firstLine, let input):
+      return
+        "key \(keyID) still seals \(count) value(s) in the input (first in \(input), line \(firstLine)); it was not retired"
     case .vault(let error): return error.description
     case .passphraseMismatch: return "the two passphrases differ; nothing was changed"
     case .assistant(let error): return error.description

@@ -109,7 +109,7 @@ extension FileSystem {
 
   /// The directory that holds `path`, as dirname(1) says: "." for a name
   /// without a slash, "/" for a file in the root; trailing slashes ignored.
-  static func directory(of path: String) -> String {
+  public static func directory(of path: String) -> String {
     var bytes = Array(path.utf8)
     while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
     guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")) else { return "." }

@@ -50,6 +50,40 @@ public enum PrivateDirectory {
     }
   }
 
+  /// Refuses a path inside a directory that another user can change, as
+  /// ssh's StrictModes does: every existing ancestor must be owned by the
+  /// user or root, and must not be writable by group or others unless it
+  /// has the sticky bit (as `/tmp` has, so others cannot move our entries).
+  ///
+  /// - Throws: `SystemError.notOwner` or `.loosePermissions` naming the
+  ///   ancestor.
+  public static func checkAncestors(of path: String) throws {
+    var absolute = path
+    if !path.hasPrefix("/") {
+      var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+      guard getcwd(&buffer, buffer.count) != nil else {
+        throw SystemError.failed(call: "getcwd", path: path, errno: errno)
+      }
+      absolute = String(cString: buffer) + "/" + path
+    }
+    var ancestors = ["/"]
+    var prefix = ""
+    for component in absolute.split(separator: "/", omittingEmptySubsequences: true).dropLast() {
+      prefix += "/" + component
+      ancestors.append(prefix)
+    }
+    for ancestor in ancestors {
+      var info = stat()
+      guard stat(ancestor, &info) == 0 else { return }  // the rest is made 0700 by us
+      guard info.st_uid == 0 || info.st_uid == getuid() else { throw SystemError.notOwner(path: ancestor) }
+      if info.st_mode & 0o022 != 0 && info.st_mode & S_ISVTX == 0 {
+        throw SystemError.loosePermissions(
+          path: ancestor, mode: UInt32(info.st_mode & 0o7777),
+          fix: "chmod go-w '\(ancestor)', or put TASKKEY_HOME in a directory only you can change")
+      }
+    }
+  }
+
   /// Makes `path` (and, with `parents`, every missing parent) with mode
   /// 0700, then checks it as `check(_:allowingSymlink:)` does.
   ///

@@ -40,6 +40,9 @@ struct ByteReader {
 
   mutating func bytes(_ count: Int, _ what: String) throws -> [UInt8] { Array(try take(count, what)) }
 
+  /// The next `count` bytes without consuming them (`count` <= `remaining`).
+  func peek(_ count: Int) -> [UInt8] { Array(buffer[offset..<(offset + count)]) }
+
   mutating func integer(_ count: Int, _ what: String) throws -> UInt64 {
     try take(count, what).reduce(0) { $0 << 8 | UInt64($1) }
   }
@@ -104,8 +107,9 @@ public struct FormatHeader: Sendable, Equatable {
   public static let deviceFile = FormatHeader(magic: "TKDEVICE", version: 1, name: "device-only file")
   /// The sync bundle, version 1.
   public static let syncBundle = FormatHeader(magic: "TKSYNC", version: 1, name: "sync bundle")
-  /// The unlock session `device-only/unlock.session`, version 1.
-  public static let unlockSession = FormatHeader(magic: "TKUNLOCK", version: 1, name: "unlock session")
+  /// The unlock session `device-only/unlock.session`, version 2 (version 1
+  /// did not bind the vault header; a version-1 session reads as locked).
+  public static let unlockSession = FormatHeader(magic: "TKUNLOCK", version: 2, name: "unlock session")
 }
 
 extension FormatHeader {

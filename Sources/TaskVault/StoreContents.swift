@@ -22,6 +22,17 @@ struct StoredItem {
 struct StoreContents {
   var keyring: Keyring?
   var items: [StoredItem]  // sorted by name bytes, unique
+  /// Ids of retired note keys (tombstones), ascending, none in `keyring`;
+  /// synchronisable store and bundles only.
+  var retired: [KeyID] = []
+
+  /// The tag that opens the retired-key section.
+  static let retiredTag: [UInt8] = Array("RTRD".utf8)
+
+  /// Remembers `ids` as retired, keeping the list sorted and unique.
+  mutating func remember(retired ids: [KeyID]) {
+    retired = Array(Set(retired + ids)).sorted()
+  }
 
   func index(of name: String) -> Int? { items.firstIndex { $0.name == name } }
 
@@ -53,7 +64,10 @@ struct StoreContents {
     guard items.count <= VaultLimits.maximumItemCount else {
       throw TaskVaultError.storeFull(reason: "more than \(VaultLimits.maximumItemCount) items")
     }
-    var size = 8 + keys.count * 36 + 4
+    guard retired.count <= VaultLimits.maximumRetiredKeyCount else {
+      throw TaskVaultError.storeFull(reason: "more than \(VaultLimits.maximumRetiredKeyCount) retired key ids")
+    }
+    var size = 8 + keys.count * 36 + 4 + (retired.isEmpty ? 0 : 8 + 4 * retired.count)
     for item in items {
       size += 1 + 1 + item.name.utf8.count + 2 + item.label.utf8.count + 8 + 8 + 4 + item.value.count
     }
@@ -94,6 +108,11 @@ struct StoreContents {
         put(UInt64(bitPattern: item.modified), 8)
         put(UInt64(item.value.count), 4)
         item.value.withUnsafeBytes { put($0) }
+      }
+      if !retired.isEmpty {
+        Self.retiredTag.withUnsafeBytes { put($0) }
+        put(UInt64(retired.count), 4)
+        for id in retired { put(UInt64(id.rawValue), 4) }
       }
     }
     return output
@@ -162,11 +181,12 @@ struct StoreContents {
           StoredItem(
             name: name, label: label, itemClass: store.itemClass, created: created, modified: modified, value: value))
       }
+      let retired = try decodeRetired(&reader, store: store, keyring: keyring)
       let padding = try reader.take(reader.remaining, "padding")
       guard padding.count < VaultLimits.paddingBlock, padding.allSatisfy({ $0 == 0 }) else {
         throw ParseFailure("padding is not zero or longer than one block")
       }
-      return StoreContents(keyring: keyring, items: items)
+      return StoreContents(keyring: keyring, items: items, retired: retired)
     }
   }
 }
@@ -194,5 +214,28 @@ struct Stores {
     (synchronisable.items + deviceOnly.items).sorted {
       Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8))
     }
+  }
+}
+
+extension StoreContents {
+  /// Reads the optional retired-key section: "RTRD", u32 R (1...4096), R
+  /// ids strictly ascending, none of them in the keyring. Absent when the
+  /// next bytes are not the tag (they are then padding).
+  static func decodeRetired(_ reader: inout ByteReader, store: StoreID, keyring: Keyring?) throws -> [KeyID] {
+    guard reader.remaining >= 4, reader.peek(4) == retiredTag else { return [] }
+    guard store == .synchronisable else { throw ParseFailure("the device-only store holds retired key ids") }
+    _ = try reader.take(4, "retired tag")
+    let count = Int(try reader.u32("retired key count"))
+    guard count >= 1, count <= VaultLimits.maximumRetiredKeyCount else {
+      throw ParseFailure("retired key count \(count) outside 1...\(VaultLimits.maximumRetiredKeyCount)")
+    }
+    var ids = [KeyID]()
+    for _ in 0..<count {
+      let id = KeyID(rawValue: try reader.u32("retired key id"))
+      if let last = ids.last, !(last < id) { throw ParseFailure("retired key ids not strictly ascending") }
+      guard keyring?.key(for: id) == nil else { throw ParseFailure("a retired key id is still in the keyring") }
+      ids.append(id)
+    }
+    return ids
   }
 }

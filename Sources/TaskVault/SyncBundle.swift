@@ -20,6 +20,12 @@ public struct SyncImportReport: Sendable, Equatable {
   public var keptItems: [String] = []
   /// Bundle items not imported because a device-only item here has the name.
   public var skippedItems: [String] = []
+  /// Keys this vault held that the bundle says were retired elsewhere:
+  /// retired here too.
+  public var retiredKeyIDs: [KeyID] = []
+  /// Keys the bundle holds that were retired here or in the bundle: never
+  /// added back.
+  public var refusedRetiredKeyIDs: [KeyID] = []
 }
 
 /// The sync bundle, format version 1 (SECURITY.md, "Sync bundle").
@@ -149,8 +155,10 @@ extension Vault {
 
   /// Merges a sync bundle into the synchronisable store.
   ///
-  /// Keys merge by key id: a key the vault lacks is added, a key it holds
-  /// with the same bytes is unchanged, and no key is ever removed. The
+  /// Keys merge by key id: retirements win (a key either side retired is
+  /// removed here and never added back; both lists are kept), a key the
+  /// vault lacks is added, a key it holds with the same bytes is unchanged,
+  /// and no other key is removed. The
   /// primary stays unless `adoptPrimary` is true. Items merge by name: the
   /// later `modified` wins; a name held by a device-only item is skipped.
   ///
@@ -160,7 +168,9 @@ extension Vault {
   ///   - adoptPrimary: make the bundle's primary key the primary here.
   /// - Returns: what changed.
   /// - Throws: `TaskVaultError.wrongPassphrase`, `.damaged`, `.tampered`,
-  ///   `.unsupportedVersion` for the bundle; `.keyConflict` when a key id
+  ///   `.unsupportedVersion` for the bundle; `.retiredKey` when the bundle
+  ///   retires this vault's primary or `adoptPrimary` names a retired key;
+  ///   `.keyConflict` when a key id
   ///   is held with other bytes (nothing is written); `.locked`.
   public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, adoptPrimary: Bool = false) throws
     -> SyncImportReport
@@ -174,8 +184,18 @@ extension Vault {
     try modify { stores in
       var keyring = try stores.synchronisable.noteKeyring(path: layout.vaultFile)
       var result = SyncImportReport(previousPrimaryID: keyring.primaryID, primaryID: keyring.primaryID)
+      // Retirements travel with the store and win over a key from an older
+      // bundle: a key retired on either side is never added back.
+      let retired = Set(stores.synchronisable.retired).union(incoming.retired)
+      for id in incoming.retired where keyring.key(for: id) != nil {
+        guard id != keyring.primaryID else { throw TaskVaultError.retiredKey(id) }
+        try wrapCrypto { try keyring.retire(id) }
+        result.retiredKeyIDs.append(id)
+      }
       for key in incomingKeyring.keys {
-        if let local = keyring.key(for: key.id) {
+        if retired.contains(key.id) {
+          result.refusedRetiredKeyIDs.append(key.id)
+        } else if let local = keyring.key(for: key.id) {
           guard local.key == key.key else { throw TaskVaultError.keyConflict(key.id) }
           result.unchangedKeyIDs.append(key.id)
         } else {
@@ -184,10 +204,14 @@ extension Vault {
         }
       }
       if adoptPrimary {
+        guard !retired.contains(incomingKeyring.primaryID) else {
+          throw TaskVaultError.retiredKey(incomingKeyring.primaryID)
+        }
         try wrapCrypto { try keyring.promote(incomingKeyring.primaryID) }
         result.primaryID = incomingKeyring.primaryID
       }
       stores.synchronisable.keyring = keyring
+      stores.synchronisable.remember(retired: Array(retired))
       for item in incoming.items {
         if stores.deviceOnly.index(of: item.name) != nil {
           result.skippedItems.append(item.name)

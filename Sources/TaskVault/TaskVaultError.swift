@@ -61,6 +61,9 @@ public enum TaskVaultError: Error, Equatable, Sendable {
   /// A sync bundle holds a key whose id is in this vault with different
   /// key bytes; nothing was imported.
   case keyConflict(KeyID)
+  /// A note key id was retired (here or on a device whose bundle was
+  /// imported): it cannot come back, nor be made the primary.
+  case retiredKey(KeyID)
   /// The after-first-unlock state cannot be kept on this machine (no
   /// tmpfs runtime directory, or an unsafe one); `reason` says what.
   case unlockUnavailable(reason: String)
@@ -91,6 +94,7 @@ extension TaskVaultError: CustomStringConvertible {
     case .itemClassConflict(let name, let existing):
       return "item '\(name)' already exists as \(existing.rawName)"
     case .keyConflict(let id): return "note key \(id) exists here with different key bytes; nothing was imported"
+    case .retiredKey(let id): return "note key \(id) was retired and stays retired; nothing was changed"
     case .unlockUnavailable(let reason): return "cannot keep the vault unlocked: \(reason)"
     case .crypto(let error): return error.description
     }
@@ -114,6 +118,7 @@ extension TaskVaultError: CustomStringConvertible {
     case .itemNotFound: return "run 'taskkey item list' to see the names"
     case .itemClassConflict(let name, _): return "run 'taskkey item remove \(name)' first"
     case .keyConflict: return "the two vaults disagree about a key id; keep both bundles and report this"
+    case .retiredKey: return "rotate to a new key instead; a retired key never comes back ('taskkey rotate')"
     case .unlockUnavailable: return "make sure /dev/shm is a tmpfs owned by root with mode 1777"
     default: return nil
     }

@@ -11,18 +11,37 @@ struct UnlockSession {
   let layout: VaultLayout
   let environment: VaultEnvironment
 
+  /// The session key file of this home, and the one a new session writes
+  /// first (`.next`), renamed over it once the session file is in place.
+  func keyFiles(vaultID: [UInt8]) throws -> (current: String, next: String) {
+    let runtime = try environment.runtimeDirectory()
+    let current = try system { try layout.sessionKeyFile(in: runtime, vaultID: vaultID) }
+    return (current, current + ".next")
+  }
+
   /// Starts a session for the vault `vaultID` holding `keys`: a fresh
-  /// session key to the runtime directory, then the sealed master keys.
-  func begin(vaultID: [UInt8], keys: VaultKeys, for duration: Duration?) throws {
+  /// session key to `<key file>.next`, then the sealed master keys, then the
+  /// key renamed into place. A failure at any step leaves a running session
+  /// as it was: its session file and key file are untouched until the new
+  /// session file is written, and readers try `.next` when the key file does
+  /// not open the session file.
+  func begin(file: VaultFile, keys: VaultKeys, for duration: Duration?) throws {
+    let now = environment.now()
+    try begin(file: file, keys: keys, notAfter: duration.map { now + max(1, $0.components.seconds) } ?? 0)
+  }
+
+  /// Starts a session that ends at `notAfter` (0: at reboot or lock), as
+  /// `begin(file:keys:for:)`; a passphrase change uses it to keep the
+  /// running session's limit while binding the new header.
+  func begin(file: VaultFile, keys: VaultKeys, notAfter: Int64) throws {
+    let vaultID = file.vaultID
+    let headerDigest = file.headerDigest
     let bootID = try environment.bootID()
     let now = environment.now()
-    let notAfter = duration.map { now + max(1, $0.components.seconds) } ?? 0
     let sessionKey = try environment.randomKey()
-    let runtime = try environment.runtimeDirectory()
+    let files = try keyFiles(vaultID: vaultID)
     let keyBytes = try SessionKeyFile.encode(bootID: bootID, key: sessionKey)
-    try keyBytes.withUnsafeBytes {
-      try environment.replaceFile(VaultLayout.sessionKeyFile(in: runtime, vaultID: vaultID), with: $0)
-    }
+    try keyBytes.withUnsafeBytes { try environment.replaceFile(files.next, with: $0) }
     let master = try wrapCrypto { try SecureBytes(zeroedCount: 64) }
     master.withUnsafeMutableBytes { out in
       for (index, key) in [keys.sync, keys.deviceWrap].enumerated() {
@@ -31,16 +50,31 @@ struct UnlockSession {
         }
       }
     }
-    let aad = SessionFile.aad(vaultID: vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter)
+    let aad = SessionFile.aad(
+      vaultID: vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, headerDigest: headerDigest)
     let sealed = try master.withUnsafeBytes { plain in try environment.seal(plain, sessionKey, aad) }
-    let session = SessionFile(vaultID: vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, sealed: sealed)
-    try session.encode().withUnsafeBytes { try environment.replaceFile(layout.sessionFile, with: $0) }
+    let session = SessionFile(
+      vaultID: vaultID, bootID: bootID, unlockedAt: now, notAfter: notAfter, headerDigest: headerDigest,
+      sealed: sealed)
+    do {
+      try session.encode().withUnsafeBytes { try environment.replaceFile(layout.sessionFile, with: $0) }
+    } catch {
+      try? system { try environment.fileSystem.unlink(files.next) }
+      throw error
+    }
+    // From here the new session file is in place; should the rename fail,
+    // readers find its key as `.next`.
+    try system {
+      try environment.fileSystem.move(files.next, to: files.current)
+      try environment.fileSystem.fsyncDirectory(PosixFileSystem.directory(of: files.current))
+    }
   }
 
   /// The master keys of the running session, or `.locked` with the reason.
   ///
   /// - Returns: the keys and the time limit (0 = until reboot or lock).
-  func keys(vaultID: [UInt8]) throws -> (keys: VaultKeys, notAfter: Int64) {
+  func keys(file: VaultFile) throws -> (keys: VaultKeys, notAfter: Int64) {
+    let vaultID = file.vaultID
     guard let bytes = try Files.readPrivate(layout.sessionFile, limit: SessionFile.byteCount) else {
       throw TaskVaultError.locked(reason: .notUnlocked)
     }
@@ -53,15 +87,24 @@ struct UnlockSession {
       throw TaskVaultError.locked(reason: .expired)
     }
     // An unsafe runtime directory is reported as such, not as "locked".
-    let runtime = try environment.runtimeDirectory()
-    guard
-      let sessionKey = try SessionKeyFile.read(
-        path: VaultLayout.sessionKeyFile(in: runtime, vaultID: vaultID), bootID: bootID)
-    else { throw TaskVaultError.locked(reason: .machineRestarted) }
+    let files = try keyFiles(vaultID: vaultID)
+    let candidates = try [files.current, files.next].compactMap { try SessionKeyFile.read(path: $0, bootID: bootID) }
+    guard !candidates.isEmpty else { throw TaskVaultError.locked(reason: .machineRestarted) }
     try hardenProcess()
-    guard let master = try? AES.GCM.openSecret(session.sealed, using: sessionKey, authenticating: session.aad) else {
+    // The key file, or the `.next` of an unlock between its two renames.
+    guard
+      let master = candidates.lazy.compactMap({
+        try? AES.GCM.openSecret(session.sealed, using: $0, authenticating: session.aad)
+      }).first
+    else {
       // A session key from a later or interrupted unlock: not usable, so locked.
       throw TaskVaultError.locked(reason: .notUnlocked)
+    }
+    // The session is authentic; the header it was made for must be the one
+    // on disk now, or the header was edited (with the checksum recomputed).
+    guard ConstantTime.equals(session.headerDigest, file.headerDigest) else {
+      throw TaskVaultError.tampered(
+        path: layout.vaultFile, part: "header (salt, KDF, creation time or wrapped key changed since unlock)")
     }
     let keys = try master.withUnsafeBytes { raw in
       try wrapCrypto {
@@ -85,10 +128,11 @@ struct UnlockSession {
       ids.append(session.vaultID)
     }
     let fileSystem = environment.fileSystem
-    let runtime = try? environment.runtimeDirectory()
+    let keyFiles = ids.compactMap { try? self.keyFiles(vaultID: $0) }
     try system {
-      if let runtime {
-        for id in ids { try fileSystem.unlink(VaultLayout.sessionKeyFile(in: runtime, vaultID: id)) }
+      for files in keyFiles {
+        try fileSystem.unlink(files.current)
+        try fileSystem.unlink(files.next)
       }
       try fileSystem.unlink(layout.sessionFile)
       if FileStatus.exists(layout.deviceOnlyDirectory) { try fileSystem.fsyncDirectory(layout.deviceOnlyDirectory) }
@@ -100,26 +144,33 @@ struct UnlockSession {
 /// master keys sealed under a session key that lives only in the tmpfs
 /// runtime directory (SECURITY.md, "Unlocked state").
 struct SessionFile {
-  static let byteCount = 58 + 12 + 64 + 16
-  static let aadByteCount = 58
+  static let byteCount = 90 + 12 + 64 + 16
+  static let aadByteCount = 90
 
   var vaultID: [UInt8]
   var bootID: [UInt8]
   var unlockedAt: Int64
   var notAfter: Int64  // 0 = until reboot or lock
+  var headerDigest: [UInt8]  // SHA-256 of vault.tkv bytes 0..<121 at unlock
   var sealed: AES.GCM.SealedBox
 
-  static func aad(vaultID: [UInt8], bootID: [UInt8], unlockedAt: Int64, notAfter: Int64) -> [UInt8] {
+  static func aad(vaultID: [UInt8], bootID: [UInt8], unlockedAt: Int64, notAfter: Int64, headerDigest: [UInt8])
+    -> [UInt8]
+  {
     var writer = ByteWriter()
     writer.append(FormatHeader.unlockSession.bytes)
     writer.append(vaultID)
     writer.append(bootID)
     writer.u64(UInt64(bitPattern: unlockedAt))
     writer.u64(UInt64(bitPattern: notAfter))
+    writer.append(headerDigest)
     return writer.bytes
   }
 
-  var aad: [UInt8] { Self.aad(vaultID: vaultID, bootID: bootID, unlockedAt: unlockedAt, notAfter: notAfter) }
+  var aad: [UInt8] {
+    Self.aad(
+      vaultID: vaultID, bootID: bootID, unlockedAt: unlockedAt, notAfter: notAfter, headerDigest: headerDigest)
+  }
 
   func encode() -> [UInt8] { aad + sealed.combined }
 
@@ -129,17 +180,18 @@ struct SessionFile {
       var reader = ByteReader(buffer)
       guard (try? reader.take(10, "")) != nil, let vaultID = try? reader.bytes(16, ""),
         let bootID = try? reader.bytes(16, ""), let unlockedAt = try? reader.u64(""),
-        let notAfter = try? reader.u64(""),
+        let notAfter = try? reader.u64(""), let headerDigest = try? reader.bytes(32, ""),
         let rest = try? reader.bytes(92, ""), let sealed = try? AES.GCM.SealedBox(combined: rest)
       else { return nil }
       return SessionFile(
         vaultID: vaultID, bootID: bootID, unlockedAt: Int64(bitPattern: unlockedAt),
-        notAfter: Int64(bitPattern: notAfter), sealed: sealed)
+        notAfter: Int64(bitPattern: notAfter), headerDigest: headerDigest, sealed: sealed)
     }
   }
 }
 
-/// The session key file `<runtime dir>/<vault id hex>.key`:
+/// The session key file `<runtime dir>/<vault id hex>-<home>.key`
+/// (`VaultLayout.sessionKeyFile(in:vaultID:)`):
 /// `"TKSESKEY" || boot id (16) || session key (32)`, 56 bytes, 0600.
 enum SessionKeyFile {
   static let magic: [UInt8] = Array("TKSESKEY".utf8)

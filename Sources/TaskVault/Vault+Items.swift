@@ -85,7 +85,16 @@ extension Vault {
   public func updateNoteKeyring(_ body: (inout Keyring) throws -> Void) throws {
     try modify { stores in
       var keyring = try stores.synchronisable.noteKeyring(path: layout.vaultFile)
+      let before = Set(keyring.ids)
       try body(&keyring)
+      // A key that leaves the keyring is remembered as retired (a
+      // tombstone that travels in bundles and backups); a retired id never
+      // comes back.
+      let after = Set(keyring.ids)
+      if let revived = after.subtracting(before).first(where: { stores.synchronisable.retired.contains($0) }) {
+        throw TaskVaultError.retiredKey(revived)
+      }
+      stores.synchronisable.remember(retired: Array(before.subtracting(after)))
       stores.synchronisable.keyring = keyring
     }
   }

@@ -10,6 +10,7 @@ extension Vault {
   func read() throws -> Stores {
     let lock = try Files.lock(layout.lockFile, exclusive: false)
     defer { lock.release() }
+    try checkDirectories()
     let file = try readFile()
     let keys = try sessionKeys(file).keys
     return try openStores(file, keys: keys)
@@ -20,6 +21,7 @@ extension Vault {
   func modify(_ body: (inout Stores) throws -> Void) throws {
     let lock = try Files.lock(layout.lockFile, exclusive: true)
     defer { lock.release() }
+    try checkDirectories()
     var file = try readFile()
     let keys = try sessionKeys(file).keys
     let device = try readDeviceFile(vaultID: file.vaultID)
@@ -51,6 +53,16 @@ extension Vault {
     }
   }
 
+  /// Refuses to read or write items while the vault directory or
+  /// `device-only/` is open to group or others or not the user's: reads
+  /// are held to the same rule as writes.
+  func checkDirectories() throws {
+    try system {
+      try PrivateDirectory.check(layout.directory)
+      try PrivateDirectory.check(layout.deviceOnlyDirectory)
+    }
+  }
+
   private func sameBytes(_ first: SecureBytes, _ second: SecureBytes) -> Bool {
     first.withUnsafeBytes { one in second.withUnsafeBytes { two in ConstantTime.equals(one, two) } }
   }
@@ -79,7 +91,7 @@ extension Vault {
 
   /// The master keys from the unlock session, or `.locked` with the reason.
   func sessionKeys(_ file: VaultFile) throws -> (keys: VaultKeys, notAfter: Int64) {
-    try session.keys(vaultID: file.vaultID)
+    try session.keys(file: file)
   }
 
   /// Wraps the synchronisable master key under the passphrase's KEK.

@@ -154,6 +154,8 @@ public final class Vault: @unchecked Sendable {
   /// Makes the directory (0700, with parents) of a vault about to be
   /// written.
   static func prepareNew(at directory: String, environment: VaultEnvironment) throws -> Vault {
+    // Another user who can write a parent could move the vault away.
+    try system { try PrivateDirectory.checkAncestors(of: directory) }
     try system { try PrivateDirectory.make(directory) }
     return Vault(unchecked: directory, environment: environment)
   }
@@ -189,7 +191,7 @@ public final class Vault: @unchecked Sendable {
     let keys = try VaultCodec.unwrap(file, passphrase: passphrase)
     _ = try openStores(file, keys: keys)
     try prepareDeviceOnlyDirectory()
-    try session.begin(vaultID: file.vaultID, keys: keys, for: duration)
+    try session.begin(file: file, keys: keys, for: duration)
   }
 
   /// Locks the vault: removes the session key from the runtime directory,
@@ -245,9 +247,20 @@ public final class Vault: @unchecked Sendable {
     var file = try readFile()
     let keys = try VaultCodec.unwrap(file, passphrase: old)
     _ = try openStores(file, keys: keys)
+    let running = try? sessionKeys(file)
     file.salt = environment.randomBytes(PasswordKDF.saltByteCount)
     file.wrapped = try wrap(keys.sync, in: file, passphrase: new)
     try commit(file, keys: keys)
+    // The session binds the header, which just changed: keep the unlock
+    // state by binding the new one (same time limit); if that fails, lock,
+    // so the old binding is not taken for tampering.
+    guard let running else { return }
+    do {
+      try session.begin(file: file, keys: keys, notAfter: running.notAfter)
+    } catch {
+      try? session.end(vaultID: file.vaultID)
+      throw error
+    }
   }
 }
 

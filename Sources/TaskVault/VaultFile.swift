@@ -244,3 +244,11 @@ struct DeviceFile {
     }
   }
 }
+
+extension VaultFile {
+  /// SHA-256 of the header a session relies on and every write carries
+  /// forward: bytes 0..<121 of `vault.tkv` (magic, version, vault id, KDF,
+  /// salt, created, wrapped key). The unlock session binds it, so an edit
+  /// while unlocked is refused as tampering instead of being used.
+  var headerDigest: [UInt8] { SHA256.hash(data: Array(encode().prefix(Self.generationOffset))).bytes }
+}

@@ -13,6 +13,8 @@ public struct VaultContents: Sendable {
   public let kdfParameters: PasswordKDF.Parameters
   /// The note keyring of the synchronisable store.
   public let noteKeyring: Keyring
+  /// Ids of note keys retired from it (tombstones), ascending.
+  public let retiredKeyIDs: [KeyID]
   /// Every item of both stores (a bundle: the synchronisable store only),
   /// sorted by name.
   public let items: [VaultItem]
@@ -45,6 +47,7 @@ public enum VaultFileReader {
     return VaultContents(
       vaultID: Hex.encode(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
       noteKeyring: try opened.stores.synchronisable.noteKeyring(path: vaultLabel),
+      retiredKeyIDs: opened.stores.synchronisable.retired,
       items: opened.stores.sortedItems.map { VaultItem(attributes: $0.attributes, value: $0.value) })
   }
 
@@ -62,7 +65,7 @@ public enum VaultFileReader {
     }
     return VaultContents(
       vaultID: Hex.encode(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
-      kdfParameters: opened.bundle.kdf, noteKeyring: keyring,
+      kdfParameters: opened.bundle.kdf, noteKeyring: keyring, retiredKeyIDs: opened.contents.retired,
       items: opened.contents.items.map { VaultItem(attributes: $0.attributes, value: $0.value) })
   }
 

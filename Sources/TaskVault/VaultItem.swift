@@ -72,6 +72,8 @@ public enum VaultLimits {
   public static let maximumItemCount = 1024
   /// The most note keys in the keyring: 256.
   public static let maximumKeyCount = 256
+  /// The most retired key ids remembered (tombstones): 4096.
+  public static let maximumRetiredKeyCount = 4096
   /// The largest store plaintext, padding included: 8 MiB.
   public static let maximumStoreByteCount = 8 << 20
   /// Store plaintexts are padded with zeros to a multiple of this: 512.

@@ -1,4 +1,5 @@
 import TaskCrypto
+import TaskSystem
 
 /// Every file of a vault directory, named in one place.
 ///
@@ -59,11 +60,33 @@ public struct VaultLayout: Sendable, Equatable {
     runtimeDirectory + "/" + Hex.encode(vaultID) + ".key"
   }
 
+  /// The session key file of this vault directory: `<vault id>-<home>.key`,
+  /// where `<home>` is 16 hex digits of SHA-256 over the directory's device
+  /// and inode numbers, so two homes holding copies of one vault (a restore
+  /// drill) have independent sessions, while the same directory keeps its
+  /// session when renamed.
+  ///
+  /// - Throws: `SystemError` when the directory cannot be examined.
+  public func sessionKeyFile(in runtimeDirectory: String, vaultID: [UInt8]) throws -> String {
+    guard let identity = try FileStatus.of(directory)?.identity else {
+      throw SystemError.notFound(directory, call: "lstat")
+    }
+    var bytes = [UInt8]()
+    for value in [identity.device, identity.inode] {
+      bytes += (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(56 - 8 * $0)) }
+    }
+    let home = Hex.encode(Array(SHA256.hash(data: bytes).bytes.prefix(8)))
+    return runtimeDirectory + "/" + Hex.encode(vaultID) + "-" + home + ".key"
+  }
+
   /// The files a write leaves behind only when it was interrupted,
   /// relative to the vault directory.
   public static let leftoverFiles = [
     vaultFileName + temporarySuffix, vaultFileName + previousSuffix,
     deviceOnlyDirectoryName + "/" + deviceFileName + temporarySuffix,
     deviceOnlyDirectoryName + "/" + deviceFileName + previousSuffix,
+    deviceOnlyDirectoryName + "/" + sessionFileName + temporarySuffix,
+    deviceOnlyDirectoryName + "/assistant-keys.registry" + temporarySuffix,
+    deviceOnlyDirectoryName + "/assistant-keys.last-used" + temporarySuffix,
   ]
 }

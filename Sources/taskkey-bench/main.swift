@@ -1,111 +1,202 @@
-// taskkey-bench: TaskKey's performance goals, as ratios against raw OpenSSL
-// measured in the same run on the same machine. Absolute times on a shared
-// machine are noise; the ratio of two runs side by side is not.
+// taskkey-bench: TaskKey's performance goals (issue 14), each measured in the
+// same run as its floor or peer on the same machine:
 //
-//   swift run -c release taskkey-bench [--quick]
+// - the floor: raw OpenSSL in C (CBenchBaseline) with one reused cipher
+//   context per key and direction, a counter nonce, no allocation, and
+//   EVP_EncodeBlock / EVP_DecodeBlock for the sealed-text job;
+// - the peer: Python `cryptography`'s bare AESGCM.encrypt / decrypt;
+// - for processes: an empty Swift main.
 //
-// Exits 1 when a goal is missed, so a regression is visible, but it is never
-// part of `make test`: timing does not belong in unit tests.
+// TaskKey and its baseline run back to back in every round (alternating
+// which goes first); the table gives the median of the per-round ratios and
+// their range. Exits 1 when any goal is missed. Never part of `make test`.
+//
+//   make bench        (builds release, makes the Python venv, runs this)
+//   taskkey-bench [--quick] --python P --peer scripts/bench_peer.py
+//                 --taskkey T --empty-main E [--empty-main-static S]
 import CBenchBaseline
 import Foundation
 import TaskCrypto
 
-struct Goal {
-  let name: String
-  let size: Int
-  /// The largest acceptable ratio TaskKey-time / raw-OpenSSL-time.
-  let maximumRatio: Double
-  let ours: (Int) throws -> Void
-  let raw: (Int, Int) -> UInt64
-}
+struct Options {
+  var quick = false
+  var values: [String: String] = [:]
 
-func nanoseconds(_ body: () throws -> Void) rethrows -> UInt64 {
-  let start = DispatchTime.now().uptimeNanoseconds
-  try body()
-  return DispatchTime.now().uptimeNanoseconds - start
-}
-
-let quick = CommandLine.arguments.contains("--quick")
-AttachmentBench.start(quick: quick)
-let keyring = try Keyring.generate()
-let key = keyring.primary.key
-let aad = Array("tc1.0a0b0c0d:".utf8)
-
-var goals = [Goal]()
-for size in [64, 1024, 65_536, 1 << 20] {
-  let plaintext = [UInt8](repeating: 0x61, count: size)
-  let box = try AES.GCM.seal(plaintext, using: key, authenticating: aad)
-  let sealed = try SealedValue.seal(bytes: plaintext, using: keyring.primary, context: "note/1/body")
-  // Small messages are dominated by per-call overhead (allocations, the
-  // Swift arrays around the C call); large ones by AES itself.
-  let sealRatio = size < 4096 ? 3.0 : 1.25
-  goals.append(
-    Goal(
-      name: "AES.GCM.seal", size: size, maximumRatio: sealRatio,
-      ours: { n in for _ in 0..<n { _ = try AES.GCM.seal(plaintext, using: key, authenticating: aad) } },
-      raw: { size, n in taskkey_bench_raw_gcm_seal(size, n) }))
-  goals.append(
-    Goal(
-      name: "AES.GCM.open", size: size, maximumRatio: sealRatio,
-      ours: { n in for _ in 0..<n { _ = try AES.GCM.open(box, using: key, authenticating: aad) } },
-      raw: { size, n in taskkey_bench_raw_gcm_open(size, n) }))
-  // The text format: the baseline is OpenSSL doing the same job, GCM plus
-  // EVP_EncodeBlock / EVP_DecodeBlock base64. TaskKey's decoder also
-  // enforces canonical form, which OpenSSL's does not.
-  goals.append(
-    Goal(
-      name: "SealedValue.seal", size: size, maximumRatio: size < 4096 ? 3.0 : 1.5,
-      ours: { n in for _ in 0..<n { _ = try SealedValue.seal(bytes: plaintext, using: keyring.primary) } },
-      raw: { size, n in taskkey_bench_raw_sealed_seal(size, n) }))
-  goals.append(
-    Goal(
-      name: "SealedValue.open", size: size, maximumRatio: size < 4096 ? 3.0 : 1.5,
-      ours: { n in for _ in 0..<n { _ = try SealedValue.openBytes(sealed, using: keyring, context: "note/1/body") } },
-      raw: { size, n in taskkey_bench_raw_sealed_open(size, n) }))
-  goals.append(
-    Goal(
-      name: "SHA256.hash", size: size, maximumRatio: size < 4096 ? 3.0 : 1.25,
-      ours: { n in for _ in 0..<n { _ = SHA256.hash(data: plaintext) } },
-      raw: { size, n in taskkey_bench_raw_sha256(size, n) }))
-}
-
-func iterations(for size: Int) -> Int {
-  let bytes = quick ? 8 << 20 : 64 << 20
-  return max(20, bytes / max(size, 256))
-}
-
-print("taskkey-bench: ratio = TaskKey time / raw OpenSSL time, same run, best of 5 rounds")
-print(
-  "operation".padding(toLength: 18, withPad: " ", startingAt: 0)
-    + "size".padding(toLength: 10, withPad: " ", startingAt: 0)
-    + "TaskKey MB/s   raw MB/s   ratio   goal   result")
-var missed = 0
-for goal in goals {
-  let n = iterations(for: goal.size)
-  var best = (ours: UInt64.max, raw: UInt64.max)
-  for _ in 0..<5 {
-    // Alternate the two so that machine noise hits both alike.
-    best.ours = min(best.ours, try nanoseconds { try goal.ours(n) })
-    let raw = goal.raw(goal.size, n)
-    guard raw > 0 else {
-      print("raw OpenSSL baseline failed for \(goal.name)")
-      exit(2)
+  init(_ arguments: [String]) throws {
+    var rest = arguments[...]
+    while let argument = rest.popFirst() {
+      if argument == "--quick" {
+        quick = true
+      } else if argument.hasPrefix("--"), let value = rest.popFirst() {
+        values[String(argument.dropFirst(2))] = value
+      } else {
+        throw BenchError.failed("unknown argument '\(argument)'")
+      }
     }
-    best.raw = min(best.raw, raw)
   }
-  let ratio = Double(best.ours) / Double(best.raw)
-  let megabytes = Double(goal.size * n) / 1_000_000
-  let oursRate = megabytes / (Double(best.ours) / 1e9)
-  let rawRate = megabytes / (Double(best.raw) / 1e9)
-  let met = ratio <= goal.maximumRatio
-  if !met { missed += 1 }
-  let sizeText = goal.size >= 1024 ? "\(goal.size / 1024) KiB" : "\(goal.size) B"
-  print(
-    goal.name.padding(toLength: 18, withPad: " ", startingAt: 0)
-      + sizeText.padding(toLength: 10, withPad: " ", startingAt: 0)
-      + String(
-        format: "%12.1f %10.1f %7.2f %6.2f   %@", oursRate, rawRate, ratio, goal.maximumRatio, met ? "met" : "MISSED"))
+
+  func path(_ name: String) throws -> String {
+    guard let value = values[name] else { throw BenchError.failed("missing --\(name)") }
+    return value
+  }
 }
-missed += AttachmentBench.run(quick: quick)
-print(missed == 0 ? "all goals met" : "\(missed) goal(s) missed")
-exit(missed == 0 ? 0 : 1)
+
+let sizes = [64, 256, 1024, 16 << 10, 64 << 10, 1 << 20]
+let context = "note/1/body"
+
+func cryptoRows(options: Options, peer: PythonPeer) throws -> [Row] {
+  let rounds = options.quick ? 11 : 31
+  let keyring = try Keyring.generate()
+  let note = keyring.primary
+  let aad = Array(("tc1.\(note.id.hex):" + context).utf8)
+  var rawKey = [UInt8](repeating: 0, count: 32)
+  note.key.withUnsafeBytes { rawKey = Array($0) }
+  guard let floor = taskkey_floor_new(rawKey, 1 << 20, aad, aad.count) else {
+    throw BenchError.failed("the OpenSSL floor could not be set up")
+  }
+  rawKey.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+  defer { taskkey_floor_free(floor) }
+
+  var rows = [Row]()
+  for size in sizes {
+    let plaintext = [UInt8](repeating: 0x61, count: size)
+    let sealedText = try SealedValue.seal(bytes: plaintext, using: note, context: context)
+    let box = try AES.GCM.seal(plaintext, using: note.key, authenticating: aad)
+    let iterations = max(10, (options.quick ? 1 : 4) << 20 / (size + 256))
+    let small = size <= 1024
+    let throughputGoal = size >= 16 << 10
+
+    // Sealed text: TaskKey's seal/open against the floor's text job.
+    let textSeal = try pairedRounds(
+      rounds: rounds,
+      ours: {
+        try nanoseconds {
+          for _ in 0..<iterations { _ = try SealedValue.seal(bytes: plaintext, using: note, context: context) }
+        }
+      },
+      baselines: [
+        { taskkey_floor_text_seal(floor, size, iterations) },
+        { small ? try peer.time("encrypt", size: size, count: iterations) : 1 },
+      ])
+    let textOpen = try pairedRounds(
+      rounds: rounds,
+      ours: {
+        try nanoseconds {
+          for _ in 0..<iterations { _ = try SealedValue.openBytes(sealedText, using: keyring, context: context) }
+        }
+      },
+      baselines: [
+        { taskkey_floor_text_open(floor, size, iterations) },
+        { small ? try peer.time("decrypt", size: size, count: iterations) : 1 },
+      ])
+    for (name, result, peerName) in [
+      ("SealedValue.seal (text)", textSeal, "Python AESGCM.encrypt"),
+      ("SealedValue.open (text)", textOpen, "Python AESGCM.decrypt"),
+    ] {
+      let perCall = Double(result.ours.sorted()[result.ours.count / 2]) / Double(iterations)
+      let measured = String(format: "%.0f ns/call", perCall)
+      if size == 256 {
+        rows.append(
+          Row(
+            name: "\(name) / C floor", size: sizeText(size),
+            measured: measured + String(format: ", %.2fx", result.ratios[0].median),
+            spread: result.ratios[0].spread, goal: "<= 2.00x", met: result.ratios[0].median <= 2.0))
+        rows.append(
+          Row(
+            name: "\(name) / \(peerName)", size: sizeText(size),
+            measured: String(format: "%.2fx", result.ratios[1].median),
+            spread: result.ratios[1].spread, goal: "< 1.00x (faster)", met: result.ratios[1].median < 1.0))
+      } else if throughputGoal {
+        let share = 1 / result.ratios[0].median
+        rows.append(
+          Row(
+            name: "\(name) throughput / C floor", size: sizeText(size),
+            measured: String(format: "%.0f MB/s, %.3f of floor", Double(size) / perCall * 1e3, share),
+            spread: String(format: "%.3f-%.3f", 1 / result.ratios[0].maximum, 1 / result.ratios[0].minimum),
+            goal: ">= 0.95", met: share >= 0.95))
+      } else {
+        rows.append(
+          Row(
+            name: "\(name) / C floor", size: sizeText(size),
+            measured: measured + String(format: ", %.2fx", result.ratios[0].median),
+            spread: result.ratios[0].spread, goal: "-", met: nil))
+        rows.append(
+          Row(
+            name: "\(name) / \(peerName)", size: sizeText(size),
+            measured: String(format: "%.2fx", result.ratios[1].median),
+            spread: result.ratios[1].spread, goal: "-", met: nil))
+      }
+    }
+
+    // The bare primitive, for throughput: AES.GCM.seal / open.
+    guard throughputGoal else { continue }
+    let gcmSeal = try pairedRounds(
+      rounds: rounds,
+      ours: {
+        try nanoseconds {
+          for _ in 0..<iterations { _ = try AES.GCM.seal(plaintext, using: note.key, authenticating: aad) }
+        }
+      },
+      baselines: [{ taskkey_floor_gcm_seal(floor, size, iterations) }])
+    let gcmOpen = try pairedRounds(
+      rounds: rounds,
+      ours: {
+        try nanoseconds { for _ in 0..<iterations { _ = try AES.GCM.open(box, using: note.key, authenticating: aad) } }
+      },
+      baselines: [{ taskkey_floor_gcm_open(floor, size, iterations) }])
+    for (name, result) in [
+      ("AES.GCM.seal throughput / C floor", gcmSeal), ("AES.GCM.open throughput / C floor", gcmOpen),
+    ] {
+      let perCall = Double(result.ours.sorted()[result.ours.count / 2]) / Double(iterations)
+      let share = 1 / result.ratios[0].median
+      rows.append(
+        Row(
+          name: name, size: sizeText(size),
+          measured: String(format: "%.0f MB/s, %.3f of floor", Double(size) / perCall * 1e3, share),
+          spread: String(format: "%.3f-%.3f", 1 / result.ratios[0].maximum, 1 / result.ratios[0].minimum),
+          goal: ">= 0.95", met: share >= 0.95))
+    }
+  }
+  return rows
+}
+
+/// `--profile seal|open SIZE`: loops one operation for a profiler, no timing.
+func profile(_ operation: String, size: Int) throws {
+  let keyring = try Keyring.generate()
+  let plaintext = [UInt8](repeating: 0x61, count: size)
+  let sealed = try SealedValue.seal(bytes: plaintext, using: keyring.primary, context: context)
+  for _ in 0..<(200 << 20) / (size + 256) {
+    if operation == "seal" {
+      _ = try SealedValue.seal(bytes: plaintext, using: keyring.primary, context: context)
+    } else {
+      _ = try SealedValue.openBytes(sealed, using: keyring, context: context)
+    }
+  }
+}
+
+AttachmentBench.start(quick: CommandLine.arguments.contains("--quick"))
+do {
+  let options = try Options(Array(CommandLine.arguments.dropFirst()))
+  if let operation = options.values["profile"] {
+    try profile(operation, size: Int(options.values["size"] ?? "256") ?? 256)
+    exit(0)
+  }
+  let peer = try PythonPeer(
+    python: try options.path("python"), script: try options.path("peer"), aad: "tc1.00000000:" + context)
+  var rows = try cryptoRows(options: options, peer: peer)
+  if options.values["taskkey"] != nil { rows += try processRows(options: options) }
+  printTable(rows)
+  var missed = rows.filter { $0.met == false }.count
+  var judged = rows.filter { $0.met != nil }.count
+  if options.values["taskkey"] != nil {
+    print("\nAttachments (issue 15):")
+    let attachmentsMissed = AttachmentBench.run(quick: options.quick)
+    missed += attachmentsMissed
+    judged += 1
+  }
+  print(missed == 0 ? "\nall \(judged) goals met" : "\n\(missed) of \(judged) goals missed")
+  exit(missed == 0 ? 0 : 1)
+} catch {
+  FileHandle.standardError.write(Data("\(error)\n".utf8))
+  exit(2)
+}

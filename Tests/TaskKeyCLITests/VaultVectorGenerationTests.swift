@@ -39,6 +39,24 @@ enum VaultVectors {
     }
   }
 
+  /// The vault file with its synchronisable store plaintext changed by
+  /// `edit` (bytes) or `change` (contents) and sealed again under the right
+  /// key, as only a writer holding the master key could: for invalid
+  /// vectors behind the store's tag.
+  static func resealed(
+    _ vault: Vault, change: (inout StoreContents) -> Void = { _ in }, edit: (inout [UInt8]) throws -> Void = { _ in }
+  ) throws -> [UInt8] {
+    var file = try vault.readFile()
+    let keys = try vault.sessionKeys(file).keys
+    var store = try vault.openStores(file, keys: keys).synchronisable
+    change(&store)
+    var plaintext = bytes(of: try store.encode())
+    try edit(&plaintext)
+    let aad = VaultFile.storeAAD(vaultID: file.vaultID, generation: file.generation)
+    file.sealed = try plaintext.withUnsafeBytes { try vault.environment.seal($0, keys.sync, aad) }
+    return file.encode()
+  }
+
   /// Builds every vector file in memory.
   static func generate() throws -> [String: [UInt8]] {
     let stream = Stream(seed: "TaskKey vault vectors v1")
@@ -71,6 +89,11 @@ enum VaultVectors {
       try $0.add(second)
       try $0.promote(second.id)
     }
+    clock += 60
+    // A third key, retired at once: its id stays as a tombstone.
+    let third = NoteKey(id: KeyID(rawValue: 0x0dea_d0ff), key: try environment.randomKey())
+    try vault.updateNoteKeyring { try $0.add(third) }
+    try vault.updateNoteKeyring { try $0.retire(third.id) }
     let good = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/vault.tkv")))
     let device = [UInt8](try Data(contentsOf: URL(fileURLWithPath: directory + "/device-only/device.tkv")))
     let bundle = try vault.exportSyncBundle(passphrase: secret(passphrase))
@@ -83,6 +106,13 @@ enum VaultVectors {
         modified: Int64(attributes.modified.timeIntervalSince1970),
         value: String(decoding: bytes(of: try vault.item(named: attributes.name).value), as: UTF8.self))
     }
+    let retiredInKeyring = try resealed(vault, change: { $0.retired = [keyring.primaryID] })
+    let retiredEmpty = try resealed(vault) { plaintext in
+      // "RTRD", count 1, the id: make the count 0 and the id padding.
+      let start = try #require(
+        (0..<(plaintext.count - 4)).first { Array(plaintext[$0..<($0 + 4)]) == Array("RTRD".utf8) })
+      plaintext.replaceSubrange((start + 4)..<(start + 12), with: [UInt8](repeating: 0, count: 8))
+    }
     try vault.lock()
     let expected = VaultVectorFile.Expected(
       vaultID: status.vaultID, kdf: "\(status.kdfParameters)", generation: status.generation,
@@ -90,6 +120,7 @@ enum VaultVectors {
       noteKeys: keyring.keys.map { key in
         VaultVectorFile.Expected.Key(id: key.id.hex, key: key.key.withUnsafeBytes { Hex.encode(Array($0)) })
       },
+      retiredKeyIDs: [third.id.hex],
       items: items, syncBundleItems: ["calendar/token"])
 
     var files = [String: [UInt8]]()
@@ -169,6 +200,12 @@ enum VaultVectors {
     add(
       "sync-tampered.tksync", fixChecksum(tamperedBundle), "sync", "tampered",
       "payload bit flipped, checksum recomputed")
+    add(
+      "vault-retired-in-keyring.tkv", retiredInKeyring, "vault", "damaged",
+      "a retired key id that is also in the keyring (store resealed under the right key)")
+    add(
+      "vault-retired-empty.tkv", retiredEmpty, "vault", "damaged",
+      "a retired-key section that lists no id (store resealed under the right key)")
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let file = VaultVectorFile(

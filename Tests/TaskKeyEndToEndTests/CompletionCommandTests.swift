@@ -29,7 +29,9 @@ struct CompletionCommandTests {
     for command in commands {
       #expect(result.stdoutText.contains("    \(command)) words="), "\(command) missing from completion")
     }
-    #expect(result.stdoutText.contains("seal) words=\"--context --key-file --exact --help\""))
+    #expect(
+      result.stdoutText.contains(
+        "seal) words=\"--context --key-file --exact --help --field --context-field --input --out\""))
   }
 
   @Test func manPageHasTheStandardSectionsAndEveryCommand() throws {

@@ -37,7 +37,9 @@ struct RotationStoryTests {
     let input = lines.joined(separator: "\n") + "\n"
     let rewrapped = try vault.run(["rewrap", "--field", "body", "--context-field", "ctx"], text: input)
     #expect(rewrapped.status == 0, "\(rewrapped.stderr)")
-    #expect(rewrapped.stderr.contains("10000 re-sealed under \(new.hex), 0 already current, 0 plain"))
+    #expect(
+      rewrapped.stderr.contains(
+        "10000 re-sealed under \(new.hex), 0 sealed (were plain), 0 already current, 0 plain passed through"))
     let output = rewrapped.stdoutText.split(separator: "\n").map(String.init)
     #expect(output.count == 10_000)
 
@@ -81,7 +83,9 @@ struct RotationStoryTests {
       toFile: vault.home.path("mixed.jsonl"), atomically: true, encoding: .utf8)
     let refused = try vault.run(["retire", old.hex, "--input", vault.home.path("mixed.jsonl"), "--field", "body"])
     #expect(refused.status == 17)
-    #expect(refused.stderr.contains("still seals 1 value(s) in the input (first on line 38)"))
+    #expect(
+      refused.stderr.contains(
+        "still seals 1 value(s) in the input (first in \(vault.home.path("mixed.jsonl")), line 38)"))
     #expect(refused.stderr.contains("hint: run 'taskkey rewrap'"))
     #expect(try Vault(at: vault.directory).noteKeyring().key(for: old) != nil, "nothing was retired")
     let forced = try vault.run(["retire", old.hex, "--force"])
@@ -110,6 +114,7 @@ struct RotationStoryTests {
     #expect(passed.stdoutText == "\(current)\nplain\n\n")
     #expect(passed.stderr.contains("0 re-sealed"))
     let sealed = try vault.run(["rewrap", "--context", "c", "--seal-plain"], text: "plain\n")
+    #expect(sealed.stderr.contains("0 re-sealed under \(keyring.primaryID), 1 sealed (were plain)"))
     let value = sealed.stdoutText.trimmingCharacters(in: .newlines)
     #expect(try SealedValue.open(value, using: keyring, context: "c") == "plain")
   }

@@ -101,6 +101,17 @@ struct VectorsCommandTests {
     #expect(result.stdoutText.contains("expected the tag to verify, but it did not"))
   }
 
+  @Test func wycheproofHKDFRunsEveryGroupAndAChangedOutputFails() throws {
+    let result = try TaskKeyBinary.run(["vectors", "check", Self.vectors + "/wycheproof/hkdf_sha512_test.json"])
+    #expect(result.status == 0, "\(result.stdoutText)")
+    #expect(result.stdoutText.hasSuffix("83 passed, 0 failed, 0 skipped\n"))
+    // tcId 1's output, with its first byte changed.
+    let altered = try checkAltered(
+      "wycheproof/hkdf_sha512_test.json", replacing: "\"okm\": \"dd2599", with: "\"okm\": \"dd2598")
+    #expect(altered.status == 30)
+    #expect(altered.stdoutText.contains("derived other bytes"))
+  }
+
   /// Checks a copy of a committed vector file with every `original` text
   /// replaced by `replacement` (which must change it).
   func checkAltered(_ name: String, replacing original: String, with replacement: String) throws -> ProcessResult {

@@ -4,29 +4,53 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Raw OpenSSL AES-256-GCM, the baseline TaskKey's benchmark compares
-/// against: per message a fresh EVP_CIPHER_CTX, a random 12-byte nonce
-/// (RAND_bytes), 13 bytes of AAD, encrypt, final, get the 16-byte tag.
-/// Seals `iterations` messages of `size` bytes; returns the elapsed
-/// monotonic nanoseconds, or 0 on any OpenSSL failure.
-uint64_t taskkey_bench_raw_gcm_seal(size_t size, size_t iterations);
+#include "attachment_floor.h"
 
-/// The same for opening: decrypt and verify `iterations` times one message
-/// of `size` bytes sealed up front. Returns nanoseconds, or 0 on failure
-/// (including a tag that does not verify).
-uint64_t taskkey_bench_raw_gcm_open(size_t size, size_t iterations);
+/// The floor TaskKey's benchmark compares against: raw OpenSSL in C, doing
+/// the least any AES-256-GCM program can do per message. One EVP_CIPHER_CTX
+/// per direction is made once and the key is set once; each message only
+/// sets a new nonce (a 96-bit counter, no random draw), feeds the
+/// associated data and the plaintext, and finishes. No allocation happens
+/// inside a timed loop.
+typedef struct taskkey_floor taskkey_floor;
 
-/// Raw OpenSSL SHA-256 (EVP_Digest) over `size` bytes, `iterations` times.
-uint64_t taskkey_bench_raw_sha256(size_t size, size_t iterations);
+/// Makes a floor for `key` (32 bytes), for messages up to `maximum_size`
+/// bytes, with associated data `aad` (copied). Returns NULL on failure.
+taskkey_floor *taskkey_floor_new(
+  const uint8_t *key, size_t maximum_size, const uint8_t *aad, size_t aad_size);
 
-#endif
+/// Frees the floor's contexts (which wipes their key schedules) and buffers.
+void taskkey_floor_free(taskkey_floor *floor);
 
-#ifndef TASKKEY_BENCH_BASELINE_SEALED_H
-#define TASKKEY_BENCH_BASELINE_SEALED_H
-/// Raw OpenSSL doing a sealed value's whole job: AES-256-GCM seal as above,
-/// then base64 of nonce || ciphertext || tag with EVP_EncodeBlock.
-uint64_t taskkey_bench_raw_sealed_seal(size_t size, size_t iterations);
+/// Seals `iterations` messages of `size` bytes into nonce || ciphertext ||
+/// tag. Returns the calling thread's elapsed CPU nanoseconds, or 0 on any
+/// OpenSSL failure. (Every time below is CPU time, so that other work on a
+/// shared machine is not counted.)
+uint64_t taskkey_floor_gcm_seal(taskkey_floor *floor, size_t size, size_t iterations);
 
-/// Raw OpenSSL opening a sealed value: EVP_DecodeBlock, then AES-256-GCM open.
-uint64_t taskkey_bench_raw_sealed_open(size_t size, size_t iterations);
+/// Opens one message of `size` bytes, sealed up front, `iterations` times
+/// (the tag is checked each time). Nanoseconds, or 0 on failure.
+uint64_t taskkey_floor_gcm_open(taskkey_floor *floor, size_t size, size_t iterations);
+
+/// The sealed-text job: writes the 13-byte marker, seals as above, and
+/// base64-encodes nonce || ciphertext || tag after the marker with
+/// EVP_EncodeBlock. Nanoseconds, or 0 on failure.
+uint64_t taskkey_floor_text_seal(taskkey_floor *floor, size_t size, size_t iterations);
+
+/// The open-text job: EVP_DecodeBlock of the text after the marker, then
+/// open as above. Nanoseconds, or 0 on failure.
+uint64_t taskkey_floor_text_open(taskkey_floor *floor, size_t size, size_t iterations);
+
+/// Runs `argv[0]` (a path) with standard input from `input_path` and
+/// standard output to `output_path` (NULL: /dev/null), standard error to
+/// /dev/null, and waits. Returns the child's CPU time (user + system) in
+/// nanoseconds (at least 1), or 0 when the process could not start or did
+/// not exit 0. `peak_rss_kib`, when not
+/// NULL, receives the child's peak resident set size in KiB.
+uint64_t taskkey_bench_run(
+  char *const argv[], const char *input_path, const char *output_path, long *peak_rss_kib);
+
+/// The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
+uint64_t taskkey_bench_now(void);
+
 #endif

@@ -21,6 +21,7 @@ extension CLIError {
     case .idCollision: return .osError
     case .crypto(let crypto): return CLIError.crypto(crypto).exitCode
     case .vault(let vault): return exitCode(for: vault)
+    case .notPermanent: return .ioError
     }
   }
 }

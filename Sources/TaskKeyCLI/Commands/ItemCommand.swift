@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 import TaskSystem
@@ -57,6 +58,14 @@ struct ItemCommand: Command {
     case (nil, _): throw arguments.usageError("missing subcommand: set, get, list or remove")
     default: throw arguments.usageError("expected 'set NAME', 'get NAME', 'list' or 'remove NAME'")
     }
+    switch action {
+    case .set(let name, _, _), .get(let name), .remove(let name):
+      guard !name.hasPrefix(AssistantKeyRegistry.reservedItemPrefix) else {
+        throw arguments.usageError(
+          "'\(name)' is in '\(AssistantKeyRegistry.reservedItemPrefix)', which TaskKey keeps for its own items")
+      }
+    case .list: break
+    }
     if case .set = action {
     } else if deviceOnly || label != nil {
       throw arguments.usageError("--device-only and --label apply to 'item set' only")
@@ -90,7 +99,9 @@ struct ItemCommand: Command {
       try item.value.withUnsafeBytes { try writeAll(fd: 1, $0, path: "<stdout>") }
       if !exact { try streams.writeOutput([UInt8(ascii: "\n")]) }
     case .list:
-      let items = try vaultCall { try vault.items() }
+      let items = try vaultCall { try vault.items() }.filter {
+        !$0.name.hasPrefix(AssistantKeyRegistry.reservedItemPrefix)
+      }
       let listed = items.map {
         Listed(
           name: $0.name, label: $0.label, class: $0.itemClass.rawName, created: isoDate($0.created),

@@ -63,6 +63,8 @@ struct SyncCommand: Command {
     let updatedItems: [String]
     let keptItems: [String]
     let skippedItems: [String]
+    let retiredKeyIDs: [String]
+    let refusedRetiredKeyIDs: [String]
   }
 
   func run(_ streams: StandardStreams) throws {
@@ -90,13 +92,20 @@ struct SyncCommand: Command {
         addedKeyIDs: report.addedKeyIDs.map(\.hex), unchangedKeyIDs: report.unchangedKeyIDs.map(\.hex),
         previousPrimaryID: report.previousPrimaryID.hex, primaryID: report.primaryID.hex,
         addedItems: report.addedItems, updatedItems: report.updatedItems, keptItems: report.keptItems,
-        skippedItems: report.skippedItems)
+        skippedItems: report.skippedItems, retiredKeyIDs: report.retiredKeyIDs.map(\.hex),
+        refusedRetiredKeyIDs: report.refusedRetiredKeyIDs.map(\.hex))
       if json {
         try streams.print(try jsonText(output))
       } else {
         try streams.print(
           "Keys added: \(output.addedKeyIDs.isEmpty ? "none" : output.addedKeyIDs.joined(separator: " "))")
         try streams.print("Keys already here: \(output.unchangedKeyIDs.count)")
+        try streams.print(
+          "Keys retired (retired on the other device): "
+            + (output.retiredKeyIDs.isEmpty ? "none" : output.retiredKeyIDs.joined(separator: " ")))
+        if !output.refusedRetiredKeyIDs.isEmpty {
+          try streams.print("Retired keys not added back: \(output.refusedRetiredKeyIDs.joined(separator: " "))")
+        }
         try streams.print(
           "Primary: \(output.primaryID)\(report.primaryID == report.previousPrimaryID ? " (unchanged)" : " (changed)")")
         try streams.print(

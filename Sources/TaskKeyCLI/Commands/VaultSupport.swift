@@ -17,7 +17,7 @@ extension CLIError {
     case .alreadyInitialised: return .ioError
     case .itemNotFound: return .noInput
     case .emptyPassphrase, .passphraseTooLong, .invalidItemName, .invalidLabel, .itemTooLarge, .storeFull,
-      .itemClassConflict, .keyConflict:
+      .itemClassConflict, .keyConflict, .retiredKey:
       return .dataError
     case .unlockUnavailable: return .osError
     case .crypto(let crypto): return CLIError.crypto(crypto).exitCode

@@ -26,6 +26,8 @@ struct VaultVectorFile: Codable, Equatable {
     var generation: UInt64
     var primaryKeyID: String
     var noteKeys: [Key]
+    /// Ids of retired note keys the synchronisable store remembers.
+    var retiredKeyIDs: [String]
     var items: [Item]
     var syncBundleItems: [String]
   }
@@ -123,6 +125,7 @@ enum VaultVectorChecker: VectorChecker {
       keyring.keys.map({ key in key.key.withUnsafeBytes { VectorVerdict.hex(Array($0)) } })
         == expected.noteKeys.map(\.key)
     else { return "mismatch: note keys" }
+    guard contents.retiredKeyIDs.map(\.hex) == expected.retiredKeyIDs else { return "mismatch: retired key ids" }
     guard contents.items.map(\.attributes.name) == names else { return "mismatch: item names" }
     for item in contents.items {
       guard let want = expected.items.first(where: { $0.name == item.attributes.name }) else { return "mismatch: item" }

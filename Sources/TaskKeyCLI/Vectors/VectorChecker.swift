@@ -81,7 +81,7 @@ enum VectorCheck {
     AESGCMVectorChecker.self, Argon2idVectorChecker.self, SealedValueVectorChecker.self,
     VaultVectorChecker.self, BackupVectorChecker.self, AssistantKeyVectorChecker.self,
     KeyFileVectorChecker.self, WycheproofAEADVectorChecker.self, WycheproofMACVectorChecker.self,
-    AttachmentVectorChecker.self, CobblestoneVectorChecker.self,
+    WycheproofHKDFVectorChecker.self, AttachmentVectorChecker.self, CobblestoneVectorChecker.self,
   ]
 
   /// Every format name this build checks.

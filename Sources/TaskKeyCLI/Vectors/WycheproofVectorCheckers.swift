@@ -17,7 +17,7 @@ enum WycheproofAEADVectorChecker: VectorChecker {
   /// `authentication_failed`; `acceptable` may do either, but if it opens it
   /// must give `msg` (Vectors/README.md).
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
-    let file = try JSONDecoder().decode(WycheproofAEADFile.self, from: data)
+    let file = try JSONDecoder().decode(WycheproofFile<WycheproofAEADGroup>.self, from: data)
     for group in file.testGroups {
       guard group.type == "AeadTest", group.keySize == 256, group.ivSize == 96, group.tagSize == 128 else {
         report.skip(
@@ -59,7 +59,7 @@ enum WycheproofMACVectorChecker: VectorChecker {
   /// `valid`: the computed tag equals `tag` and verifies; `invalid`: `tag`
   /// must not verify; `acceptable`: either.
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
-    let file = try JSONDecoder().decode(WycheproofMACFile.self, from: data)
+    let file = try JSONDecoder().decode(WycheproofFile<WycheproofMACGroup>.self, from: data)
     for group in file.testGroups {
       guard group.type == "MacTest", group.keySize == 256, group.tagSize == 256 else {
         report.skip(
@@ -97,12 +97,6 @@ enum WycheproofMACVectorChecker: VectorChecker {
   }
 }
 
-/// A Wycheproof AEAD test file (`aead_test_schema.json` and its v1).
-struct WycheproofAEADFile: Codable {
-  var algorithm: String
-  var testGroups: [WycheproofAEADGroup]
-}
-
 /// A Wycheproof AEAD test group.
 struct WycheproofAEADGroup: Codable {
   var ivSize: Int
@@ -127,12 +121,6 @@ struct WycheproofAEADTest: Codable {
   var flags: [String]
 }
 
-/// A Wycheproof MAC test file (`mac_test_schema_v1.json`).
-struct WycheproofMACFile: Codable {
-  var algorithm: String
-  var testGroups: [WycheproofMACGroup]
-}
-
 /// A Wycheproof MAC test group; sizes in bits.
 struct WycheproofMACGroup: Codable {
   var keySize: Int
@@ -151,4 +139,75 @@ struct WycheproofMACTest: Codable {
   /// `valid`, `invalid` or `acceptable`.
   var result: String
   var flags: [String]
+}
+
+/// Project Wycheproof's HKDF-SHA-512 file
+/// (`Vectors/wycheproof/hkdf_sha512_test.json`, an unmodified copy): the
+/// Expand step that derives each attachment's keys. Every case runs Extract
+/// then Expand (`HKDFSHA512.deriveBytes`); every group runs, since Extract
+/// takes input keys of any length.
+enum WycheproofHKDFVectorChecker: VectorChecker {
+  static let formats = ["wycheproof HKDF-SHA-512"]
+
+  static func accepts(_ header: VectorFileHeader) -> Bool {
+    header.format == nil && header.algorithm == "HKDF-SHA-512"
+      && (header.schema == "hkdf_test_schema.json" || header.schema == "hkdf_test_schema_v1.json")
+  }
+
+  /// `valid`: the output equals `okm`; `invalid`: the derivation must be
+  /// refused (an output longer than 255 × 64 bytes, as `too_large`);
+  /// `acceptable`: either, but an output must equal `okm`.
+  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+    let file = try JSONDecoder().decode(WycheproofFile<WycheproofHKDFGroup>.self, from: data)
+    for group in file.testGroups {
+      guard group.type == "HkdfTest" else {
+        report.skip("group \(group.type) (\(group.tests.count) tests)", count: group.tests.count)
+        continue
+      }
+      for test in group.tests { report.record(check(test)) }
+    }
+  }
+
+  static func check(_ test: WycheproofHKDFTest) -> String? {
+    let name = "tcId \(test.tcId) (\(test.comment.isEmpty ? test.flags.joined(separator: ",") : test.comment))"
+    guard let ikm = VectorVerdict.hex(test.ikm), let salt = VectorVerdict.hex(test.salt),
+      let info = VectorVerdict.hex(test.info), let okm = VectorVerdict.hex(test.okm)
+    else { return "\(name): a field is not hex" }
+    let outcome = Result {
+      try HKDFSHA512.deriveBytes(inputKeyMaterial: ikm, salt: salt, info: info, outputByteCount: test.size)
+        .withUnsafeBytes { Array($0) }
+    }
+    let result = test.result == "acceptable" ? (try? outcome.get()).map { _ in "valid" } ?? "invalid" : test.result
+    return VectorVerdict.verdict(
+      name, result: result, expectedError: "too_large", outcome: outcome,
+      check: { $0 == okm ? nil : "derived other bytes" })
+  }
+}
+
+/// A Wycheproof HKDF test group; `keySize` is the IKM size in bits.
+struct WycheproofHKDFGroup: Codable {
+  var keySize: Int
+  var type: String
+  var tests: [WycheproofHKDFTest]
+}
+
+/// A Wycheproof HKDF test; hex fields, `size` in bytes.
+struct WycheproofHKDFTest: Codable {
+  var tcId: Int
+  var comment: String
+  var ikm: String
+  var salt: String
+  var info: String
+  var size: Int
+  var okm: String
+  /// `valid`, `invalid` or `acceptable`.
+  var result: String
+  var flags: [String]
+}
+
+/// A Wycheproof test file: the algorithm and its groups (the group and test
+/// schemas differ per file type).
+struct WycheproofFile<Group: Codable>: Codable {
+  var algorithm: String
+  var testGroups: [Group]
 }

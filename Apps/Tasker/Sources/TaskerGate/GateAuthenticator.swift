@@ -1,5 +1,6 @@
 import AssistantKeys
 import Foundation
+import TaskSystem
 import TaskVault
 
 /// Checks assistant keys for the gate, failing closed: each check first
@@ -12,7 +13,20 @@ public final class GateAuthenticator: @unchecked Sendable {
   private let vault: Vault?
   private let vaultError: AssistantKeyError?
   private var registry: AssistantKeyRegistry?
+  private var unlocked: UnlockedState?
   private let mutex = NSLock()
+
+  /// The longest the gate trusts a remembered "unlocked" answer: 1 second.
+  public static let lockStateMaximumAge: UInt64 = 1_000_000_000
+
+  /// The last time the vault's full unlock state was read and found
+  /// unlocked, and the files that state depends on as they were then.
+  private struct UnlockedState {
+    let paths: [String]
+    let files: [FileIdentity?]
+    let readAt: UInt64
+    let until: Date?
+  }
 
   /// Prepares to check keys against the vault in `directory`.
   ///
@@ -43,7 +57,7 @@ public final class GateAuthenticator: @unchecked Sendable {
     defer { mutex.unlock() }
     guard let vault else { return .failure(vaultError ?? .vaultLocked) }
     do {
-      guard case .unlocked = try vault.status().lockState else { return .failure(.vaultLocked) }
+      guard try isUnlocked(vault) else { return .failure(.vaultLocked) }
     } catch {
       return .failure(.registryDamaged(.integrityKeyUnavailable(reason: "the vault cannot be read: \(error)")))
     }
@@ -58,6 +72,37 @@ public final class GateAuthenticator: @unchecked Sendable {
     } catch {
       return .failure(.registryDamaged(.integrityKeyUnavailable(reason: "the vault failed: \(error)")))
     }
+  }
+
+  /// Whether the vault is unlocked now. Reading the whole unlock state
+  /// (vault file, session file, session key) costs about a millisecond, so
+  /// the answer "unlocked" is remembered with the identity (device and
+  /// inode) of `vault.tkv`, `device-only/unlock.session` and the session key
+  /// file in `/dev/shm/taskkey-<uid>/`, and read again as soon as any of them
+  /// changes or goes (every `lock`, `unlock` and passphrase change removes or
+  /// replaces them; none is written in place), when a timed unlock ends, and
+  /// at least once every `lockStateMaximumAge`. "Locked" is never remembered.
+  private func isUnlocked(_ vault: Vault) throws -> Bool {
+    let now = DispatchTime.now().uptimeNanoseconds
+    if let unlocked, unlocked.files == Self.identities(unlocked.paths),
+      now - unlocked.readAt < Self.lockStateMaximumAge,
+      unlocked.until.map({ Date() < $0 }) ?? true
+    {
+      return true
+    }
+    self.unlocked = nil
+    let status = try vault.status()
+    guard case .unlocked(let until) = status.lockState else { return false }
+    let paths = [
+      vault.directory + "/vault.tkv", vault.deviceOnlyDirectory + "/unlock.session",
+      try RuntimeDirectory.sharedMemory() + "/" + status.vaultID + ".key",
+    ]
+    self.unlocked = UnlockedState(paths: paths, files: Self.identities(paths), readAt: now, until: until)
+    return true
+  }
+
+  private static func identities(_ paths: [String]) -> [FileIdentity?] {
+    paths.map { (try? FileStatus.of($0))?.identity }
   }
 
   /// Whether a key is still valid by its public id (for approvals made

@@ -31,6 +31,10 @@ public enum GateError: Error, Equatable, Sendable {
   case alreadyUndone(Int64, by: Int64)
   /// The store failed.
   case store(TaskerError)
+  /// A receipt object breaks a rule of its format; the reason names it.
+  case receiptMalformed(String)
+  /// A receipt object names a format version this build does not read.
+  case receiptUnsupportedVersion(Int64)
 
   /// The message for people.
   public var message: String {
@@ -55,6 +59,8 @@ public enum GateError: Error, Equatable, Sendable {
       return "receipt r\(id) (\(tool)) cannot be undone: only additions and completions that ran can"
     case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
     case .store(let error): return error.description
+    case .receiptMalformed(let reason): return "malformed receipt: \(reason)"
+    case .receiptUnsupportedVersion(let version): return "receipt format version \(version) is not supported; 1 is"
     }
   }
 }

@@ -88,8 +88,19 @@ struct GateExecutor {
     let candidate = PlanCandidate(
       title: title, estimateMinutes: estimate, due: due, priority: priority, energy: energy,
       overdue: status == .open && due.map { $0 < today } ?? false)
-    let encoded = (try? JSONEncoder().encode(candidate)).flatMap { JSONValue.parse($0) }
-    var members = encoded?.objectValue ?? ["title": .string(title)]
+    // An exhaustive switch over the candidate's keys, as its own encoder
+    // has: a seventh field would not compile here without a decision.
+    var members: [String: JSONValue] = [:]
+    for key in PlanCandidate.CodingKeys.allCases {
+      switch key {
+      case .title: members[key.rawValue] = .string(candidate.title)
+      case .estimateMinutes: members[key.rawValue] = candidate.estimateMinutes.map { .integer(Int64($0)) } ?? .null
+      case .due: members[key.rawValue] = candidate.due.map { .string($0.description) } ?? .null
+      case .priority: members[key.rawValue] = .string(candidate.priority.name)
+      case .energy: members[key.rawValue] = candidate.energy.map { .string($0.name) } ?? .null
+      case .overdue: members[key.rawValue] = .bool(candidate.overdue)
+      }
+    }
     members["id"] = .integer(id)
     members["status"] = .string(status.rawValue)
     return .object(members)

@@ -64,15 +64,106 @@ public enum JSONValue: Equatable, Sendable, Codable {
   /// - Parameter bytes: the text.
   /// - Returns: the value, or nil when the bytes are not one JSON value.
   public static func parse<Bytes: DataProtocol>(_ bytes: Bytes) -> JSONValue? {
-    try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    // Foundation's JSONSerialization parses (strict RFC 8259, UTF-8); the
+    // tree is then converted, telling booleans, integers and fractions apart
+    // by the number's Objective-C type code.
+    guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
+      return nil
+    }
+    return convert(object)
   }
 
-  /// The value as compact UTF-8 JSON with sorted keys and unescaped slashes.
+  private static func convert(_ object: Any) -> JSONValue? {
+    switch object {
+    case is NSNull: return .null
+    case let text as String: return .string(text)
+    case let number as NSNumber:
+      switch String(cString: number.objCType) {
+      case "c", "B": return .bool(number.boolValue)
+      case "d", "f", "Q": return .number(number.doubleValue)
+      default: return .integer(number.int64Value)
+      }
+    case let list as [Any]:
+      var values: [JSONValue] = []
+      values.reserveCapacity(list.count)
+      for item in list {
+        guard let value = convert(item) else { return nil }
+        values.append(value)
+      }
+      return .array(values)
+    case let members as [String: Any]:
+      var values: [String: JSONValue] = [:]
+      for (key, item) in members {
+        guard let value = convert(item) else { return nil }
+        values[key] = value
+      }
+      return .object(values)
+    default: return nil
+    }
+  }
+
+  /// The value as compact UTF-8 JSON (RFC 8259) with object keys sorted
+  /// and slashes unescaped; a fraction that is not finite (never made by
+  /// the gate) is written `null`.
   public var encoded: Data {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    // Every case encodes except a non-finite fraction, which the gate never makes.
-    return (try? encoder.encode(self)) ?? Data("null".utf8)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(256)
+    write(to: &bytes)
+    return Data(bytes)
+  }
+
+  private func write(to out: inout [UInt8]) {
+    switch self {
+    case .null: out.append(contentsOf: "null".utf8)
+    case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+    case .integer(let value): out.append(contentsOf: String(value).utf8)
+    case .number(let value):
+      if !value.isFinite {
+        out.append(contentsOf: "null".utf8)
+      } else if value == value.rounded(), abs(value) < 1e15 {
+        out.append(contentsOf: String(Int64(value)).utf8)
+      } else {
+        out.append(contentsOf: "\(value)".utf8)
+      }
+    case .string(let value): Self.write(string: value, to: &out)
+    case .array(let values):
+      out.append(UInt8(ascii: "["))
+      for (index, value) in values.enumerated() {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        value.write(to: &out)
+      }
+      out.append(UInt8(ascii: "]"))
+    case .object(let members):
+      out.append(UInt8(ascii: "{"))
+      for (index, key) in members.keys.sorted().enumerated() {
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        Self.write(string: key, to: &out)
+        out.append(UInt8(ascii: ":"))
+        members[key]?.write(to: &out)
+      }
+      out.append(UInt8(ascii: "}"))
+    }
+  }
+
+  private static let hexDigits = Array("0123456789abcdef".utf8)
+
+  private static func write(string: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in string.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+      case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+      case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+      case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+      case 0..<0x20:
+        out.append(contentsOf: Array("\\u00".utf8))
+        out.append(hexDigits[Int(byte >> 4)])
+        out.append(hexDigits[Int(byte & 0xf)])
+      default: out.append(byte)
+      }
+    }
+    out.append(UInt8(ascii: "\""))
   }
 
   /// The value as compact JSON text (see `encoded`).

@@ -145,3 +145,30 @@ extension JSONValue {
     return nil
   }
 }
+
+final class JSONValueTests: XCTestCase {
+  func testKindsAreKeptApart() {
+    let parsed = JSONValue.parse(Array(#"[true, false, 1, 0, -5, 1.5, "s", null, {"a": [2]}, 1e3]"#.utf8))
+    XCTAssertEqual(
+      parsed,
+      [
+        .bool(true), .bool(false), .integer(1), .integer(0), .integer(-5), .number(1.5), "s", .null,
+        ["a": [.integer(2)]], .number(1000),
+      ])
+    XCTAssertEqual(parsed?.text, #"[true,false,1,0,-5,1.5,"s",null,{"a":[2]},1000]"#)
+  }
+
+  func testStringsRoundTripWithEveryEscape() {
+    let text = "quote \" backslash \\ newline \n tab \t bell \u{7} del \u{7f} é 🙂 /"
+    let value: JSONValue = ["k\"ey": .string(text)]
+    XCTAssertEqual(JSONValue.parse(value.encoded), value)
+    XCTAssertEqual(JSONValue.string("\u{1}").text, #""\u0001""#)
+  }
+
+  func testInvalidJSONIsNil() {
+    for text in ["", "{", "{'a':1}", "nul", "\"\u{7}\""] {
+      XCTAssertNil(JSONValue.parse(Array(text.utf8)), text)
+    }
+    XCTAssertNil(JSONValue.parse([0x22, 0xff, 0x22]), "invalid UTF-8")
+  }
+}

@@ -93,6 +93,8 @@ extension ExitCode {
     case .approvalNotFound, .receiptNotFound: return .notFound
     case .approvalNotPending, .approvalUnreadable, .keyNoLongerValid, .notUndoable, .alreadyUndone: return .gateRefused
     case .store(let inner): return of(inner)
+    case .receiptMalformed: return .dataError
+    case .receiptUnsupportedVersion: return .unsupportedVersion
     }
   }
 }

@@ -1,0 +1,42 @@
+import Foundation
+import TaskerCore
+import TaskerGate
+import XCTest
+
+final class GateReceiptFormatTests: XCTestCase {
+  private static let vectors = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Vectors/receipt-v1.json")
+
+  func testTheVectors() throws {
+    let file = try XCTUnwrap(JSONValue.parse(try Data(contentsOf: Self.vectors)))
+    guard case .array(let tests)? = file["tests"] else { return XCTFail("no tests") }
+    XCTAssertGreaterThan(tests.count, 20)
+    var outcomes: Set<String> = []
+    for test in tests {
+      let expected = test["result"]?.stringValue ?? ""
+      outcomes.insert(expected)
+      let outcome: String
+      do {
+        let receipt = try GateReceiptFormat.parse(test["receipt"] ?? .null)
+        XCTAssertEqual(GateReceiptFormat.json(receipt), test["receipt"], "a valid receipt re-encodes to itself")
+        outcome = "success"
+      } catch GateError.receiptUnsupportedVersion {
+        outcome = "unsupported_version"
+      } catch GateError.receiptMalformed {
+        outcome = "malformed"
+      }
+      XCTAssertEqual(outcome, expected, test["comment"]?.stringValue ?? "")
+    }
+    XCTAssertEqual(outcomes, ["success", "malformed", "unsupported_version"])
+  }
+
+  func testWhatTheGateWritesReadsBack() throws {
+    var receipt = GateReceipt(
+      actor: "assistant", keyID: "tkid_00000000000000aa", assistant: "bot", tool: "complete_task", decision: "allow",
+      target: "task/2", summary: "completed task 2 'x'", undo: "reopen-task:2")
+    receipt.id = 5
+    receipt.at = 1_800_000_000
+    XCTAssertEqual(try GateReceiptFormat.parse(GateReceiptFormat.json(receipt)), receipt)
+  }
+}

@@ -1,0 +1,178 @@
+// The file edge of batch processing: reading lines and writing all or
+// nothing, through TaskSystem (descriptors, the FileSystem seam).
+import TaskCrypto
+import TaskSystem
+
+/// Reads a file descriptor line by line in 1 MiB chunks, in constant memory.
+struct LineReader {
+  /// The largest line accepted: a sealed value at its size limit, plus
+  /// room for the JSON around it.
+  static let lineLimit = 24 << 20
+  private static let chunk = 1 << 20
+
+  let descriptor: FileDescriptor
+  private var buffer = [UInt8]()
+  private var start = 0
+  private var ended = false
+  private var bytesRead = 0
+
+  init(_ descriptor: FileDescriptor) {
+    self.descriptor = descriptor
+    buffer.reserveCapacity(Self.chunk * 2)
+  }
+
+  /// Calls `body` with each line (without its newline), its number from
+  /// 1, and the bytes read so far. A final line without a newline is a
+  /// line; an empty input has none.
+  ///
+  /// - Throws: `CLIError.io` on a read error, `.malformedInput` for a line
+  ///   over `lineLimit`, or whatever `body` throws.
+  mutating func forEachLine(_ body: (UnsafeRawBufferPointer, Int, Int) throws -> Void) throws {
+    var number = 0
+    while true {
+      let from = start
+      let found = buffer.withUnsafeBytes { bytes in
+        UnsafeRawBufferPointer(rebasing: bytes[from...]).firstIndex(of: 0x0a).map { $0 + from }
+      }
+      if let end = found {
+        number += 1
+        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end]), number, bytesRead) }
+        start = end + 1
+        continue
+      }
+      if ended {
+        if start < buffer.count {
+          number += 1
+          try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start...]), number, bytesRead) }
+        }
+        return
+      }
+      guard buffer.count - start <= Self.lineLimit else {
+        throw CLIError.malformedInput(line: number + 1, reason: "longer than \(Self.lineLimit) bytes")
+      }
+      buffer.removeSubrange(0..<start)
+      start = 0
+      try fill()
+    }
+  }
+
+  private mutating func fill() throws {
+    let old = buffer.count
+    buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
+    let count: Int
+    do {
+      count = try systemCall {
+        try buffer.withUnsafeMutableBytes {
+          try descriptor.readSome(into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
+        }
+      }
+    } catch {
+      buffer.removeSubrange(old...)
+      throw error
+    }
+    buffer.removeSubrange((old + count)...)
+    bytesRead += count
+    if count == 0 { ended = true }
+  }
+}
+
+/// Opens `path` for reading (standard input for `-`) and calls `body` with
+/// its descriptor and, for a regular file, its size.
+func withInput<Result>(_ path: String, _ body: (FileDescriptor, Int?) throws -> Result) throws -> Result {
+  guard path != "-" else { return try body(.standardInput, nil) }
+  let file = try systemCall { try OpenFile.reading(path) }
+  return try body(file.descriptor, file.size)
+}
+
+/// Where a batch's output goes, all or nothing.
+///
+/// To a file: a new temporary file (0600, `O_EXCL | O_NOFOLLOW`) in the
+/// target's directory, written as the batch streams, then fsync'd, renamed
+/// over the target and the directory fsync'd (TaskSystem's durable-write
+/// policy, through its `FileSystem` seam), so the target holds either its
+/// old contents or the whole new output, never part of it; on failure the
+/// temporary file is removed. To standard output: the output is held in
+/// memory and written only when the whole batch succeeded.
+final class BatchOutput {
+  private static let flushSize = 1 << 20
+  private let fileSystem: any FileSystem = PosixFileSystem()
+  private let target: String?
+  private let temporary: String?
+  private let fd: Int32
+  private let streams: StandardStreams
+  private var pending = [UInt8]()
+  private var finished = false
+
+  /// Output to `path`, or to standard output when nil.
+  ///
+  /// - Throws: `CLIError` when the temporary file cannot be made.
+  init(path: String?, streams: StandardStreams) throws {
+    target = path
+    self.streams = streams
+    pending.reserveCapacity(Self.flushSize + 4096)
+    guard let path else {
+      temporary = nil
+      fd = -1
+      return
+    }
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    let temporary = "\(directory).\(name).taskkey-\(SecureRandom.uint32()).tmp"
+    let fileSystem = self.fileSystem
+    fd = try systemCall { try fileSystem.createExclusive(temporary) }
+    self.temporary = temporary
+  }
+
+  deinit {
+    guard let temporary, !finished else { return }
+    try? fileSystem.close(fd, path: temporary)
+    try? fileSystem.unlink(temporary)
+  }
+
+  /// Adds bytes; to a file they are written once 1 MiB has gathered.
+  func append(_ bytes: UnsafeRawBufferPointer) throws {
+    pending.append(contentsOf: bytes)
+    if temporary != nil && pending.count >= Self.flushSize { try flush() }
+  }
+
+  func append(_ byte: UInt8) {
+    pending.append(byte)
+  }
+
+  private func flush() throws {
+    if let temporary {
+      try systemCall { try pending.withUnsafeBytes { try fileSystem.write(fd, $0, path: temporary) } }
+    } else {
+      try streams.writeOutput(pending)
+    }
+    pending.removeAll(keepingCapacity: true)
+  }
+
+  /// Makes the output visible: writes what is held, and for a file,
+  /// fsyncs, renames over the target and fsyncs its directory.
+  func commit() throws {
+    try flush()
+    guard let target, let temporary else { return }
+    try systemCall {
+      try fileSystem.fsync(fd, path: temporary)
+      finished = true
+      do {
+        try fileSystem.close(fd, path: temporary)
+        try fileSystem.move(temporary, to: target)
+      } catch {
+        try? fileSystem.unlink(temporary)
+        throw error
+      }
+      try fileSystem.fsyncDirectory(target.lastIndex(of: "/").map { String(target[...$0]) } ?? ".")
+    }
+  }
+}
+
+/// Whether standard error is a terminal (for progress bars).
+func standardErrorIsTerminal() -> Bool { FileDescriptor.standardError.isTerminal }
+
+/// Writes text to standard error, ignoring failure (progress only).
+func writeToStandardError(_ text: String) {
+  try? FileDescriptor.standardError.write(Array(text.utf8))
+}
