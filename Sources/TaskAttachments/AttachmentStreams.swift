@@ -14,7 +14,7 @@ extension Attachment {
 
   /// Seals a stream under the keyring's primary key, for `record`.
   ///
-  /// Memory stays constant (about 2 MiB) whatever the input size. The key
+  /// Memory stays constant (under 2 MiB of buffers) whatever the input size. The key
   /// id goes into the wrapper; a fresh random salt gives the file its own
   /// AES key and nonces.
   ///

@@ -5,7 +5,7 @@ extension ChunkedEncryption {
   ///
   /// Feed plaintext in pieces of any size with `update`, then call
   /// `finish` once. The sealed bytes, starting with the 56-byte header, are
-  /// handed to `emit` in order, in batches of at most about 1 MiB; write
+  /// handed to `emit` in order, in batches of at most about 256 KiB; write
   /// them as they come. Memory stays at one chunk of plaintext plus one
   /// batch, whatever the message size.
   ///

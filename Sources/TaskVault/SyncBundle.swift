@@ -113,7 +113,8 @@ struct SyncBundle {
     -> (key: SymmetricKey, check: [UInt8])
   {
     let output = try wrapCrypto {
-      try PasswordKDF.deriveBytes(from: passphrase, salt: salt, parameters: kdf, byteCount: 64)
+      try PasswordKDF.deriveBytes(
+        from: PassphraseBytes.kdfInput(passphrase), salt: salt, parameters: kdf, byteCount: 64)
     }
     return try output.withUnsafeBytes { raw in
       let key = try wrapCrypto { try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[0..<32])) }

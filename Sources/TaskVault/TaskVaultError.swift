@@ -10,6 +10,16 @@ public enum LockReason: String, Sendable, Equatable {
   case machineRestarted = "the machine restarted since it was unlocked"
   /// A timed unlock (`unlock(for:)`) ran out.
   case expired = "the timed unlock expired"
+  /// The session file is there and the boot id matches, but the session
+  /// key is gone from the runtime directory: a logout with RemoveIPC, or
+  /// something else removed it.
+  case sessionKeyGone = "the session key is gone from memory (a logout or a cleaner removed it)"
+  /// The session key present does not open the session file: a later or
+  /// interrupted unlock, or a session file put back from elsewhere.
+  case sessionKeyMismatch = "the unlock session does not open with the session key in memory"
+  /// The session opened, but its device-only wrap key is not the one its
+  /// master key derives: the session cannot be trusted.
+  case sessionInconsistent = "the unlock session's keys do not belong together"
 }
 
 /// Every way a vault operation can fail.

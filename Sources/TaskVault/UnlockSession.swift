@@ -89,7 +89,7 @@ struct UnlockSession {
     // An unsafe runtime directory is reported as such, not as "locked".
     let files = try keyFiles(vaultID: vaultID)
     let candidates = try [files.current, files.next].compactMap { try SessionKeyFile.read(path: $0, bootID: bootID) }
-    guard !candidates.isEmpty else { throw TaskVaultError.locked(reason: .machineRestarted) }
+    guard !candidates.isEmpty else { throw TaskVaultError.locked(reason: .sessionKeyGone) }
     try hardenProcess()
     // The key file, or the `.next` of an unlock between its two renames.
     guard
@@ -98,7 +98,7 @@ struct UnlockSession {
       }).first
     else {
       // A session key from a later or interrupted unlock: not usable, so locked.
-      throw TaskVaultError.locked(reason: .notUnlocked)
+      throw TaskVaultError.locked(reason: .sessionKeyMismatch)
     }
     // The session is authentic; the header it was made for must be the one
     // on disk now, or the header was edited (with the checksum recomputed).
@@ -113,6 +113,10 @@ struct UnlockSession {
           deviceWrap: try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: raw[32..<64])))
       }
     }
+    // DWK is derived from MK_1; a session holding another one is refused
+    // here, not later as a damaged device-only file.
+    let derived = try DeviceFile.wrapKey(syncMasterKey: keys.sync, vaultID: vaultID)
+    guard derived == keys.deviceWrap else { throw TaskVaultError.locked(reason: .sessionInconsistent) }
     return (keys, session.notAfter)
   }
 

@@ -96,7 +96,9 @@ extension Vault {
 
   /// Wraps the synchronisable master key under the passphrase's KEK.
   func wrap(_ key: SymmetricKey, in file: VaultFile, passphrase: SecureBytes) throws -> AES.GCM.SealedBox {
-    let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
+    let kek = try wrapCrypto {
+      try PasswordKDF.deriveKey(from: PassphraseBytes.kdfInput(passphrase), salt: file.salt, parameters: file.kdf)
+    }
     return try key.withUnsafeBytes { raw in try environment.seal(raw, kek, file.wrapAAD()) }
   }
 

@@ -188,8 +188,14 @@ public final class Vault: @unchecked Sendable {
     let lock = try Files.lock(layout.lockFile, exclusive: true)
     defer { lock.release() }
     let file = try readFile()
+    // The device-only file's checks that need no key (its steps 1 to 5) run
+    // before the KDF, as the vault file's step 6 says, so a damaged,
+    // unsupported or foreign device-only file is reported as such whatever
+    // passphrase is given.
+    let device = try readDeviceFile(vaultID: file.vaultID)
     let keys = try VaultCodec.unwrap(file, passphrase: passphrase)
-    _ = try openStores(file, keys: keys)
+    _ = try VaultCodec.openStores(
+      file, device: device, keys: keys, vaultPath: layout.vaultFile, devicePath: layout.deviceFile)
     try prepareDeviceOnlyDirectory()
     try session.begin(file: file, keys: keys, for: duration)
   }

@@ -42,7 +42,9 @@ enum VaultCodec {
   static func unwrap(_ file: VaultFile, passphrase: SecureBytes) throws -> VaultKeys {
     try checkPassphrase(passphrase)
     try hardenProcess()
-    let kek = try wrapCrypto { try PasswordKDF.deriveKey(from: passphrase, salt: file.salt, parameters: file.kdf) }
+    let kek = try wrapCrypto {
+      try PasswordKDF.deriveKey(from: PassphraseBytes.kdfInput(passphrase), salt: file.salt, parameters: file.kdf)
+    }
     do {
       let raw = try AES.GCM.openSecret(file.wrapped, using: kek, authenticating: file.wrapAAD())
       return try VaultKeys(sync: try wrapCrypto { try SymmetricKey(bytes: raw) }, vaultID: file.vaultID)

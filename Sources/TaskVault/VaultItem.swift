@@ -103,12 +103,36 @@ func validateItemName(_ name: String) throws {
   }
 }
 
-/// Checks a label: at most 256 bytes of UTF-8 without control characters.
+/// Checks a label (docs/formats/store-contents.md, "Labels"): at most 256
+/// bytes of UTF-8 with no control character (C0, DEL, C1), no line or
+/// paragraph separator, and no bidirectional control, which could make a
+/// label print in another order than it is stored.
 func validateLabel(_ label: String) throws {
   guard label.utf8.count <= VaultLimits.maximumLabelByteCount else {
     throw TaskVaultError.invalidLabel(reason: "longer than \(VaultLimits.maximumLabelByteCount) bytes")
   }
-  guard !label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
-    throw TaskVaultError.invalidLabel(reason: "control characters are not allowed")
+  if let refused = label.unicodeScalars.first(where: isRefusedInLabels) {
+    let code = "U+" + String(refused.value, radix: 16, uppercase: true).leftPadded(to: 4)
+    throw TaskVaultError.invalidLabel(
+      reason: "\(code) is not allowed: control characters, line separators and bidirectional controls are refused")
+  }
+}
+
+/// The scalars a label may not hold: C0 controls, DEL and C1 controls
+/// (U+0000-U+001F, U+007F-U+009F), the line and paragraph separators
+/// (U+2028, U+2029), and the bidirectional controls (U+061C, U+200E, U+200F,
+/// U+202A-U+202E, U+2066-U+2069).
+func isRefusedInLabels(_ scalar: Unicode.Scalar) -> Bool {
+  switch scalar.value {
+  case 0x00...0x1f, 0x7f...0x9f, 0x2028, 0x2029, 0x061c, 0x200e, 0x200f, 0x202a...0x202e, 0x2066...0x2069:
+    return true
+  default:
+    return false
+  }
+}
+
+extension String {
+  fileprivate func leftPadded(to width: Int) -> String {
+    String(repeating: "0", count: max(0, width - count)) + self
   }
 }

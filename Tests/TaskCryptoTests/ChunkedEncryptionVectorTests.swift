@@ -17,6 +17,14 @@ final class ChunkedEncryptionVectorTests: XCTestCase {
     XCTAssertEqual(report.skipped, [])
   }
 
+  func testAGroupOfAnotherAEADIsSkippedAndCounted() throws {
+    var text = try String(contentsOf: Self.file, encoding: .utf8)
+    text = text.replacingOccurrences(of: "\"aead\": \"AEAD_AES_256_GCM\"", with: "\"aead\": \"AEAD_AES_128_GCM\"")
+    let report = try XCTUnwrap(ChunkedEncryptionVectors.check(Data(text.utf8)))
+    XCTAssertEqual(report.cases, 0)
+    XCTAssertEqual(report.skipped.map(\.count), [35])
+  }
+
   func testAnotherSchemaIsNotTaken() {
     XCTAssertNil(ChunkedEncryptionVectors.check(Data("{\"schema\":\"aead_test_schema.json\"}".utf8)))
   }

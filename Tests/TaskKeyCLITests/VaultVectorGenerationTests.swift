@@ -193,6 +193,18 @@ enum VaultVectors {
     add(
       "vault.tkv", good, "vault", "damaged", "device-only file: last checksum byte flipped",
       device: "device-bad-checksum.tkv", deviceChecksum)
+    // A device-only fault with a wrong passphrase: steps 1-5 of the
+    // device-only file run before the KDF, so the fault is reported.
+    for (deviceName, deviceBytes, expect) in [
+      ("device-bad-checksum.tkv", deviceChecksum, "damaged"),
+      ("device-version-2.tkv", fixChecksum(deviceVersion), "unsupported_version"),
+      ("device-other-vault.tkv", fixChecksum(otherVault), "damaged"),
+    ] {
+      add(
+        "vault.tkv", good, "vault", expect,
+        "\(deviceName) with a wrong passphrase: the device-only file's checks run before the KDF",
+        pass: "correct horse battery stapler", device: deviceName, deviceBytes)
+    }
     add("sync.tksync", bundle, "sync", "success", "carries the keys and calendar/token only")
     add("sync.tksync", bundle, "sync", "wrong_passphrase", "passphrase check differs", pass: "wrong")
     var tamperedBundle = bundle

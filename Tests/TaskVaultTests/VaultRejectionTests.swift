@@ -40,6 +40,28 @@ struct VaultRejectionTests {
     try expectRefused(.wrongPassphrase) { try vault.unlock(passphrase: secret("wrong")) }
   }
 
+  /// The device-only file's checks that need no key run before the KDF
+  /// (docs/formats/vault-file.md, step 6), so its fault is reported even
+  /// with a wrong passphrase, never hidden behind "wrong passphrase".
+  @Test func aDeviceOnlyFaultIsReportedBeforeTheKDFEvenWithAWrongPassphrase() throws {
+    let vault = try machine.create()
+    try vault.unlock(passphrase: secret("correct horse"))
+    try vault.setItem(secret("sk-device-only"), named: "openai", class: .afterFirstUnlockThisDeviceOnly)
+    try vault.lock()
+    let path = machine.vaultDirectory + "/device-only/device.tkv"
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    bytes[bytes.count - 1] ^= 0x01
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    let before = try snapshot()
+    #expect {
+      try vault.unlock(passphrase: secret("wrong"))
+    } throws: { error in
+      guard case .damaged(let damagedPath, _) = error as? TaskVaultError else { return false }
+      return damagedPath == path
+    }
+    #expect(try snapshot() == before, "nothing written")
+  }
+
   @Test func emptyPassphraseIsItsOwnError() throws {
     let vault = try machine.create()
     try expectRefused(.emptyPassphrase) { try vault.unlock(passphrase: try SecureBytes(zeroedCount: 0)) }
@@ -198,7 +220,10 @@ struct VaultRejectionTests {
       } catch let error as TaskVaultError {
         switch (index, error) {
         case (0..<8, .damaged), (8..<10, .unsupportedVersion): break
-        case (10..<26, .wrongPassphrase), (36..<60, .wrongPassphrase): break  // KDF input or wrap AAD
+        // The vault id: the device-only file no longer matches it, which
+        // its checks report before the KDF runs.
+        case (10..<26, .damaged): break
+        case (36..<60, .wrongPassphrase): break  // KDF input or wrap AAD
         case (28..<36, .damaged): break  // the fast preset admits exactly one cost pair
         case (26..<28, .damaged): break  // algorithm and preset bytes are checked first
         case (60, .damaged): break  // store id byte

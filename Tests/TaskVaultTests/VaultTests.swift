@@ -85,6 +85,26 @@ struct VaultTests {
       try SecureBytes(zeroedCount: VaultLimits.maximumValueByteCount), named: "max", class: .afterFirstUnlock)
   }
 
+  /// Labels refuse every control character (C0, DEL, C1), the line and
+  /// paragraph separators and the bidirectional controls, on write and on
+  /// read; other non-ASCII text is kept.
+  @Test func labelsRefuseControlsSeparatorsAndBidirectionalControls() throws {
+    let vault = try unlocked()
+    for scalar: UInt32 in [
+      0x00, 0x1f, 0x7f, 0x85, 0x9f, 0x2028, 0x2029, 0x061c, 0x200e, 0x200f, 0x202a, 0x202e, 0x2066, 0x2069,
+    ] {
+      let label = "ab" + String(Unicode.Scalar(scalar)!) + "cd"
+      #expect(throws: TaskVaultError.self, "U+\(String(scalar, radix: 16))") {
+        try vault.setItem(secret("v"), named: "x", label: label, class: .afterFirstUnlock)
+      }
+      #expect(isRefusedInLabels(Unicode.Scalar(scalar)!))
+    }
+    for allowed in ["Café ☕", "日本語", "a\u{200D}b", "tab-free label"] {
+      try vault.setItem(secret("v"), named: "ok", label: allowed, class: .afterFirstUnlock)
+      #expect(try vault.items().first { $0.name == "ok" }?.label == allowed)
+    }
+  }
+
   @Test func theNoteKeyringMadeAtInitSealsAndOpens() throws {
     let vault = try unlocked()
     let keyring = try vault.noteKeyring()
@@ -129,7 +149,31 @@ struct VaultTests {
     for name in try FileManager.default.contentsOfDirectory(atPath: machine.runtime.url.path) {
       try FileManager.default.removeItem(atPath: machine.runtime.path(name))
     }
-    #expect(throws: TaskVaultError.locked(reason: .machineRestarted)) { try vault.items() }
+    #expect(throws: TaskVaultError.locked(reason: .sessionKeyGone)) { try vault.items() }
+    #expect(try vault.status().lockState == .locked(.sessionKeyGone))
+  }
+
+  /// A session key that does not open the session file (another unlock's)
+  /// is its own outcome, not "not unlocked".
+  @Test func aSessionKeyThatDoesNotOpenTheSessionIsNamed() throws {
+    let vault = try unlocked()
+    let other = try SessionKeyFile.encode(bootID: machine.bootID, key: try SymmetricKey.generate())
+    for name in try FileManager.default.contentsOfDirectory(atPath: machine.runtime.url.path) {
+      try other.withUnsafeBytes { try Data($0).write(to: URL(fileURLWithPath: machine.runtime.path(name))) }
+    }
+    #expect(throws: TaskVaultError.locked(reason: .sessionKeyMismatch)) { try vault.items() }
+  }
+
+  /// A session whose device-only wrap key is not the one its master key
+  /// derives is refused as a session, not blamed on device.tkv later.
+  @Test func aSessionWithAnotherDeviceWrapKeyIsRefusedAsInconsistent() throws {
+    let vault = try unlocked()
+    let file = try vault.readFile()
+    let keys = try vault.sessionKeys(file).keys
+    try vault.session.begin(
+      file: file, keys: VaultKeys(sync: keys.sync, deviceWrap: try SymmetricKey.generate()), notAfter: 0)
+    #expect(throws: TaskVaultError.locked(reason: .sessionInconsistent)) { try vault.items() }
+    #expect(try vault.status().lockState == .locked(.sessionInconsistent))
   }
 
   @Test func expiredTimedUnlockLocks() throws {

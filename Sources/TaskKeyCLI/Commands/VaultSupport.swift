@@ -109,7 +109,10 @@ struct PassphraseSource {
 let passphraseLimit = VaultLimits.maximumPassphraseByteCount
 
 /// Reads up to a newline (not included) or end of file from `fd` into
-/// locked memory, one byte at a time so nothing after the line is taken.
+/// locked memory, one byte at a time so nothing after the line is taken. A
+/// line ends with LF or CR LF: one CR just before the LF (or the end of
+/// input) is part of the line end, so a file written on another system
+/// gives the same passphrase (docs/formats/vault-file.md).
 func readLine(fd: Int32, path: String, limit: Int = passphraseLimit) throws -> SecureBytes {
   let buffer = try cryptoCall { try SecureBytes(zeroedCount: limit + 1) }
   var length = 0
@@ -130,7 +133,8 @@ func readLine(fd: Int32, path: String, limit: Int = passphraseLimit) throws -> S
     }
   }
   return try buffer.withUnsafeBytes { raw in
-    try cryptoCall { try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
+    if length > 0 && raw[length - 1] == UInt8(ascii: "\r") { length -= 1 }
+    return try cryptoCall { try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: raw[0..<length])) }
   }
 }
 

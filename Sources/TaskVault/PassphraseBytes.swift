@@ -1,0 +1,34 @@
+import Foundation
+import TaskCrypto
+
+/// How a passphrase becomes the bytes the KDF reads
+/// (docs/formats/vault-file.md, "Passphrase bytes"): valid UTF-8 that holds a
+/// non-ASCII byte is put in Unicode Normalization Form C, so the same
+/// passphrase typed on keyboards that compose characters differently (é as
+/// one scalar or as e and a combining accent) opens the same vault; ASCII,
+/// and bytes that are not UTF-8, are used as they are.
+enum PassphraseBytes {
+  /// The KDF input for `passphrase`, in locked memory.
+  ///
+  /// The normalisation passes through a Swift `String`, which cannot be
+  /// wiped; only passphrases with a non-ASCII byte take that path
+  /// (SECURITY.md, "Secrets in memory").
+  ///
+  /// - Throws: `TaskVaultError.passphraseTooLong` when normalising makes it
+  ///   longer than 1024 bytes; `.crypto` when locked memory is refused.
+  static func kdfInput(_ passphrase: SecureBytes) throws -> SecureBytes {
+    let needsNormalising = passphrase.withUnsafeBytes { raw in
+      raw.contains { $0 >= 0x80 } && String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) != nil
+    }
+    guard needsNormalising else { return passphrase }
+    let composed = passphrase.withUnsafeBytes { raw in
+      String(decoding: raw.bindMemory(to: UInt8.self), as: UTF8.self).precomposedStringWithCanonicalMapping
+    }
+    var utf8 = Array(composed.utf8)
+    defer { utf8.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+    guard utf8.count <= VaultLimits.maximumPassphraseByteCount else {
+      throw TaskVaultError.passphraseTooLong(limit: VaultLimits.maximumPassphraseByteCount)
+    }
+    return try wrapCrypto { try utf8.withUnsafeBytes { try SecureBytes(copying: $0) } }
+  }
+}
