@@ -41,14 +41,14 @@ public struct AssistantKey: Sendable, CustomStringConvertible, CustomDebugString
 
   /// Makes a new key from 256 bits of the operating system's CSPRNG.
   ///
-  /// - Throws: `AssistantKeyError.systemResource` when locked memory cannot
-  ///   be allocated.
+  /// - Throws: `AssistantKeyError.crypto` when locked memory cannot be
+  ///   allocated.
   static func generate() throws -> AssistantKey {
     do {
       let random = try SecureBytes.random(count: randomByteCount)
       return try random.withUnsafeBytes { try AssistantKey(randomBytes: $0) }
     } catch let error as TaskCryptoError {
-      throw AssistantKeyError.systemResource(error.description)
+      throw AssistantKeyError.crypto(error)
     }
   }
 

@@ -1,4 +1,6 @@
+import TaskCrypto
 import TaskSystem
+import TaskVault
 
 /// Every way an AssistantKeys operation can fail.
 ///
@@ -58,14 +60,21 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
   /// final directory sync (`fsync(directory)`), in which case the write
   /// happened but may not survive a crash.
   case system(SystemError)
+  /// Two keys drew the same id or digest (2^-64 per pair); nothing was
+  /// stored. Mint again.
+  case idCollision
+  /// TaskCrypto failed (no locked memory, no randomness).
+  case crypto(TaskCryptoError)
+  /// The vault that holds the integrity key and the generation failed for
+  /// a reason other than being locked (not initialised, damaged, unsafe
+  /// permissions …).
+  case vault(TaskVaultError)
   /// The registry was written (it holds `generation`) but its rollback
   /// anchor in the device-only store was not: the change is in effect on
   /// this device but not permanent, since an older registry put back would
   /// undo it. Nothing was acknowledged (a minted key was not shown); running
   /// the command again once `reason` is fixed finishes it.
   case notPermanent(generation: UInt64, reason: String)
-  /// The system refused locked memory or randomness.
-  case systemResource(String)
 
   /// Why a presented string is not a key string.
   public enum MalformedKey: Equatable, Sendable {
@@ -147,13 +156,14 @@ extension AssistantKeyError: CustomStringConvertible {
       return "the registry holds the maximum of \(limit) keys; revoked keys are kept forever, so use another registry"
     case .system(let error):
       return "\(error); check the disk and permissions, then try again"
+    case .idCollision: return "two assistant keys drew the same id; nothing was stored, mint again"
+    case .crypto(let error): return error.description
+    case .vault(let error): return error.description
     case .notPermanent(let generation, let reason):
       return
         "the registry now holds generation \(generation), but its rollback anchor in the device-only store could "
         + "not be saved (\(reason)): the change is in effect here but not permanent, as an older registry put back "
         + "would undo it; fix the cause and run the command again (a key minted by it was not shown: revoke it)"
-    case .systemResource(let what):
-      return "system resource unavailable: \(what)"
     }
   }
 }

@@ -9,7 +9,7 @@ extension AssistantKeyRegistry {
     }
     // 2^-64 per pair; refuse rather than alias two keys.
     guard !contents.entries.contains(where: { $0.id == entry.id || $0.digest == entry.digest }) else {
-      throw AssistantKeyError.systemResource("id collision; mint again")
+      throw AssistantKeyError.idCollision
     }
     contents.entries.append(entry)
   }

@@ -179,7 +179,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// - Throws: `AssistantKeyError.invalidName`, `.invalidGrant`,
   ///   `.tooManyGrants`, `.invalidDuration`, `.nameInUse` when the name has
   ///   a current key, `.registryFull`, `.registryDamaged`,
-  ///   `.system`, `.systemResource`.
+  ///   `.system`, `.idCollision`, `.crypto`.
   public func mint(
     name: String,
     trust: TrustLevel = .standard,
@@ -245,7 +245,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// - Returns: the new key (once) and its record.
   /// - Throws: `AssistantKeyError.noSuchAssistant`, `.invalidDuration`,
   ///   `.registryFull`, `.registryDamaged`, `.system`,
-  ///   `.systemResource`.
+  ///   `.idCollision`, `.crypto`.
   public func rotate(
     assistant: String,
     overlap: Duration? = nil,

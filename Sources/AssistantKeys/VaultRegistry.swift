@@ -29,10 +29,10 @@ extension AssistantKeyRegistry {
   ///   `.registryDamaged(.integrityKeyUnavailable)` when a registry exists
   ///   but the item is missing, not device-only or not 32 bytes (every key
   ///   is then refused); the errors of `init(directory:integrityKey:)`;
-  ///   `TaskVaultError` for any other vault failure (not initialised,
-  ///   damaged, unsafe permissions).
+  ///   `.vault` for any other vault failure (not initialised, damaged,
+  ///   unsafe permissions).
   public convenience init(vault: Vault) throws {
-    try vault.prepareDeviceOnlyDirectory()
+    try Self.vaultCall { try vault.prepareDeviceOnlyDirectory() }
     let files = RegistryFiles(directory: vault.deviceOnlyDirectory)
     let key = try Self.integrityKey(in: vault, files: files)
     try self.init(
@@ -70,9 +70,11 @@ extension AssistantKeyRegistry {
         bytes.withUnsafeMutableBytes { out in
           for index in 0..<8 { out[index] = UInt8(truncatingIfNeeded: generation >> (56 - 8 * index)) }
         }
-        try vault.setItem(
-          bytes, named: generationItemName, label: "TaskKey assistant key registry generation",
-          class: .afterFirstUnlockThisDeviceOnly)
+        try vaultCall {
+          try vault.setItem(
+            bytes, named: generationItemName, label: "TaskKey assistant key registry generation",
+            class: .afterFirstUnlockThisDeviceOnly)
+        }
       })
   }
 
@@ -87,8 +89,8 @@ extension AssistantKeyRegistry {
       let bytes: SecureBytes
       do {
         bytes = try SecureBytes.random(count: SymmetricKey.byteCount)
-      } catch {
-        throw AssistantKeyError.systemResource("\(error)")
+      } catch let error as TaskCryptoError {
+        throw AssistantKeyError.crypto(error)
       }
       try vaultCall {
         try vault.setItem(
@@ -104,7 +106,7 @@ extension AssistantKeyRegistry {
     let item: VaultItem
     do {
       item = try vaultCall { try vault.item(named: integrityKeyItemName) }
-    } catch TaskVaultError.itemNotFound {
+    } catch AssistantKeyError.vault(.itemNotFound) {
       return nil
     }
     guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly else {
@@ -118,12 +120,15 @@ extension AssistantKeyRegistry {
     return key
   }
 
-  /// Runs a vault call, turning its locked error into `.vaultLocked`.
-  private static func vaultCall<Result>(_ body: () throws -> Result) throws -> Result {
+  /// Runs a vault call: its locked error is `.vaultLocked`, any other is
+  /// wrapped as `.vault`.
+  static func vaultCall<Result>(_ body: () throws -> Result) throws -> Result {
     do {
       return try body()
     } catch TaskVaultError.locked {
       throw AssistantKeyError.vaultLocked
+    } catch let error as TaskVaultError {
+      throw AssistantKeyError.vault(error)
     }
   }
 }

@@ -13,6 +13,8 @@ enum BackupFile {
   static let header = FormatHeader(magic: "TKBACKUP", version: 1, name: "backup")
   static let headerByteCount = 46
   static let tagByteCount = 32
+  /// How errors name the vault file inside a backup: `<backup path> (vault file)`.
+  static let vaultFileLabelSuffix = " (vault file)"
   /// The smallest and largest `vault.tkv`, as TaskVault reads it.
   static let vaultByteCounts = VaultFileReader.vaultFileByteCounts
   static let minimumByteCount = headerByteCount + vaultByteCounts.lowerBound + tagByteCount
@@ -37,6 +39,7 @@ enum BackupFile {
 
   /// Checks everything in the order of SECURITY.md's MUST rules, then
   /// opens the vault file inside with the passphrase and checks the tag.
+  /// A failure of the vault file inside is `BackupError.vault`.
   static func open(_ bytes: [UInt8], passphrase: SecureBytes, path: String) throws -> Opened {
     switch header.mismatch(in: bytes) {
     case nil: break
@@ -52,7 +55,7 @@ enum BackupFile {
       throw BackupError.damaged(path: path, reason: "the vault file length \(length) does not match the file size")
     }
     let vaultFile = Array(bytes[headerByteCount..<(headerByteCount + length)])
-    let label = path + " (vault file)"
+    let label = path + vaultFileLabelSuffix
     let snapshot: VaultFileSnapshot
     do {
       // The header must repeat the vault file's own id and generation.
@@ -63,13 +66,9 @@ enum BackupFile {
       }
       snapshot = try Vault.openSnapshot(vaultFile, passphrase: passphrase, label: label)
     } catch let error as TaskVaultError {
-      switch error {
-      case .wrongPassphrase: throw BackupError.wrongPassphrase
-      case .damaged(_, let reason): throw BackupError.damaged(path: path, reason: "the vault file inside: \(reason)")
-      case .tampered(_, let part): throw BackupError.tampered(path: path, part: part)
-      case .unsupportedVersion(_, let version): throw BackupError.unsupportedVersion(path: path, version: version)
-      default: throw BackupError.vault(error)
-      }
+      // The vault file inside keeps its own cause (wrong passphrase,
+      // damaged, altered, unsupported version), named "<path> (vault file)".
+      throw BackupError.vault(error)
     }
     let body = Array(bytes[..<(bytes.count - tagByteCount)])
     let tag = Array(bytes[(bytes.count - tagByteCount)...])

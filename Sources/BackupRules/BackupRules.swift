@@ -55,8 +55,10 @@ public enum BackupRules {
   /// rule of the format, without writing anything.
   ///
   /// - Returns: what the backup holds.
-  /// - Throws: `BackupError.damaged`, `.unsupportedVersion`,
-  ///   `.wrongPassphrase`, `.tampered`.
+  /// - Throws: `BackupError.damaged`, `.unsupportedVersion`, `.tampered`
+  ///   for the backup itself; `.vault(.wrongPassphrase)`, `.vault(.damaged)`,
+  ///   `.vault(.tampered)`, `.vault(.unsupportedVersion)` for the vault file
+  ///   inside.
   public static func inspect(_ bytes: [UInt8], passphrase: SecureBytes, path: String = "backup") throws
     -> BackupSummary
   {

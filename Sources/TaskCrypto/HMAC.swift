@@ -49,6 +49,31 @@ public struct HMACSHA256 {
     return out
   }
 
+  /// Finishes into the caller's (locked) memory of 32 bytes, then wipes the
+  /// internal state.
+  mutating func finalize(into output: UnsafeMutableRawBufferPointer) {
+    precondition(output.count == Self.byteCount)
+    _ = crypto_auth_hmacsha256_final(&state, output.bindMemory(to: UInt8.self).baseAddress!)
+    withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) }
+  }
+
+  /// Derives a 256-bit key as HMAC-SHA256(key, data), computed straight into
+  /// locked memory: the derived key never passes through an ordinary array.
+  ///
+  /// - Parameters:
+  ///   - key: the 256-bit key it derives from.
+  ///   - data: the derivation's label and context.
+  /// - Returns: the derived key.
+  /// - Throws: `TaskCryptoError.resourceUnavailable` when locked memory
+  ///   cannot be had.
+  public static func deriveKey<Bytes: ContiguousBytes>(from key: SymmetricKey, data: Bytes) throws -> SymmetricKey {
+    var mac = HMACSHA256(key: key)
+    mac.update(data: data)
+    let output = try SecureBytes(zeroedCount: byteCount)
+    output.withUnsafeMutableBytes { mac.finalize(into: $0) }
+    return try SymmetricKey(bytes: output)
+  }
+
   /// Computes the code of `data` under `key` in one call.
   ///
   /// - Parameters:

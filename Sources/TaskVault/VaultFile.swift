@@ -210,9 +210,7 @@ struct DeviceFile {
   /// The key that wraps the device-only master key:
   /// HMAC-SHA256(key = synchronisable master key, label || vault id).
   static func wrapKey(syncMasterKey: SymmetricKey, vaultID: [UInt8]) throws -> SymmetricKey {
-    var code = HMACSHA256.authenticationCode(for: wrapKeyLabel + vaultID, using: syncMasterKey)
-    defer { for index in code.indices { code[index] = 0 } }
-    return try wrapCrypto { try code.withUnsafeBytes { try SymmetricKey(copying: $0) } }
+    try wrapCrypto { try HMACSHA256.deriveKey(from: syncMasterKey, data: wrapKeyLabel + vaultID) }
   }
 
   func encode() -> [UInt8] {

@@ -59,9 +59,7 @@ extension Vault {
   private static func snapshot(_ bytes: [UInt8], file: VaultFile, keys: VaultKeys, store: StoreContents) throws
     -> VaultFileSnapshot
   {
-    var code = HMACSHA256.authenticationCode(for: backupKeyLabel + file.vaultID, using: keys.sync)
-    defer { for index in code.indices { code[index] = 0 } }
-    let key = try wrapCrypto { try code.withUnsafeBytes { try SymmetricKey(copying: $0) } }
+    let key = try wrapCrypto { try HMACSHA256.deriveKey(from: keys.sync, data: backupKeyLabel + file.vaultID) }
     return VaultFileSnapshot(
       bytes: bytes, vaultID: file.vaultID, generation: file.generation, noteKeyCount: store.keyring?.keys.count ?? 0,
       itemNames: store.items.map(\.name), backupAuthenticationKey: key)

@@ -1,5 +1,6 @@
 import Foundation
 import TaskSystem
+import TaskVault
 import Testing
 
 @testable import AssistantKeys
@@ -18,7 +19,8 @@ import Testing
     .registryDamaged(.integrityKeyUnavailable(reason: "missing")), .invalidName("a b"), .invalidGrant("A"),
     .tooManyGrants(count: 17, limit: 16), .invalidDuration(seconds: 0, limit: 10), .nameInUse("a"),
     .noSuchAssistant("a"), .unknownID(id), .registryFull(limit: 10),
-    .system(.failed(call: "rename", path: "/x", errno: 28)), .systemResource("locked memory"),
+    .system(.failed(call: "rename", path: "/x", errno: 28)), .idCollision,
+    .crypto(.resourceUnavailable("locked memory")), .vault(.notInitialised(path: "/x")),
   ]
 
   @Test func everyMessageIsOneLineWithoutKeyMaterial() throws {

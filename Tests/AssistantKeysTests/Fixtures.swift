@@ -72,6 +72,6 @@ func assistantError(_ body: () throws -> Void) -> AssistantKeyError? {
   } catch let error as AssistantKeyError {
     return error
   } catch {
-    return .systemResource("unexpected error type \(type(of: error))")
+    return .crypto(.backendFailure(function: "unexpected error type \(type(of: error))"))
   }
 }

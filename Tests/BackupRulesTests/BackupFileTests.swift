@@ -45,7 +45,7 @@ struct BackupFileTests {
   }
 
   @Test func eachBadInputGivesItsOwnError() throws {
-    #expect(outcome(good, "wrong") == .wrongPassphrase)
+    #expect(outcome(good, "wrong") == .vault(.wrongPassphrase))
     var magic = good
     magic[0] ^= 1
     #expect(outcome(magic) == .damaged(path: "b", reason: "not a TaskKey backup (bad magic)"))
@@ -64,7 +64,7 @@ struct BackupFileTests {
     #expect(outcome(tag) == .tampered(path: "b", part: "backup tag"))
     var inner = good
     inner[46 + 400] ^= 1  // inside the sealed store; the vault file's checksum catches it first
-    if case .damaged = outcome(inner) {} else { Issue.record("inner checksum") }
+    if case .vault(.damaged(path: "b (vault file)", _)) = outcome(inner) {} else { Issue.record("inner checksum") }
   }
 
   @Test func everyHeaderByteIsAuthenticated() throws {

@@ -57,7 +57,7 @@ enum BackupVectorChecker: VectorChecker {
       return "success"
     } catch let error as BackupError {
       switch error {
-      case .wrongPassphrase: return "wrong_passphrase"
+      case .vault(let inner): return VaultVectorChecker.outcome(of: inner)
       case .damaged: return "damaged"
       case .tampered: return "tampered"
       case .unsupportedVersion: return "unsupported_version"

@@ -100,15 +100,20 @@ enum VaultVectorChecker: VectorChecker {
         return "unknown kind '\(test.kind)'"
       }
     } catch let error as TaskVaultError {
-      switch error {
-      case .wrongPassphrase: return "wrong_passphrase"
-      case .damaged: return "damaged"
-      case .tampered: return "tampered"
-      case .unsupportedVersion: return "unsupported_version"
-      default: return "error: \(error)"
-      }
+      return outcome(of: error)
     } catch {
       return "error: \(error)"
+    }
+  }
+
+  /// The outcome name of a vault error, from the closed set.
+  static func outcome(of error: TaskVaultError) -> String {
+    switch error {
+    case .wrongPassphrase: return "wrong_passphrase"
+    case .damaged: return "damaged"
+    case .tampered: return "tampered"
+    case .unsupportedVersion: return "unsupported_version"
+    default: return "error: \(error)"
     }
   }
 
