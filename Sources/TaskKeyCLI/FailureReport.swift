@@ -28,6 +28,9 @@ struct FailureReport {
       (code, message, hint) = (Self.code(error), error.description, Self.hint(error))
     case let error as TaskVaultError:
       (code, message, hint) = (Self.code(error), error.description, error.hint)
+    case AssistantKeyError.vault(let error):
+      // The vault's own error keeps its message, hint and exit code.
+      (code, message, hint) = (Self.code(error), error.description, error.hint)
     case let error as AssistantKeyError:
       (code, message, hint) = (Self.code(error), error.description, nil)
     case let error as BackupError:
@@ -113,7 +116,9 @@ struct FailureReport {
     case .nameInUse: return .cannotCreate
     case .system(let system): return code(system)
     case .notPermanent: return .ioError
-    case .systemResource: return .osError
+    case .idCollision: return .osError
+    case .crypto(let crypto): return code(crypto)
+    case .vault(let vault): return code(vault)
     }
   }
 
@@ -140,7 +145,6 @@ struct FailureReport {
 
   static func code(_ error: BackupError) -> ExitCode {
     switch error {
-    case .wrongPassphrase: return .wrongPassphrase
     case .damaged, .tampered: return .tampered
     case .unsupportedVersion: return .unsupportedVersion
     case .targetNotEmpty, .outputExists: return .cannotCreate
