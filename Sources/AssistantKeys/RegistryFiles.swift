@@ -1,6 +1,7 @@
 import Foundation
 import TaskCrypto
 import TaskSystem
+import TaskVault
 
 /// The registry's files in one directory, and the only place that touches
 /// them, through TaskSystem: its one durable replace (temp file, fsync,
@@ -108,13 +109,14 @@ struct RegistryFiles {
 }
 
 extension AssistantKeyRegistry {
-  /// The registry's files, all in the vault's `device-only/` directory.
+  /// The registry's files, all in the vault's `device-only/` directory
+  /// (named with the rest of the vault's files in `VaultLayout`).
   public enum FileName {
     /// The registry itself.
-    public static let registry = "assistant-keys.registry"
+    public static let registry = VaultLayout.assistantRegistryFileName
     /// The advisory last-used times.
-    public static let lastUsed = "assistant-keys.last-used"
+    public static let lastUsed = VaultLayout.assistantLastUsedFileName
     /// The lock file of read-modify-write.
-    public static let lock = "assistant-keys.lock"
+    public static let lock = VaultLayout.assistantLockFileName
   }
 }

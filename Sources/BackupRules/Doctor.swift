@@ -178,7 +178,7 @@ extension BackupRules {
         check: "registry", severity: .ok, message: "not checked: the vault is locked (unlock, then run doctor)",
         repaired: false)
     }
-    guard FileStatus.exists(vault.deviceOnlyDirectory + "/assistant-keys.registry") else {
+    guard FileStatus.exists(vault.deviceOnlyDirectory + "/" + AssistantKeyRegistry.FileName.registry) else {
       return .init(check: "registry", severity: .ok, message: "none yet (no key minted)", repaired: false)
     }
     do {

@@ -92,7 +92,7 @@ extension Vault {
     var missing = [ExclusionMarker]()
     var unsupported = false
     let signature = Array(cacheDirectoryTagSignature.utf8)
-    if let tag = try? Files.readPrivate(path + "/CACHEDIR.TAG", limit: 4096), tag.starts(with: signature) {
+    if let tag = try? Files.readPrivate(path + "/" + ExclusionMarker.cacheDirectoryTag.rawValue, limit: 4096), tag.starts(with: signature) {
       present.append(.cacheDirectoryTag)
     } else {
       missing.append(.cacheDirectoryTag)

@@ -1,7 +1,7 @@
 import TaskCrypto
 
 /// `taskkey open`: opens a `tc1.` value, or passes a plain value through.
-struct OpenCommand: Command {
+struct OpenCommand: NoteValueCommand {
   static let spec = CommandSpec(
     name: "open", abstract: "Open a sealed value from standard input; plain values pass through unchanged.",
     options: NoteOptions.batchOptions,
@@ -19,11 +19,6 @@ struct OpenCommand: Command {
 
   let note: NoteOptions
   let batch: ValueBatch?
-
-  init(_ arguments: ParsedArguments) throws {
-    note = try NoteOptions(arguments)
-    batch = try NoteOptions.batch(arguments)
-  }
 
   func run(_ streams: StandardStreams) throws {
     if let batch { return try openBatch(batch, streams) }
@@ -49,7 +44,7 @@ struct OpenCommand: Command {
     let output = try BatchOutput(path: batch.output, streams: streams)
     var opened = 0
     var plain = 0
-    try batch.run(to: output, progress: "open", streams) { value, context, line, _ in
+    try batch.run(to: output, progress: "open", streams) { value, context, _, _ in
       guard let value else { return .unchanged }
       let text = String(decoding: value, as: UTF8.self)
       guard SealedValue.isSealed(text) else {
@@ -57,11 +52,7 @@ struct OpenCommand: Command {
         return .unchanged
       }
       opened += 1
-      do {
-        return .replaced(try SealedValue.open(text, using: keyring, context: context))
-      } catch let error as TaskCryptoError {
-        throw CLIError.valueRefused(line: line, error)
-      }
+      return .replaced(try SealedValue.open(text, using: keyring, context: context))
     }
     try output.commit()
     streams.note("open: \(opened) opened, \(plain) plain passed through")

@@ -70,3 +70,16 @@ struct NoteOptions {
     try streams.write(exact ? bytes : bytes + [UInt8(ascii: "\n")])
   }
 }
+
+/// `seal` and `open`: one value, or with `--field` a JSON-lines batch; both
+/// read their options the same way.
+protocol NoteValueCommand: Command {
+  /// Made from the parsed note options and batch.
+  init(note: NoteOptions, batch: ValueBatch?)
+}
+
+extension NoteValueCommand {
+  init(_ arguments: ParsedArguments) throws {
+    self.init(note: try NoteOptions(arguments), batch: try NoteOptions.batch(arguments))
+  }
+}
