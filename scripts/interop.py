@@ -351,6 +351,10 @@ def load_script(name):
 ATTACHMENTS = load_script("attachment-reader.py")
 CHECKERS[("attachment", 1)] = lambda doc, name: ATTACHMENTS.check_vectors(doc, name, report)
 
+# The unlock session (docs/formats/unlock-session.md): scripts/session-reader.py.
+SESSIONS = load_script("session-reader.py")
+CHECKERS[("unlock-session", 2)] = lambda doc, name: SESSIONS.check_vectors(doc, name, report)
+
 
 def check_vectors():
     unchecked = []
