@@ -355,6 +355,10 @@ CHECKERS[("attachment", 1)] = lambda doc, name: ATTACHMENTS.check_vectors(doc, n
 SESSIONS = load_script("session-reader.py")
 CHECKERS[("unlock-session", 2)] = lambda doc, name: SESSIONS.check_vectors(doc, name, report)
 
+# Passphrase bytes (docs/formats/vault-file.md): scripts/passphrase-reader.py.
+PASSPHRASES = load_script("passphrase-reader.py")
+CHECKERS[("passphrase-bytes", 1)] = lambda doc, name: PASSPHRASES.check_vectors(doc, name, report)
+
 
 def check_vectors():
     unchecked = []

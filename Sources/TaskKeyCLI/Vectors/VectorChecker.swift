@@ -88,7 +88,7 @@ enum VectorCheck {
     VaultVectorChecker.self, BackupVectorChecker.self, AssistantKeyVectorChecker.self,
     KeyFileVectorChecker.self, WycheproofAEADVectorChecker.self, WycheproofMACVectorChecker.self,
     SyncImportVectorChecker.self, WycheproofHKDFVectorChecker.self, AttachmentVectorChecker.self,
-    CobblestoneVectorChecker.self, UnlockSessionVectorChecker.self,
+    CobblestoneVectorChecker.self, UnlockSessionVectorChecker.self, PassphraseVectorChecker.self,
   ]
 
   /// Every format name this build checks.
