@@ -111,6 +111,19 @@ struct DailyUseTests {
     _ = try TaskKeyBinary.run(["lock"], environment: ["TASKKEY_HOME": fresh.path("k")])
   }
 
+  /// `sync export` with the terminal as standard output and no --out is
+  /// refused before the passphrase prompt (so before the KDF).
+  @Test func exportToATerminalIsRefusedBeforeThePrompt() throws {
+    let vault = try CLIVault()
+    let environment = ["TASKKEY_HOME": vault.directory, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    let outcome = try TerminalDriver.drive(
+      command: ["/bin/sh", "-c", "\"$0\" sync export > /dev/tty; s=$?; sleep 1; exit $s", TaskKeyBinary.url.path],
+      environment: environment, home: vault.home, steps: [], interactive: false)
+    #expect(outcome.status == 64, "\(outcome.terminal) \(outcome.stderr)")
+    #expect(outcome.stderr.contains("refusing to write a binary sync bundle to a terminal"), "\(outcome.stderr)")
+    #expect(!outcome.terminal.contains("passphrase"), "\(outcome.terminal)")
+  }
+
   @Test func theNextCommandPutsBackMissingBackupMarkers() throws {
     let vault = try CLIVault()
     #expect(try vault.run(["item", "set", "k", "--device-only"], text: "v").status == 0)
