@@ -72,6 +72,18 @@ enum VectorVerdict {
     URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(files)
   }
 
+  /// Runs `body` with a new, empty, owner-only (0700) directory for the
+  /// cases that must be read from a file (key files, passphrase files),
+  /// and removes it afterwards.
+  static func withScratchDirectory<T>(_ label: String, _ body: (URL) throws -> T) throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("taskkey-\(label)-vectors-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(
+      at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try body(directory)
+  }
+
   /// Strict lowercase hex, or nil (TaskCrypto's one hex codec).
   static func hex(_ text: String) -> [UInt8]? {
     Hex.decode(text)
