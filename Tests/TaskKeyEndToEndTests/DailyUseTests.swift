@@ -100,6 +100,9 @@ struct DailyUseTests {
         .status == 40)
     #expect(try TaskKeyBinary.run(["init"], environment: env, detached: true).status == 73, "vault exists")
     let fresh = try TemporaryDirectory()
+    let empty = try TaskKeyBinary.run(
+      ["init", "--passphrase-fd", "0"], stdin: Array("\n".utf8), environment: ["TASKKEY_HOME": fresh.path("k")])
+    #expect(empty.status == 41 && empty.stderr.contains("the passphrase is empty"))
     let weak = try TaskKeyBinary.run(
       ["init", "--passphrase-fd", "0"], stdin: Array("abc\n".utf8), environment: ["TASKKEY_HOME": fresh.path("k")])
     #expect(weak.status == 41)
