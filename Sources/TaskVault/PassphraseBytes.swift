@@ -25,7 +25,7 @@ public enum PassphraseBytes {
       String(decoding: raw.bindMemory(to: UInt8.self), as: UTF8.self).precomposedStringWithCanonicalMapping
     }
     var utf8 = Array(composed.utf8)
-    defer { utf8.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+    defer { utf8.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
     guard utf8.count <= VaultLimits.maximumPassphraseByteCount else {
       throw TaskVaultError.passphraseTooLong(limit: VaultLimits.maximumPassphraseByteCount)
     }

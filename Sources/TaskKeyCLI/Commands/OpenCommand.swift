@@ -5,6 +5,8 @@ struct OpenCommand: NoteValueCommand {
   static let spec = CommandSpec(
     name: "open", abstract: "Open a sealed value from standard input; plain values pass through unchanged.",
     options: NoteOptions.batchOptions,
+    json: JSONShape(
+      fields: ["opened", "plain"], help: "{opened, plain (passed through)} (with --field and --out only)."),
     discussion: """
       With --field, every sealed value in field F is opened; plain values pass
       through. All or nothing: one value that does not open (or is not UTF-8 text)
@@ -19,6 +21,11 @@ struct OpenCommand: NoteValueCommand {
 
   let note: NoteOptions
   let batch: ValueBatch?
+  let json: Bool
+
+  struct Report: Encodable {
+    let opened, plain: Int
+  }
 
   func run(_ streams: StandardStreams) throws {
     if let batch { return try openBatch(batch, streams) }
@@ -55,6 +62,7 @@ struct OpenCommand: NoteValueCommand {
       return .replaced(try SealedValue.open(text, using: keyring, context: context))
     }
     try output.commit()
+    if json { return try streams.printJSON(Report(opened: opened, plain: plain)) }
     streams.note("open: \(opened) opened, \(plain) plain passed through")
   }
 }
