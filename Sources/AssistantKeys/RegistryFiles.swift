@@ -75,8 +75,7 @@ struct RegistryFiles {
   /// TaskSystem left when they were killed (they used random names, which
   /// no later write reused). Called under the lock, so none is in use.
   private func removeLegacyTemporaryFiles() {
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    where name.hasPrefix(".assistant-keys.") && name.hasSuffix(".tmp") {
+    for name in AssistantKeyRegistry.legacyTemporaryFiles(in: directory) {
       try? fileSystem.unlink(directory + "/" + name)
     }
   }
@@ -118,5 +117,13 @@ extension AssistantKeyRegistry {
     public static let lastUsed = VaultLayout.assistantLastUsedFileName
     /// The lock file of read-modify-write.
     public static let lock = VaultLayout.assistantLockFileName
+  }
+
+  /// The names of the `.assistant-keys.<hex>.tmp` files in `directory`,
+  /// sorted: what writers before TaskSystem left when they were killed.
+  /// The registry removes them under its lock; `doctor` reports them.
+  public static func legacyTemporaryFiles(in directory: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { $0.hasPrefix(".assistant-keys.") && $0.hasSuffix(".tmp") }.sorted()
   }
 }
