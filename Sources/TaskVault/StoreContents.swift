@@ -232,12 +232,16 @@ struct StoreContents {
         let labelLength = Int(try reader.u16("label length"))
         guard labelLength <= VaultLimits.maximumLabelByteCount else { throw ParseFailure("a label is too long") }
         let labelBytes = try reader.take(labelLength, "label")
-        guard let label = String(validating: labelBytes, as: UTF8.self) else {
-          throw ParseFailure("a label is not UTF-8")
-        }
-        // Printable ASCII holds no refused scalar; anything else is checked.
-        if !labelBytes.allSatisfy({ (0x20...0x7e).contains($0) }) {
-          do { try validateLabel(label) } catch { throw ParseFailure("an invalid label") }
+        let label: String
+        if labelBytes.allSatisfy({ (0x20...0x7e).contains($0) }) {
+          // Printable ASCII: valid UTF-8 that holds no refused scalar.
+          label = String(decoding: labelBytes, as: UTF8.self)
+        } else {
+          guard let text = String(validating: labelBytes, as: UTF8.self) else {
+            throw ParseFailure("a label is not UTF-8")
+          }
+          do { try validateLabel(text) } catch { throw ParseFailure("an invalid label") }
+          label = text
         }
         let created = Int64(bitPattern: try reader.u64("created"))
         let modified = Int64(bitPattern: try reader.u64("modified"))
