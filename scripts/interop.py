@@ -351,6 +351,14 @@ def load_script(name):
 ATTACHMENTS = load_script("attachment-reader.py")
 CHECKERS[("attachment", 1)] = lambda doc, name: ATTACHMENTS.check_vectors(doc, name, report)
 
+# The unlock session (docs/formats/unlock-session.md): scripts/session-reader.py.
+SESSIONS = load_script("session-reader.py")
+CHECKERS[("unlock-session", 2)] = lambda doc, name: SESSIONS.check_vectors(doc, name, report)
+
+# Passphrase bytes (docs/formats/vault-file.md): scripts/passphrase-reader.py.
+PASSPHRASES = load_script("passphrase-reader.py")
+CHECKERS[("passphrase-bytes", 1)] = lambda doc, name: PASSPHRASES.check_vectors(doc, name, report)
+
 
 def check_vectors():
     unchecked = []

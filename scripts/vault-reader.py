@@ -63,6 +63,14 @@ def check_length(length):
         raise Outcome("damaged")
 
 
+
+def forbidden_in_label(c):
+    """store-contents.md, "Labels": C0, DEL, C1, U+2028/U+2029 and the
+    bidirectional controls."""
+    o = ord(c)
+    return (o < 0x20 or 0x7f <= o <= 0x9f or o in (0x2028, 0x2029, 0x061c, 0x200e, 0x200f)
+            or 0x202a <= o <= 0x202e or 0x2066 <= o <= 0x2069)
+
 def parse_store(plain, store):
     if len(plain) == 0 or len(plain) % 512:
         raise Outcome("damaged")
@@ -106,8 +114,11 @@ def parse_store(plain, store):
         (l,) = struct.unpack(">H", take(2))
         if l > 256:
             raise Outcome("damaged")
-        label = take(l).decode("utf-8")
-        if any(ord(c) < 0x20 or ord(c) == 0x7f for c in label):
+        try:
+            label = take(l).decode("utf-8")
+        except UnicodeDecodeError:
+            raise Outcome("damaged")
+        if any(forbidden_in_label(c) for c in label):
             raise Outcome("damaged")
         created, modified, v = struct.unpack(">qqI", take(20))
         if v > 65536:

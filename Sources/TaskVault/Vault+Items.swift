@@ -77,6 +77,14 @@ extension Vault {
     try read().synchronisable.noteKeyring(path: layout.vaultFile)
   }
 
+  /// The ids of the note keys retired from this vault (or from a vault it
+  /// imported from), ascending: tombstones that are never added back.
+  ///
+  /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
+  public func retiredNoteKeyIDs() throws -> [KeyID] {
+    try read().synchronisable.retired
+  }
+
   /// Replaces the note keyring through `body` (rotation, promotion,
   /// retirement), under the write lock.
   ///

@@ -20,11 +20,15 @@ struct DailyUseTests {
     #expect(try json(vault.run(["keys", "--json"]))["primary"] as? String == original, "keys changed something")
     let rotated = try #require(try json(vault.run(["rotate", "--json"]))["primary"] as? String)
     let listing = try vault.run(["keys"])
-    #expect(listing.stdoutText.contains("\(rotated)\tprimary") && listing.stdoutText.contains("\(original)\t-"))
+    #expect(listing.stdoutText.contains("\(rotated)\tprimary") && listing.stdoutText.contains("\(original)\tactive"))
     #expect(try vault.run(["retire", rotated, "--force"]).status == 17, "the primary is refused")
     let promoted = try json(vault.run(["promote", original, "--json"]))
     #expect(promoted["primary"] as? String == original && promoted["previous"] as? String == rotated)
     #expect(try vault.run(["retire", rotated, "--force"]).status == 0)
+    let afterRetire = try json(vault.run(["keys", "--json"]))
+    #expect(afterRetire["retired"] as? [String] == [rotated])
+    #expect((afterRetire["keys"] as? [[String: Any]])?.count == 1)
+    #expect(try vault.run(["keys"]).stdoutText.contains("\(rotated)\tretired"))
     #expect(try vault.run(["promote", "0badc0de"]).status == 11)
     #expect(try vault.run(["promote", "xyz"]).status == 65)
   }
@@ -109,6 +113,19 @@ struct DailyUseTests {
     // The passphrase just proven at init unlocked the vault.
     #expect(try TaskKeyBinary.run(["status", "--check"], environment: ["TASKKEY_HOME": fresh.path("k")]).status == 0)
     _ = try TaskKeyBinary.run(["lock"], environment: ["TASKKEY_HOME": fresh.path("k")])
+  }
+
+  /// `sync export` with the terminal as standard output and no --out is
+  /// refused before the passphrase prompt (so before the KDF).
+  @Test func exportToATerminalIsRefusedBeforeThePrompt() throws {
+    let vault = try CLIVault()
+    let environment = ["TASKKEY_HOME": vault.directory, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    let outcome = try TerminalDriver.drive(
+      command: ["/bin/sh", "-c", "\"$0\" sync export > /dev/tty; s=$?; sleep 1; exit $s", TaskKeyBinary.url.path],
+      environment: environment, home: vault.home, steps: [], interactive: false)
+    #expect(outcome.status == 64, "\(outcome.terminal) \(outcome.stderr)")
+    #expect(outcome.stderr.contains("refusing to write a binary sync bundle to a terminal"), "\(outcome.stderr)")
+    #expect(!outcome.terminal.contains("passphrase"), "\(outcome.terminal)")
   }
 
   @Test func theNextCommandPutsBackMissingBackupMarkers() throws {
