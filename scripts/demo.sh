@@ -13,7 +13,7 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 # A real user types the passphrase at the prompt (echo off); the demo feeds
 # it from a 0600 file so that it runs unattended.
 umask 077
-printf 'correct horse battery staple\n' > passphrase
+printf 'lantern orchard velvet quarry ninety\n' > passphrase
 
 step "Make a vault (Argon2id calibrated to ~0.5 s on this machine) and unlock it"
 "$taskkey" init --passphrase-file passphrase
