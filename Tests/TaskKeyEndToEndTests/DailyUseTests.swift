@@ -100,6 +100,9 @@ struct DailyUseTests {
         .status == 40)
     #expect(try TaskKeyBinary.run(["init"], environment: env, detached: true).status == 73, "vault exists")
     let fresh = try TemporaryDirectory()
+    let empty = try TaskKeyBinary.run(
+      ["init", "--passphrase-fd", "0"], stdin: Array("\n".utf8), environment: ["TASKKEY_HOME": fresh.path("k")])
+    #expect(empty.status == 41 && empty.stderr.contains("the passphrase is empty"))
     let weak = try TaskKeyBinary.run(
       ["init", "--passphrase-fd", "0"], stdin: Array("abc\n".utf8), environment: ["TASKKEY_HOME": fresh.path("k")])
     #expect(weak.status == 41)
@@ -208,6 +211,8 @@ struct DailyUseTests {
     let vault = try CLIVault()
     let file = vault.home.path("values")
     try (try vault.run(["seal"], text: "v").stdoutText).write(toFile: file, atomically: true, encoding: .utf8)
+    let lines = vault.home.path("lines.jsonl")
+    try #"{"v":"plain"}"#.appending("\n").write(toFile: lines, atomically: true, encoding: .utf8)
     #expect(try vault.run(["mint", "--name", "bot"]).status == 0)
     let listed = try vault.run(["list", "--json"]).stdoutText
     let id = try #require(
@@ -218,6 +223,9 @@ struct DailyUseTests {
       ["sync", "export", "-o", vault.home.path("b"), "--json", "--passphrase-file", vault.passphraseFile],
       ["backup", "create", "-o", vault.home.path("bk"), "--json"], ["mint", "--name", "other", "--json"],
       ["rotate", "--json"], ["revoke", id, "--json"],
+      ["seal", "--field", "v", "-i", lines, "-o", vault.home.path("s1"), "--json"],
+      ["rewrap", "--field", "v", "-i", vault.home.path("s1"), "-o", vault.home.path("s2"), "--json"],
+      ["open", "--field", "v", "-i", vault.home.path("s2"), "-o", vault.home.path("s3"), "--json"],
       ["unlock", "--json", "--passphrase-file", vault.passphraseFile], ["lock", "--json"],
     ]
     func keys(_ value: Any) -> [String] {
@@ -225,10 +233,12 @@ struct DailyUseTests {
       if let array = value as? [Any] { return array.flatMap(keys) }
       return []
     }
+    var reports = [String: [String: Any]]()
     for arguments in runs {
       let result = try vault.run(arguments)
       #expect(result.status == 0, "\(arguments): \(result.stderr)")
       let object = try json(result)
+      reports[arguments[0]] = object
       for key in keys(object) {
         #expect(key.range(of: #"^[a-z][a-z0-9_]*$"#, options: .regularExpression) != nil, "\(arguments): \(key)")
       }
@@ -237,5 +247,12 @@ struct DailyUseTests {
       let jsonHelp = try #require(help.components(separatedBy: "\n  --json").dropFirst().first, "\(path)")
       for key in object.keys { #expect(jsonHelp.contains(key), "\(path) --help does not list '\(key)'") }
     }
+    // The batch counts: one sealed, then already under the primary, then opened back.
+    #expect(reports["seal"]?["sealed"] as? Int == 1 && reports["seal"]?["already_sealed"] as? Int == 0)
+    #expect(reports["rewrap"]?["current"] as? Int == 1 && reports["rewrap"]?["resealed"] as? Int == 0)
+    #expect(reports["open"]?["opened"] as? Int == 1 && reports["open"]?["plain"] as? Int == 0)
+    #expect(try String(contentsOfFile: vault.home.path("s3"), encoding: .utf8) == #"{"v":"plain"}"# + "\n")
+    #expect(try vault.run(["seal", "--field", "v", "-i", lines, "--json"]).status == 64, "--json needs --out")
+    #expect(try vault.run(["open", "--json"], text: "x").status == 64, "--json needs --field")
   }
 }

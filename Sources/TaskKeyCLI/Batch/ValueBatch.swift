@@ -53,6 +53,18 @@ struct ValueBatch {
     if inputs.filter({ $0 == "-" }).count > 1 { throw arguments.usageError("standard input ('-') can be read once") }
   }
 
+  /// Whether `--json` asks for the counts as one JSON object on standard
+  /// output, which is free only when the values go to a file.
+  ///
+  /// - Throws: a usage error for `--json` without `--out F`.
+  func jsonReport(_ arguments: ParsedArguments) throws -> Bool {
+    guard arguments.flag(CommandSpec.jsonOption) else { return false }
+    guard let output, output != standardStreamPath else {
+      throw arguments.usageError("--json needs --out F (the values themselves go to standard output)")
+    }
+    return true
+  }
+
   /// What to do with one value.
   enum Outcome {
     /// Write the line back as it came.

@@ -5,6 +5,8 @@ struct OpenCommand: Command {
   static let spec = CommandSpec(
     name: "open", abstract: "Open a sealed value from standard input; plain values pass through unchanged.",
     options: NoteOptions.batchOptions,
+    json: JSONShape(
+      fields: ["opened", "plain"], help: "{opened, plain (passed through)} (with --field and --out only)."),
     discussion: """
       With --field, every sealed value in field F is opened; plain values pass
       through. All or nothing: one value that does not open (or is not UTF-8 text)
@@ -19,10 +21,16 @@ struct OpenCommand: Command {
 
   let note: NoteOptions
   let batch: ValueBatch?
+  let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
     note = try NoteOptions(arguments)
     batch = try NoteOptions.batch(arguments)
+    json = try NoteOptions.jsonReport(arguments, batch)
+  }
+
+  struct Report: Encodable {
+    let opened, plain: Int
   }
 
   func run(_ streams: StandardStreams) throws {
@@ -64,6 +72,7 @@ struct OpenCommand: Command {
       }
     }
     try output.commit()
+    if json { return try streams.printJSON(Report(opened: opened, plain: plain)) }
     streams.note("open: \(opened) opened, \(plain) plain passed through")
   }
 }

@@ -6,6 +6,9 @@ struct SealCommand: Command {
   static let spec = CommandSpec(
     name: "seal", abstract: "Seal text from standard input into a tc1 value with AES-256-GCM.",
     options: NoteOptions.batchOptions,
+    json: JSONShape(
+      fields: ["key_id", "sealed", "already_sealed"],
+      help: "{key_id, sealed, already_sealed (left as they were)} (with --field and --out only)."),
     discussion: """
       With --field, every plain value in field F is sealed; values already sealed
       are left as they are. All or nothing, streaming, as rewrap; the counts go to
@@ -20,10 +23,17 @@ struct SealCommand: Command {
 
   let note: NoteOptions
   let batch: ValueBatch?
+  let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
     note = try NoteOptions(arguments)
     batch = try NoteOptions.batch(arguments)
+    json = try NoteOptions.jsonReport(arguments, batch)
+  }
+
+  struct Report: Encodable {
+    let keyID: String
+    let sealed, alreadySealed: Int
   }
 
   func run(_ streams: StandardStreams) throws {
@@ -52,6 +62,7 @@ struct SealCommand: Command {
       }
     }
     try output.commit()
+    if json { return try streams.printJSON(Report(keyID: key.id.hex, sealed: sealed, alreadySealed: already)) }
     streams.note("seal: \(sealed) sealed under \(key.id), \(already) already sealed (left as they were)")
   }
 }

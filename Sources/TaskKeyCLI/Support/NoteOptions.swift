@@ -37,6 +37,18 @@ struct NoteOptions {
     return batch
   }
 
+  /// `--json` of seal and open: the counts of a `--field` batch written to
+  /// `--out F`.
+  ///
+  /// - Throws: a usage error for `--json` without `--field` and `--out F`.
+  static func jsonReport(_ arguments: ParsedArguments, _ batch: ValueBatch?) throws -> Bool {
+    guard let batch else {
+      if arguments.flag(CommandSpec.jsonOption) { throw arguments.usageError("--json works with --field and --out F") }
+      return false
+    }
+    return try batch.jsonReport(arguments)
+  }
+
   let context: String
   let keyFile: String?
   let exact: Bool
