@@ -12,6 +12,15 @@ struct DailyUseTests {
     try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any], "\(result.stderr)")
   }
 
+  /// The README's first screen promises `make demo`; its taskkey part
+  /// (scripts/demo.sh, without the Tasker binary) runs with this build.
+  @Test func theDemoOnTheREADMEsFirstScreenRuns() throws {
+    let script = URL(fileURLWithPath: TerminalDriver.script).deletingLastPathComponent()
+      .appendingPathComponent("demo.sh").path
+    let result = try runTool(["bash", script, TaskKeyBinary.url.path, ""])
+    #expect(result.output.contains("Demo finished"), "\(result.output)")
+  }
+
   @Test func noteKeysAreListedWithoutChangeAndPromoted() throws {
     let vault = try CLIVault()
     let first = try json(vault.run(["keys", "--json"]))
