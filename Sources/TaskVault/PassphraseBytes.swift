@@ -7,7 +7,7 @@ import TaskCrypto
 /// passphrase typed on keyboards that compose characters differently (é as
 /// one scalar or as e and a combining accent) opens the same vault; ASCII,
 /// and bytes that are not UTF-8, are used as they are.
-enum PassphraseBytes {
+public enum PassphraseBytes {
   /// The KDF input for `passphrase`, in locked memory.
   ///
   /// The normalisation passes through a Swift `String`, which cannot be
@@ -16,7 +16,7 @@ enum PassphraseBytes {
   ///
   /// - Throws: `TaskVaultError.passphraseTooLong` when normalising makes it
   ///   longer than 1024 bytes; `.crypto` when locked memory is refused.
-  static func kdfInput(_ passphrase: SecureBytes) throws -> SecureBytes {
+  public static func kdfInput(_ passphrase: SecureBytes) throws -> SecureBytes {
     let needsNormalising = passphrase.withUnsafeBytes { raw in
       raw.contains { $0 >= 0x80 } && String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) != nil
     }
@@ -25,7 +25,7 @@ enum PassphraseBytes {
       String(decoding: raw.bindMemory(to: UInt8.self), as: UTF8.self).precomposedStringWithCanonicalMapping
     }
     var utf8 = Array(composed.utf8)
-    defer { utf8.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+    defer { utf8.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
     guard utf8.count <= VaultLimits.maximumPassphraseByteCount else {
       throw TaskVaultError.passphraseTooLong(limit: VaultLimits.maximumPassphraseByteCount)
     }

@@ -75,22 +75,52 @@ struct UnlockSession {
   /// - Returns: the keys and the time limit (0 = until reboot or lock).
   func keys(file: VaultFile) throws -> (keys: VaultKeys, notAfter: Int64) {
     let vaultID = file.vaultID
-    guard let bytes = try Files.readPrivate(layout.sessionFile, limit: SessionFile.byteCount) else {
-      throw TaskVaultError.locked(reason: .notUnlocked)
+    let bytes = try Files.readPrivate(layout.sessionFile, limit: SessionFile.byteCount)
+    return try Self.open(
+      session: bytes, vaultID: vaultID, headerDigest: file.headerDigest, bootID: environment.bootID,
+      now: environment.now(), vaultFile: layout.vaultFile
+    ) { bootID in
+      // An unsafe runtime directory is reported as such, not as "locked".
+      let files = try keyFiles(vaultID: vaultID)
+      let candidates = try [files.current, files.next].compactMap {
+        try SessionKeyFile.read(path: $0, bootID: bootID)
+      }
+      if !candidates.isEmpty { try hardenProcess() }
+      return candidates
     }
+  }
+
+  /// Steps 1 to 8 of docs/formats/unlock-session.md ("Reading") over bytes
+  /// already read: the one reader of a session, used by every command and
+  /// by the session vectors.
+  ///
+  /// - Parameters:
+  ///   - bytes: the session file, or nil when there is none.
+  ///   - vaultID: the vault file's id.
+  ///   - headerDigest: SHA-256 of the vault file's bytes 0..<121 now.
+  ///   - bootID: the kernel's current boot id (read only once step 2 passed).
+  ///   - now: seconds since 1970.
+  ///   - vaultFile: the vault file's path, named by `tampered`.
+  ///   - sessionKeys: the usable session keys (the key file, then `.next`)
+  ///     for the boot id; asked only after steps 1 to 4 passed.
+  /// - Returns: the keys and the time limit (0 = until reboot or lock).
+  /// - Throws: `TaskVaultError.locked` with the step's reason, `.tampered`
+  ///   (step 7), or what `sessionKeys` throws.
+  static func open(
+    session bytes: [UInt8]?, vaultID: [UInt8], headerDigest: [UInt8], bootID currentBootID: () throws -> [UInt8],
+    now: Int64, vaultFile: String, sessionKeys: ([UInt8]) throws -> [SymmetricKey]
+  ) throws -> (keys: VaultKeys, notAfter: Int64) {
+    guard let bytes else { throw TaskVaultError.locked(reason: .notUnlocked) }
     guard let session = SessionFile.parse(bytes), session.vaultID == vaultID else {
       throw TaskVaultError.locked(reason: .notUnlocked)
     }
-    let bootID = try environment.bootID()
+    let bootID = try currentBootID()
     guard session.bootID == bootID else { throw TaskVaultError.locked(reason: .machineRestarted) }
-    if session.notAfter != 0 && environment.now() >= session.notAfter {
+    if session.notAfter != 0 && now >= session.notAfter {
       throw TaskVaultError.locked(reason: .expired)
     }
-    // An unsafe runtime directory is reported as such, not as "locked".
-    let files = try keyFiles(vaultID: vaultID)
-    let candidates = try [files.current, files.next].compactMap { try SessionKeyFile.read(path: $0, bootID: bootID) }
+    let candidates = try sessionKeys(bootID)
     guard !candidates.isEmpty else { throw TaskVaultError.locked(reason: .sessionKeyGone) }
-    try hardenProcess()
     // The key file, or the `.next` of an unlock between its two renames.
     guard
       let master = candidates.lazy.compactMap({
@@ -102,9 +132,9 @@ struct UnlockSession {
     }
     // The session is authentic; the header it was made for must be the one
     // on disk now, or the header was edited (with the checksum recomputed).
-    guard ConstantTime.equals(session.headerDigest, file.headerDigest) else {
+    guard ConstantTime.equals(session.headerDigest, headerDigest) else {
       throw TaskVaultError.tampered(
-        path: layout.vaultFile, part: "header (salt, KDF, creation time or wrapped key changed since unlock)")
+        path: vaultFile, part: "header (salt, KDF, creation time or wrapped key changed since unlock)")
     }
     let keys = try master.withUnsafeBytes { raw in
       try wrapCrypto {
@@ -207,10 +237,14 @@ enum SessionKeyFile {
     let buffer = try wrapCrypto { try SecureBytes(zeroedCount: byteCount) }
     let total = try system { try buffer.withUnsafeMutableBytes { try file.read(into: $0) } }
     guard total == byteCount else { return nil }
-    return try buffer.withUnsafeBytes { bytes -> SymmetricKey? in
-      guard Array(bytes[0..<8]) == magic, Array(bytes[8..<24]) == bootID else { return nil }
-      return try wrapCrypto { try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: bytes[24..<56])) }
-    }
+    return try buffer.withUnsafeBytes { try parse($0, bootID: bootID) }
+  }
+
+  /// The key in a key file's bytes, or nil when they are not exactly 56
+  /// bytes of the magic, `bootID` and a key (step 5 of "Reading").
+  static func parse(_ bytes: UnsafeRawBufferPointer, bootID: [UInt8]) throws -> SymmetricKey? {
+    guard bytes.count == byteCount, Array(bytes[0..<8]) == magic, Array(bytes[8..<24]) == bootID else { return nil }
+    return try wrapCrypto { try SymmetricKey(copying: UnsafeRawBufferPointer(rebasing: bytes[24..<56])) }
   }
 
   /// The file's bytes in locked memory.

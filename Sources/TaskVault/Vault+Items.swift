@@ -47,7 +47,7 @@ extension Vault {
       throw TaskVaultError.itemNotFound(name: name)
     }
     let item = stores[id].items[index]
-    return VaultItem(attributes: item.attributes, value: item.value)
+    return VaultItem(attributes: item.attributes, value: try item.value.copied())
   }
 
   /// Lists every item's attributes, sorted by name; values stay sealed.
@@ -75,6 +75,14 @@ extension Vault {
   /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
   public func noteKeyring() throws -> Keyring {
     try read().synchronisable.noteKeyring(path: layout.vaultFile)
+  }
+
+  /// The ids of the note keys retired from this vault (or from a vault it
+  /// imported from), ascending: tombstones that are never added back.
+  ///
+  /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
+  public func retiredNoteKeyIDs() throws -> [KeyID] {
+    try read().synchronisable.retired
   }
 
   /// Replaces the note keyring through `body` (rotation, promotion,

@@ -113,6 +113,14 @@ enum VaultVectors {
         (0..<(plaintext.count - 4)).first { Array(plaintext[$0..<($0 + 4)]) == Array("RTRD".utf8) })
       plaintext.replaceSubrange((start + 4)..<(start + 12), with: [UInt8](repeating: 0, count: 8))
     }
+    let bidiLabel = try resealed(vault) { plaintext in
+      // "Calendar token" -> "Calendar" U+202E "ken": same length, behind a valid tag.
+      let label = Array("Calendar token".utf8)
+      let start = try #require(
+        (0...(plaintext.count - label.count)).first { Array(plaintext[$0..<($0 + label.count)]) == label })
+      plaintext.replaceSubrange(
+        start..<(start + label.count), with: Array("Calendar".utf8) + [0xe2, 0x80, 0xae] + Array("ken".utf8))
+    }
     try vault.lock()
     let expected = VaultVectorFile.Expected(
       vaultID: status.vaultID, kdf: "\(status.kdfParameters)", generation: status.generation,
@@ -218,6 +226,9 @@ enum VaultVectors {
     add(
       "vault-retired-empty.tkv", retiredEmpty, "vault", "damaged",
       "a retired-key section that lists no id (store resealed under the right key)")
+    add(
+      "vault-label-bidi.tkv", bidiLabel, "vault", "damaged",
+      "an item label holding U+202E, a bidirectional control (store resealed under the right key)")
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let file = VaultVectorFile(

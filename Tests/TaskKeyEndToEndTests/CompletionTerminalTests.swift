@@ -73,6 +73,29 @@ struct CompletionTerminalTests {
     #expect(Date().timeIntervalSince(started) < 30)
   }
 
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zsh"), "zsh is not installed; skipped"))
+  func zshCompletesCommandsSubcommandsOptionsIdsAndNames() throws {
+    let (vault, keys, _) = try fixture()
+    let folder = vault.home.path("zsh-completions")
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+    try TaskKeyBinary.run(["completion", "zsh"]).stdoutText.write(
+      toFile: folder + "/_taskkey", atomically: true, encoding: .utf8)
+    let clear = "\u{15}"
+    let steps: [(expect: String, send: String)] = [
+      ("$ ", "fpath=(\(folder) $fpath); autoload -U compinit; compinit -u\n"),
+      ("$ ", "taskkey sy\t"), ("taskkey sync ", "e\t"), ("export ", clear),
+      ("$ ", "taskkey rotate --assistant h\t"), ("helper-bot ", clear),
+      ("$ ", "taskkey promote \t"), (keys.last ?? "?", clear),
+      ("$ ", "exit\n"),
+    ]
+    let terminal = try type(
+      ["/usr/bin/zsh", "-f", "-i"], steps: steps, environment: environment(vault), home: vault.home)
+    // zsh redraws a completed word after a backspace: "sync \u{8} export".
+    for expected in ["taskkey sync ", " export ", "--assistant helper-bot "] + keys {
+      #expect(terminal.contains(expected), "the terminal never showed '\(expected)':\n\(terminal)")
+    }
+  }
+
   @Test func bashOffersNoIdsAndNeverPromptsWhenLocked() throws {
     let vault = try CLIVault(unlock: false)
     let script = vault.home.path("taskkey.bash")

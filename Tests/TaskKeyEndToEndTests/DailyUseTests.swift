@@ -12,6 +12,15 @@ struct DailyUseTests {
     try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any], "\(result.stderr)")
   }
 
+  /// The README's first screen promises `make demo`; its taskkey part
+  /// (scripts/demo.sh, without the Tasker binary) runs with this build.
+  @Test func theDemoOnTheREADMEsFirstScreenRuns() throws {
+    let script = URL(fileURLWithPath: TerminalDriver.script).deletingLastPathComponent()
+      .appendingPathComponent("demo.sh").path
+    let result = try runTool(["bash", script, TaskKeyBinary.url.path, ""])
+    #expect(result.output.contains("Demo finished"), "\(result.output)")
+  }
+
   @Test func noteKeysAreListedWithoutChangeAndPromoted() throws {
     let vault = try CLIVault()
     let first = try json(vault.run(["keys", "--json"]))
@@ -20,11 +29,15 @@ struct DailyUseTests {
     #expect(try json(vault.run(["keys", "--json"]))["primary"] as? String == original, "keys changed something")
     let rotated = try #require(try json(vault.run(["rotate", "--json"]))["primary"] as? String)
     let listing = try vault.run(["keys"])
-    #expect(listing.stdoutText.contains("\(rotated)\tprimary") && listing.stdoutText.contains("\(original)\t-"))
+    #expect(listing.stdoutText.contains("\(rotated)\tprimary") && listing.stdoutText.contains("\(original)\tactive"))
     #expect(try vault.run(["retire", rotated, "--force"]).status == 17, "the primary is refused")
     let promoted = try json(vault.run(["promote", original, "--json"]))
     #expect(promoted["primary"] as? String == original && promoted["previous"] as? String == rotated)
     #expect(try vault.run(["retire", rotated, "--force"]).status == 0)
+    let afterRetire = try json(vault.run(["keys", "--json"]))
+    #expect(afterRetire["retired"] as? [String] == [rotated])
+    #expect((afterRetire["keys"] as? [[String: Any]])?.count == 1)
+    #expect(try vault.run(["keys"]).stdoutText.contains("\(rotated)\tretired"))
     #expect(try vault.run(["promote", "0badc0de"]).status == 11)
     #expect(try vault.run(["promote", "xyz"]).status == 65)
   }
@@ -96,6 +109,9 @@ struct DailyUseTests {
         .status == 40)
     #expect(try TaskKeyBinary.run(["init"], environment: env, detached: true).status == 73, "vault exists")
     let fresh = try TemporaryDirectory()
+    let empty = try TaskKeyBinary.run(
+      ["init", "--passphrase-fd", "0"], stdin: Array("\n".utf8), environment: ["TASKKEY_HOME": fresh.path("k")])
+    #expect(empty.status == 41 && empty.stderr.contains("the passphrase is empty"))
     let weak = try TaskKeyBinary.run(
       ["init", "--passphrase-fd", "0"], stdin: Array("abc\n".utf8), environment: ["TASKKEY_HOME": fresh.path("k")])
     #expect(weak.status == 41)
@@ -109,6 +125,19 @@ struct DailyUseTests {
     // The passphrase just proven at init unlocked the vault.
     #expect(try TaskKeyBinary.run(["status", "--check"], environment: ["TASKKEY_HOME": fresh.path("k")]).status == 0)
     _ = try TaskKeyBinary.run(["lock"], environment: ["TASKKEY_HOME": fresh.path("k")])
+  }
+
+  /// `sync export` with the terminal as standard output and no --out is
+  /// refused before the passphrase prompt (so before the KDF).
+  @Test func exportToATerminalIsRefusedBeforeThePrompt() throws {
+    let vault = try CLIVault()
+    let environment = ["TASKKEY_HOME": vault.directory, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+    let outcome = try TerminalDriver.drive(
+      command: ["/bin/sh", "-c", "\"$0\" sync export > /dev/tty; s=$?; sleep 1; exit $s", TaskKeyBinary.url.path],
+      environment: environment, home: vault.home, steps: [], interactive: false)
+    #expect(outcome.status == 64, "\(outcome.terminal) \(outcome.stderr)")
+    #expect(outcome.stderr.contains("refusing to write a binary sync bundle to a terminal"), "\(outcome.stderr)")
+    #expect(!outcome.terminal.contains("passphrase"), "\(outcome.terminal)")
   }
 
   @Test func theNextCommandPutsBackMissingBackupMarkers() throws {
@@ -191,6 +220,8 @@ struct DailyUseTests {
     let vault = try CLIVault()
     let file = vault.home.path("values")
     try (try vault.run(["seal"], text: "v").stdoutText).write(toFile: file, atomically: true, encoding: .utf8)
+    let lines = vault.home.path("lines.jsonl")
+    try #"{"v":"plain"}"#.appending("\n").write(toFile: lines, atomically: true, encoding: .utf8)
     #expect(try vault.run(["mint", "--name", "bot"]).status == 0)
     let listed = try vault.run(["list", "--json"]).stdoutText
     let id = try #require(
@@ -201,6 +232,9 @@ struct DailyUseTests {
       ["sync", "export", "-o", vault.home.path("b"), "--json", "--passphrase-file", vault.passphraseFile],
       ["backup", "create", "-o", vault.home.path("bk"), "--json"], ["mint", "--name", "other", "--json"],
       ["rotate", "--json"], ["revoke", id, "--json"],
+      ["seal", "--field", "v", "-i", lines, "-o", vault.home.path("s1"), "--json"],
+      ["rewrap", "--field", "v", "-i", vault.home.path("s1"), "-o", vault.home.path("s2"), "--json"],
+      ["open", "--field", "v", "-i", vault.home.path("s2"), "-o", vault.home.path("s3"), "--json"],
       ["unlock", "--json", "--passphrase-file", vault.passphraseFile], ["lock", "--json"],
     ]
     func keys(_ value: Any) -> [String] {
@@ -208,10 +242,12 @@ struct DailyUseTests {
       if let array = value as? [Any] { return array.flatMap(keys) }
       return []
     }
+    var reports = [String: [String: Any]]()
     for arguments in runs {
       let result = try vault.run(arguments)
       #expect(result.status == 0, "\(arguments): \(result.stderr)")
       let object = try json(result)
+      reports[arguments[0]] = object
       for key in keys(object) {
         #expect(key.range(of: #"^[a-z][a-z0-9_]*$"#, options: .regularExpression) != nil, "\(arguments): \(key)")
       }
@@ -220,5 +256,12 @@ struct DailyUseTests {
       let jsonHelp = try #require(help.components(separatedBy: "\n  --json").dropFirst().first, "\(path)")
       for key in object.keys { #expect(jsonHelp.contains(key), "\(path) --help does not list '\(key)'") }
     }
+    // The batch counts: one sealed, then already under the primary, then opened back.
+    #expect(reports["seal"]?["sealed"] as? Int == 1 && reports["seal"]?["already_sealed"] as? Int == 0)
+    #expect(reports["rewrap"]?["current"] as? Int == 1 && reports["rewrap"]?["resealed"] as? Int == 0)
+    #expect(reports["open"]?["opened"] as? Int == 1 && reports["open"]?["plain"] as? Int == 0)
+    #expect(try String(contentsOfFile: vault.home.path("s3"), encoding: .utf8) == #"{"v":"plain"}"# + "\n")
+    #expect(try vault.run(["seal", "--field", "v", "-i", lines, "--json"]).status == 64, "--json needs --out")
+    #expect(try vault.run(["open", "--json"], text: "x").status == 64, "--json needs --field")
   }
 }

@@ -88,6 +88,14 @@ struct RotationStoryTests {
         "still seals 1 value(s) in the input (first in \(vault.home.path("mixed.jsonl")), line 38)"))
     #expect(refused.stderr.contains("hint: run 'taskkey rewrap'"))
     #expect(try Vault(at: vault.directory).noteKeyring().key(for: old) != nil, "nothing was retired")
+    // Several inputs: a clean file first, the one with the value left behind second.
+    try (rewrapped.stdoutText).write(toFile: vault.home.path("clean.jsonl"), atomically: true, encoding: .utf8)
+    let several = try vault.run(
+      [
+        "retire", old.hex, "-i", vault.home.path("clean.jsonl"), "--input", vault.home.path("mixed.jsonl"),
+        "--field", "body",
+      ])
+    #expect(several.status == 17 && several.stderr.contains("first in \(vault.home.path("mixed.jsonl")), line 38"))
     let forced = try vault.run(["retire", old.hex, "--force"])
     #expect(forced.status == 0)
     #expect(try Vault(at: vault.directory).noteKeyring().key(for: old) == nil)

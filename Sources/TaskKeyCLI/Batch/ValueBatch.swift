@@ -53,6 +53,18 @@ struct ValueBatch {
     if inputs.filter({ $0 == "-" }).count > 1 { throw arguments.usageError("standard input ('-') can be read once") }
   }
 
+  /// Whether `--json` asks for the counts as one JSON object on standard
+  /// output, which is free only when the values go to a file.
+  ///
+  /// - Throws: a usage error for `--json` without `--out F`.
+  func jsonReport(_ arguments: ParsedArguments) throws -> Bool {
+    guard arguments.flag(CommandSpec.jsonOption) else { return false }
+    guard let output, output != standardStreamPath else {
+      throw arguments.usageError("--json needs --out F (the values themselves go to standard output)")
+    }
+    return true
+  }
+
   /// What to do with one value.
   enum Outcome {
     /// Write the line back as it came.
@@ -68,11 +80,21 @@ struct ValueBatch {
   ///
   /// - Throws: `CLIError.malformedInput` for a line that is not a JSON
   ///   object with a string (or null) in the fields, the error `transform`
-  ///   throws, or an I/O error; then nothing is written.
+  ///   throws (a `TaskCryptoError` as `CLIError.valueRefused` naming the
+  ///   line: the one place a refused value is mapped), or an I/O error; then
+  ///   nothing is written.
   func run(
     to output: BatchOutput?, progress label: String, _ streams: StandardStreams,
-    _ transform: (_ value: UnsafeRawBufferPointer?, _ context: String, _ line: Int, _ input: String) throws -> Outcome
+    _ body: (_ value: UnsafeRawBufferPointer?, _ context: String, _ line: Int, _ input: String) throws -> Outcome
   ) throws {
+    func transform(_ value: UnsafeRawBufferPointer?, _ context: String, _ line: Int, _ input: String) throws -> Outcome
+    {
+      do {
+        return try body(value, context, line, input)
+      } catch let error as TaskCryptoError {
+        throw CLIError.valueRefused(line: line, error)
+      }
+    }
     let names = [field, contextField].compactMap { $0 }.map { Array($0.utf8) }
     var rendered = [UInt8]()
     for input in inputs.isEmpty ? ["-"] : inputs {

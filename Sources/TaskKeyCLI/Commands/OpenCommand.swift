@@ -1,10 +1,12 @@
 import TaskCrypto
 
 /// `taskkey open`: opens a `tc1.` value, or passes a plain value through.
-struct OpenCommand: Command {
+struct OpenCommand: NoteValueCommand {
   static let spec = CommandSpec(
     name: "open", abstract: "Open a sealed value from standard input; plain values pass through unchanged.",
     options: NoteOptions.batchOptions,
+    json: JSONShape(
+      fields: ["opened", "plain"], help: "{opened, plain (passed through)} (with --field and --out only)."),
     discussion: """
       With --field, every sealed value in field F is opened; plain values pass
       through. All or nothing: one value that does not open (or is not UTF-8 text)
@@ -19,10 +21,10 @@ struct OpenCommand: Command {
 
   let note: NoteOptions
   let batch: ValueBatch?
+  let json: Bool
 
-  init(_ arguments: ParsedArguments) throws {
-    note = try NoteOptions(arguments)
-    batch = try NoteOptions.batch(arguments)
+  struct Report: Encodable {
+    let opened, plain: Int
   }
 
   func run(_ streams: StandardStreams) throws {
@@ -49,7 +51,7 @@ struct OpenCommand: Command {
     let output = try BatchOutput(path: batch.output, streams: streams)
     var opened = 0
     var plain = 0
-    try batch.run(to: output, progress: "open", streams) { value, context, line, _ in
+    try batch.run(to: output, progress: "open", streams) { value, context, _, _ in
       guard let value else { return .unchanged }
       let text = String(decoding: value, as: UTF8.self)
       guard SealedValue.isSealed(text) else {
@@ -57,13 +59,10 @@ struct OpenCommand: Command {
         return .unchanged
       }
       opened += 1
-      do {
-        return .replaced(try SealedValue.open(text, using: keyring, context: context))
-      } catch let error as TaskCryptoError {
-        throw CLIError.valueRefused(line: line, error)
-      }
+      return .replaced(try SealedValue.open(text, using: keyring, context: context))
     }
     try output.commit()
+    if json { return try streams.printJSON(Report(opened: opened, plain: plain)) }
     streams.note("open: \(opened) opened, \(plain) plain passed through")
   }
 }

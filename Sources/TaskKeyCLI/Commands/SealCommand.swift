@@ -2,10 +2,13 @@ import TaskCrypto
 
 /// `taskkey seal`: seals standard input into a `tc1.` value, or every plain
 /// value of a JSON-lines field.
-struct SealCommand: Command {
+struct SealCommand: NoteValueCommand {
   static let spec = CommandSpec(
     name: "seal", abstract: "Seal text from standard input into a tc1 value with AES-256-GCM.",
     options: NoteOptions.batchOptions,
+    json: JSONShape(
+      fields: ["key_id", "sealed", "already_sealed"],
+      help: "{key_id, sealed, already_sealed (left as they were)} (with --field and --out only)."),
     discussion: """
       With --field, every plain value in field F is sealed; values already sealed
       are left as they are. All or nothing, streaming, as rewrap; the counts go to
@@ -20,10 +23,11 @@ struct SealCommand: Command {
 
   let note: NoteOptions
   let batch: ValueBatch?
+  let json: Bool
 
-  init(_ arguments: ParsedArguments) throws {
-    note = try NoteOptions(arguments)
-    batch = try NoteOptions.batch(arguments)
+  struct Report: Encodable {
+    let keyID: String
+    let sealed, alreadySealed: Int
   }
 
   func run(_ streams: StandardStreams) throws {
@@ -38,20 +42,17 @@ struct SealCommand: Command {
     let output = try BatchOutput(path: batch.output, streams: streams)
     var sealed = 0
     var already = 0
-    try batch.run(to: output, progress: "seal", streams) { value, context, line, _ in
+    try batch.run(to: output, progress: "seal", streams) { value, context, _, _ in
       guard let value else { return .unchanged }
       guard !SealedValue.isSealed(String(decoding: value, as: UTF8.self)) else {
         already += 1
         return .unchanged
       }
       sealed += 1
-      do {
-        return .replaced(try SealedValue.seal(bytes: value, using: key, context: context))
-      } catch let error as TaskCryptoError {
-        throw CLIError.valueRefused(line: line, error)
-      }
+      return .replaced(try SealedValue.seal(bytes: value, using: key, context: context))
     }
     try output.commit()
+    if json { return try streams.printJSON(Report(keyID: key.id.hex, sealed: sealed, alreadySealed: already)) }
     streams.note("seal: \(sealed) sealed under \(key.id), \(already) already sealed (left as they were)")
   }
 }

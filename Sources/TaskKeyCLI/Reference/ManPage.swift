@@ -67,6 +67,10 @@ enum ManPage {
     .B HOME
     Used for ~/.local/share/tasker/keys when neither of the above is set.
     .TP
+    .B XDG_RUNTIME_DIR
+    When it is an absolute path to a private tmpfs directory, the unlock session
+    keys live in $XDG_RUNTIME_DIR/taskkey (see FILES).
+    .TP
     .B TZ
     The time zone of times shown on a terminal. JSON output is always UTC.
     .PP
@@ -90,8 +94,9 @@ enum ManPage {
     tools that honour .nobackup leave it out. The next taskkey command that
     opens the vault puts missing markers back.
     .TP
-    .I /dev/shm/taskkey\\-UID/
-    The unlock session keys: in memory, gone at reboot or 'taskkey lock'.
+    .I $XDG_RUNTIME_DIR/taskkey/, /run/user/UID/taskkey/ or /dev/shm/taskkey\\-UID/
+    The unlock session keys, in the first of these that is a private tmpfs
+    directory: in memory, gone at reboot or 'taskkey lock'.
     .TP
     Key files
     One line "<8 hex kid>:<64 hex key>", mode 0600, made by taskkey keygen.

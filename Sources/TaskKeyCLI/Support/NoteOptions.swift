@@ -37,6 +37,18 @@ struct NoteOptions {
     return batch
   }
 
+  /// `--json` of seal and open: the counts of a `--field` batch written to
+  /// `--out F`.
+  ///
+  /// - Throws: a usage error for `--json` without `--field` and `--out F`.
+  static func jsonReport(_ arguments: ParsedArguments, _ batch: ValueBatch?) throws -> Bool {
+    guard let batch else {
+      if arguments.flag(CommandSpec.jsonOption) { throw arguments.usageError("--json works with --field and --out F") }
+      return false
+    }
+    return try batch.jsonReport(arguments)
+  }
+
   let context: String
   let keyFile: String?
   let exact: Bool
@@ -68,5 +80,20 @@ struct NoteOptions {
   /// Writes plaintext, with a newline unless `--exact`.
   func writeOutput(_ streams: StandardStreams, _ bytes: [UInt8]) throws {
     try streams.write(exact ? bytes : bytes + [UInt8(ascii: "\n")])
+  }
+}
+
+/// `seal` and `open`: one value, or with `--field` a JSON-lines batch; both
+/// read their options the same way.
+protocol NoteValueCommand: Command {
+  /// Made from the parsed note options, batch and `--json`.
+  init(note: NoteOptions, batch: ValueBatch?, json: Bool)
+}
+
+extension NoteValueCommand {
+  init(_ arguments: ParsedArguments) throws {
+    let note = try NoteOptions(arguments)
+    let batch = try NoteOptions.batch(arguments)
+    self.init(note: note, batch: batch, json: try NoteOptions.jsonReport(arguments, batch))
   }
 }

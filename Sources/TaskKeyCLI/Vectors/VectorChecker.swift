@@ -9,6 +9,9 @@ protocol VectorChecker {
   /// errors and the JSON output).
   static var formats: [String] { get }
 
+  /// The format versions this checker reads (1 unless said otherwise).
+  static var versions: [Int] { get }
+
   /// Whether this checker reads a file with this header.
   static func accepts(_ header: VectorFileHeader) -> Bool
 
@@ -24,6 +27,9 @@ protocol VectorChecker {
 }
 
 extension VectorChecker {
+  /// Version 1, unless the checker says otherwise.
+  static var versions: [Int] { [1] }
+
   /// TaskKey's own files: the `format` field names the format, at version 1.
   static func accepts(_ header: VectorFileHeader) -> Bool {
     guard let format = header.format else { return false }
@@ -66,6 +72,15 @@ struct VectorReport: Equatable {
     record(reason)
   }
 
+  /// Adds the outcome of a checker that lives inside its module (assistant
+  /// keys, attachments, sync import, Cobblestone): how many cases ran, and
+  /// one line per failed case.
+  mutating func add(cases: Int, failures: [String]) {
+    passed += max(0, cases - failures.count)
+    failed += failures.count
+    self.failures += failures
+  }
+
   /// Records `count` cases skipped, under one named line.
   mutating func skip(_ description: String, count: Int) {
     skipped += count
@@ -82,7 +97,7 @@ enum VectorCheck {
     VaultVectorChecker.self, BackupVectorChecker.self, AssistantKeyVectorChecker.self,
     KeyFileVectorChecker.self, WycheproofAEADVectorChecker.self, WycheproofMACVectorChecker.self,
     SyncImportVectorChecker.self, WycheproofHKDFVectorChecker.self, AttachmentVectorChecker.self,
-    CobblestoneVectorChecker.self,
+    CobblestoneVectorChecker.self, UnlockSessionVectorChecker.self, PassphraseVectorChecker.self,
   ]
 
   /// Every format name this build checks.
@@ -107,7 +122,7 @@ enum VectorCheck {
       return report
     }
     report.format = checker.formats.count == 1 ? checker.formats[0] : header.format
-    if header.format != nil, header.version != 1 {
+    if header.format != nil, !checker.versions.contains(header.version ?? 0) {
       report.fail("unknown format '\(header.format ?? "")' version \(header.version.map(String.init) ?? "none")")
       return report
     }

@@ -90,10 +90,6 @@ class RawHTTPTests(GateTestCase):
         self.assertIn("allow: post, delete", headers.lower())
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class ServerLimitTests(GateTestCase):
     def test_connections_beyond_the_limit_are_refused_until_others_close(self):
         server = self.home.http_server()
@@ -126,3 +122,7 @@ class ServerLimitTests(GateTestCase):
         self.assertEqual(taken.returncode, 69)
         self.assertEqual(len(taken.stderr.splitlines()), 1, taken.stderr)
         self.assertIn("could not listen", taken.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -24,11 +24,11 @@ final class GateReceiptFormatTests: XCTestCase {
       } catch GateError.receiptUnsupportedVersion {
         outcome = "unsupported_version"
       } catch GateError.receiptMalformed {
-        outcome = "malformed"
+        outcome = "receipt_malformed"
       }
       XCTAssertEqual(outcome, expected, test["comment"]?.stringValue ?? "")
     }
-    XCTAssertEqual(outcomes, ["success", "malformed", "unsupported_version"])
+    XCTAssertEqual(outcomes, ["success", "receipt_malformed", "unsupported_version"])
   }
 
   func testWhatTheGateWritesReadsBack() throws {
