@@ -70,7 +70,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "taskkey-bench",
-      dependencies: ["TaskCrypto", "TaskVault", "TaskAttachments", "CBenchBaseline"]
+      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "TaskAttachments", "CBenchBaseline"]
     ),
 
     // Helpers shared by the test targets: running the real binary, temp dirs, test secrets.

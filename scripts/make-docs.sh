@@ -7,11 +7,23 @@
 set -euo pipefail
 scratch=.build/docs-build
 graphs="$scratch/symbol-graphs"
-rm -rf "$graphs" .build/docs && mkdir -p "$graphs" .build/docs
-for module in "$@"; do  # swift build takes one --target at a time
-  swift build --scratch-path "$scratch" --target "$module" \
-    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$(pwd)/$graphs" \
-    -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+rm -rf .build/docs && mkdir -p "$graphs" .build/docs
+# A module the scratch build finds up to date is not compiled again, so its
+# graph is not written again: the graphs are kept beside the scratch build,
+# and when one is missing the scratch build starts over.
+build_graphs() {
+  for module in "$@"; do  # swift build takes one --target at a time
+    swift build --scratch-path "$scratch" --target "$module" \
+      -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$(pwd)/$graphs" \
+      -Xswiftc -symbol-graph-minimum-access-level -Xswiftc public >/dev/null
+  done
+}
+build_graphs "$@"
+for module in "$@"; do
+  if [ ! -f "$graphs/$module.symbols.json" ]; then
+    rm -rf "$scratch" && mkdir -p "$graphs" && build_graphs "$@"
+    break
+  fi
 done
 failed=0
 for module in "$@"; do
@@ -37,6 +49,10 @@ for path in glob.glob(f".build/docs-build/graphs-{module}/*.symbols.json"):
         if symbol.get("docComment") is None and symbol["kind"]["identifier"] not in ("swift.extension",):
             # Members a protocol or the standard library documents are inherited.
             if "sourceOrigin" in symbol:
+                continue
+            # What the compiler writes (init(rawValue:), hashValue, Codable's
+            # init(from:)) has no place in the source, so no "location".
+            if "location" not in symbol:
                 continue
             missing.append(".".join(symbol["pathComponents"]))
 print("\n".join(sorted(set(missing))))

@@ -98,7 +98,7 @@ def parse_store(plain, store):
         if len(set(ids)) != k or "%08x" % primary not in ids:
             raise Outcome("damaged")
     (n,) = struct.unpack(">I", take(4))
-    if n > 1024:
+    if n > 10000:
         raise Outcome("damaged")
     items, previous = [], None
     allowed = set(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:@/-")

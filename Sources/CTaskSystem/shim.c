@@ -2,7 +2,9 @@
 
 #include <signal.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/prctl.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -12,6 +14,12 @@ int task_system_disable_dumpable(void) {
 
 int task_system_is_dumpable(void) {
   return prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int task_system_is_tmpfs(const char *path) {
+  struct statfs info;
+  if (statfs(path, &info) != 0) return -1;
+  return info.f_type == TMPFS_MAGIC ? 1 : 0;
 }
 
 int task_system_set_xattr(const char *path, const char *name, const void *value, unsigned long size) {

@@ -40,13 +40,18 @@ extension AES {
       ///
       /// - Throws: `TaskCryptoError.truncated` when fewer than 28 bytes.
       public init<Bytes: ContiguousBytes>(combined: Bytes) throws {
-        let bytes = combined.withUnsafeBytes { [UInt8]($0) }
-        guard bytes.count >= GCM.nonceByteCount + GCM.tagByteCount else {
-          throw TaskCryptoError.truncated(byteCount: bytes.count)
+        // Each part is copied once, straight from the caller's bytes (a
+        // vault store is megabytes).
+        (nonce, ciphertext, tag) = try combined.withUnsafeBytes { bytes in
+          guard bytes.count >= GCM.nonceByteCount + GCM.tagByteCount else {
+            throw TaskCryptoError.truncated(byteCount: bytes.count)
+          }
+          return (
+            Array(bytes[..<GCM.nonceByteCount]),
+            Array(bytes[GCM.nonceByteCount..<(bytes.count - GCM.tagByteCount)]),
+            Array(bytes[(bytes.count - GCM.tagByteCount)...])
+          )
         }
-        self.nonce = Array(bytes[..<GCM.nonceByteCount])
-        self.ciphertext = Array(bytes[GCM.nonceByteCount..<(bytes.count - GCM.tagByteCount)])
-        self.tag = Array(bytes[(bytes.count - GCM.tagByteCount)...])
       }
 
       init(nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]) {

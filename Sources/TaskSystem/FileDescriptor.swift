@@ -52,8 +52,21 @@ public struct FileDescriptor: Sendable, Equatable {
   ///
   /// - Returns: every byte read.
   /// - Throws: `SystemError.tooLarge` above `limit`, `.failed` for `read`.
-  public func readToEnd(limit: Int) throws -> [UInt8] {
+  ///
+  /// - Parameter expected: the size the caller expects (from `fstat`), at
+  ///   most `limit`: that many bytes are read straight into the result,
+  ///   in one allocation; a file that grew or shrank is still read whole.
+  public func readToEnd(limit: Int, expected: Int = 0) throws -> [UInt8] {
     var result = [UInt8]()
+    let first = Swift.max(0, Swift.min(expected, limit))
+    if first > 0 {
+      var filled = 0
+      result = try [UInt8](unsafeUninitializedCapacity: first) { buffer, initialized in
+        filled = try read(into: UnsafeMutableRawBufferPointer(buffer))
+        initialized = filled
+      }
+      if filled < first { return result }
+    }
     var chunk = [UInt8](repeating: 0, count: 65_536)
     while true {
       let count = try chunk.withUnsafeMutableBytes { try readSome(into: $0) }

@@ -101,7 +101,7 @@ public final class OpenFile: @unchecked Sendable {
   /// - Throws: `SystemError.tooLarge`, `.failed`.
   public func readAll(limit: Int) throws -> [UInt8] {
     guard size <= limit else { throw SystemError.tooLarge(path: path, byteCount: size, limit: limit) }
-    return try descriptor.readToEnd(limit: limit)
+    return try descriptor.readToEnd(limit: limit, expected: size)
   }
 
   /// Opens an owner-only file (see `ownerOnly(_:)`) and reads it whole.

@@ -47,7 +47,7 @@ extension Vault {
       throw TaskVaultError.itemNotFound(name: name)
     }
     let item = stores[id].items[index]
-    return VaultItem(attributes: item.attributes, value: item.value)
+    return VaultItem(attributes: item.attributes, value: try item.value.copied())
   }
 
   /// Lists every item's attributes, sorted by name; values stay sealed.

@@ -162,7 +162,7 @@ struct VaultFile {
     guard try reader.u8("store id") == store.rawValue else { throw ParseFailure("\(store.name) missing") }
     let length = Int(try reader.u32("store length"))
     try checkSealedLength(length, what: store.name)
-    return try AES.GCM.SealedBox(combined: try reader.bytes(length, store.name))
+    return try AES.GCM.SealedBox(combined: try reader.take(length, store.name))
   }
 
   static func checkSealedLength(_ length: Int, what: String) throws {
@@ -250,5 +250,11 @@ extension VaultFile {
   /// forward: bytes 0..<121 of `vault.tkv` (magic, version, vault id, KDF,
   /// salt, created, wrapped key). The unlock session binds it, so an edit
   /// while unlocked is refused as tampering instead of being used.
-  var headerDigest: [UInt8] { SHA256.hash(data: Array(encode().prefix(Self.generationOffset))).bytes }
+  var headerDigest: [UInt8] {
+    // The same bytes as `encode().prefix(generationOffset)`, without
+    // encoding (and hashing) the whole sealed store to take 121 of them.
+    let header = prefix() + [StoreID.synchronisable.rawValue] + wrapped.combined
+    precondition(header.count == Self.generationOffset, "the vault header is 121 bytes")
+    return SHA256.hash(data: header).bytes
+  }
 }

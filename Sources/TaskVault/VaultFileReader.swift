@@ -48,7 +48,7 @@ public enum VaultFileReader {
       vaultID: Hex.encode(file.vaultID), generation: file.generation, kdfPreset: file.preset, kdfParameters: file.kdf,
       noteKeyring: try opened.stores.synchronisable.noteKeyring(path: vaultLabel),
       retiredKeyIDs: opened.stores.synchronisable.retired,
-      items: opened.stores.sortedItems.map { VaultItem(attributes: $0.attributes, value: $0.value) })
+      items: try opened.stores.sortedItems.map { VaultItem(attributes: $0.attributes, value: try $0.value.copied()) })
   }
 
   /// Opens the bytes of a sync bundle with the passphrase it was exported
@@ -66,7 +66,7 @@ public enum VaultFileReader {
     return VaultContents(
       vaultID: Hex.encode(opened.bundle.vaultID), generation: nil, kdfPreset: opened.bundle.preset,
       kdfParameters: opened.bundle.kdf, noteKeyring: keyring, retiredKeyIDs: opened.contents.retired,
-      items: opened.contents.items.map { VaultItem(attributes: $0.attributes, value: $0.value) })
+      items: try opened.contents.items.map { VaultItem(attributes: $0.attributes, value: try $0.value.copied()) })
   }
 
   /// How errors name a vault file read from memory.

@@ -68,8 +68,9 @@ public enum VaultLimits {
   public static let maximumLabelByteCount = 256
   /// The largest item value: 64 KiB.
   public static let maximumValueByteCount = 64 << 10
-  /// The most items in one store: 1024.
-  public static let maximumItemCount = 1024
+  /// The most items in one store: 10,000 (1,024 before the items of a
+  /// store shared one locked buffer).
+  public static let maximumItemCount = 10_000
   /// The most note keys in the keyring: 256.
   public static let maximumKeyCount = 256
   /// The most retired key ids remembered (tombstones): 4096.
@@ -93,13 +94,28 @@ func validateItemName(_ name: String) throws {
   guard bytes[0] != UInt8(ascii: "-") else {
     throw TaskVaultError.invalidItemName(reason: "it must not start with '-'")
   }
-  for byte in bytes {
-    let allowed =
-      (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-      || Array("._-:@/".utf8).contains(byte)
-    guard allowed else {
-      throw TaskVaultError.invalidItemName(reason: "only letters, digits and . _ - : @ / are allowed")
-    }
+  guard bytes.allSatisfy(isItemNameByte) else {
+    throw TaskVaultError.invalidItemName(reason: "only letters, digits and . _ - : @ / are allowed")
+  }
+}
+
+/// Whether `bytes` is a valid item name (the rules of `validateItemName`),
+/// without allocating: the store reader checks 10,000 names per open.
+func isValidItemName(_ bytes: UnsafeRawBufferPointer) -> Bool {
+  guard let first = bytes.first, bytes.count <= VaultLimits.maximumNameByteCount, first != UInt8(ascii: "-") else {
+    return false
+  }
+  return bytes.allSatisfy(isItemNameByte)
+}
+
+/// A byte of `A-Z a-z 0-9 . _ - : @ /`.
+func isItemNameByte(_ byte: UInt8) -> Bool {
+  switch byte {
+  case 0x30...0x39, 0x41...0x5a, 0x61...0x7a, UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"),
+    UInt8(ascii: ":"), UInt8(ascii: "@"), UInt8(ascii: "/"):
+    return true
+  default:
+    return false
   }
 }
 

@@ -79,7 +79,7 @@ func processRows(options: Options) throws -> [Row] {
   if let staticEmpty = options.values["empty-main-static"] {
     baselines.append(("empty Swift main (static runtime)", staticEmpty, false))
   }
-  for (name, arguments, input) in commands {
+  for (name, arguments, input) in commands where options.wants("process") {
     let result = try pairedRounds(
       rounds: rounds, ours: { try mean(arguments, input: input) },
       baselines: baselines.map { baseline in { try mean([baseline.1], input: nil) } })
@@ -93,7 +93,11 @@ func processRows(options: Options) throws -> [Row] {
           goal: baseline.2 ? "<= 2.00x" : "-", met: baseline.2 ? ratio.median <= 2.0 : nil))
     }
   }
-  rows += try BatchBench.rows(scratch: scratch, quick: options.quick)
-  rows += try KDFBench.rows(scratch: scratch)
+  if options.wants("verify") {
+    rows += try ScaleBench.verifyRows(scratch: scratch, emptyMain: empty, quick: options.quick)
+  }
+  if options.wants("vault") { rows += try ScaleBench.vaultRows(scratch: scratch, quick: options.quick) }
+  if options.wants("batch") { rows += try BatchBench.rows(scratch: scratch, quick: options.quick) }
+  if options.wants("kdf") { rows += try KDFBench.rows(scratch: scratch) }
   return rows
 }

@@ -12,7 +12,7 @@
 // their range. Exits 1 when any goal is missed. Never part of `make test`.
 //
 //   make bench        (builds release, makes the Python venv, runs this)
-//   taskkey-bench [--quick] --python P --peer scripts/bench_peer.py
+//   taskkey-bench [--quick] [--only SECTIONS] --python P --peer scripts/bench_peer.py
 //                 --taskkey T --empty-main E [--empty-main-static S]
 import CBenchBaseline
 import Foundation
@@ -33,6 +33,13 @@ struct Options {
         throw BenchError.failed("unknown argument '\(argument)'")
       }
     }
+  }
+
+  /// Whether the section `name` runs: every section, unless `--only`
+  /// names some (comma-separated: crypto, process, verify, vault, batch,
+  /// kdf, attachments), for a quick look at one goal.
+  func wants(_ name: String) -> Bool {
+    values["only"].map { $0.split(separator: ",").contains(Substring(name)) } ?? true
   }
 
   func path(_ name: String) throws -> String {
@@ -183,12 +190,12 @@ do {
   }
   let peer = try PythonPeer(
     python: try options.path("python"), script: try options.path("peer"), aad: "tc1.00000000:" + context)
-  var rows = try cryptoRows(options: options, peer: peer)
+  var rows = options.wants("crypto") ? try cryptoRows(options: options, peer: peer) : []
   if options.values["taskkey"] != nil { rows += try processRows(options: options) }
   printTable(rows)
   var missed = rows.filter { $0.met == false }.count
   var judged = rows.filter { $0.met != nil }.count
-  if options.values["taskkey"] != nil {
+  if options.values["taskkey"] != nil && options.wants("attachments") {
     print("\nAttachments (issue 15):")
     let attachmentsMissed = AttachmentBench.run(quick: options.quick)
     missed += attachmentsMissed

@@ -302,15 +302,22 @@ struct LockTests {
 
 @Suite("Vault: store limits")
 struct StoreLimitTests {
-  @Test func moreThan1024ItemsIsRefusedOnWrite() throws {
-    let items = try (0...VaultLimits.maximumItemCount).map { index in
+  @Test func moreThan10000ItemsIsRefusedOnWrite() throws {
+    let shared = ItemValue(try SecureBytes(zeroedCount: 1))
+    let items = (0...VaultLimits.maximumItemCount).map { index in
       StoredItem(
-        name: "item-\(index)", label: "", itemClass: .afterFirstUnlockThisDeviceOnly, created: 0, modified: 0,
-        value: try SecureBytes(zeroedCount: 1))
+        name: String(format: "item-%05d", index), label: "", itemClass: .afterFirstUnlockThisDeviceOnly, created: 0,
+        modified: 0, value: shared)
     }
-    #expect(throws: TaskVaultError.storeFull(reason: "more than 1024 items")) {
+    #expect(VaultLimits.maximumItemCount == 10_000)
+    #expect(throws: TaskVaultError.storeFull(reason: "more than 10000 items")) {
       _ = try StoreContents(keyring: nil, items: items).encode()
     }
+    // 10,000 items are written and read back.
+    let full = StoreContents(keyring: nil, items: Array(items.dropLast()))
+    let decoded = try StoreContents.decode(try full.encode(), store: .deviceOnly)
+    #expect(decoded.items.count == 10_000)
+    #expect(decoded.index(of: "item-09999") == 9_999 && decoded.index(of: "item-10000") == nil)
   }
 
   @Test func aStoreAbove8MiBIsRefusedOnWrite() throws {

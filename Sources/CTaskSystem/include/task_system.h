@@ -19,6 +19,11 @@ int task_system_set_xattr(const char *path, const char *name, const void *value,
 /// lgetxattr(2) on `path`. Returns the value's size, or -1 with errno set.
 long task_system_get_xattr(const char *path, const char *name, void *value, unsigned long size);
 
+/// statfs(2) on `path`: returns 1 when its file system is a tmpfs
+/// (TMPFS_MAGIC), 0 when it is another, -1 with errno set on failure.
+/// (<sys/vfs.h> is not in Glibc's Swift module.)
+int task_system_is_tmpfs(const char *path);
+
 /// Installs, for every signal whose default action is to dump core
 /// (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT, SIGQUIT, SIGSYS, and
 /// SIGXCPU, SIGXFSZ), a handler that prints nothing and ends the process at
