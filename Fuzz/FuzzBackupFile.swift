@@ -11,20 +11,7 @@ import TaskCrypto
 
 @testable import BackupRules
 
-private let fuzzPassphrase: SecureBytes = {
-  let bytes = Array("correct horse battery staple".utf8)
-  return try! bytes.withUnsafeBytes { try SecureBytes(copying: $0) }
-}()
-
-/// Whether the KDF costs in a vault-family header at `offset` are above
-/// t = 3, m = 64 MiB. Such inputs are skipped: a 4 GiB Argon2id run would
-/// only measure libsodium (the caps are proved by unit tests), and would
-/// trip libFuzzer's memory limit.
-private func costlyKDF(_ bytes: [UInt8], at offset: Int) -> Bool {
-  guard bytes.count >= offset + 36 else { return false }
-  let number = { (start: Int) in bytes[(offset + start)..<(offset + start + 4)].reduce(0) { $0 << 8 | UInt32($1) } }
-  return number(28) > 3 || number(32) > 65_536
-}
+private let passphrase = fuzzPassphrase("correct horse battery staple")
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -37,7 +24,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     bytes.replaceSubrange((inner.upperBound - 32)..<inner.upperBound, with: SHA256.hash(data: body).bytes)
   }
   do {
-    _ = try BackupFile.open(bytes, passphrase: fuzzPassphrase, path: "fuzz")
+    _ = try BackupFile.open(bytes, passphrase: passphrase, path: "fuzz")
   } catch is BackupError {
   } catch {
     preconditionFailure("unexpected error type \(error)")

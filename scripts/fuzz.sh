@@ -8,7 +8,8 @@
 # targets: sealed-value key-file assistant-keys vault-file sync-bundle
 #          backup-file json-lines (default: all of them)
 #
-# Each harness in Fuzz/ links instrumented static builds of the library
+# Each harness in Fuzz/ is compiled with Fuzz/FuzzSupport.swift (what the
+# harnesses share), links instrumented static builds of the library
 # modules it needs (built with -enable-testing, so `@testable import` reaches
 # internal parsers) and is seeded from Vectors/.
 set -euo pipefail
@@ -48,7 +49,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
     -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
-    "$harness" "${libs[@]}" "$out/support.o" "$out/nonce_random.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
+    "$harness" Fuzz/FuzzSupport.swift "${libs[@]}" "$out/support.o" "$out/nonce_random.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
     grep -v -E 'ld.gold: warning: Cannot export local symbol' || true
   test -x "$out/fuzz-$name"
 }

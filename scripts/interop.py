@@ -9,8 +9,6 @@ Python opens). It makes its own virtual environment on first run.
     python3 scripts/interop.py PATH/TO/taskkey        (what `make interop` runs)
 """
 import base64
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -117,20 +115,6 @@ def seal(plaintext, kid, key, context, nonce=None):
 
 # --- Vectors/ ---------------------------------------------------------------
 
-def check_aes_gcm(doc, name):
-    for t in doc["tests"]:
-        key, nonce, aad = (bytes.fromhex(t[f]) for f in ("key", "nonce", "aad"))
-        pt, ct, tag = (bytes.fromhex(t[f]) for f in ("plaintext", "ciphertext", "tag"))
-        try:
-            opened = AESGCM(key).decrypt(nonce, ct + tag, aad)
-            outcome = ("valid", opened == pt)
-        except InvalidTag:
-            outcome = ("invalid", t.get("error") == "authentication_failed")
-        report(outcome[0] == t["result"] and outcome[1], f"{name} case {t['id']} ({t['comment']})")
-        if t["result"] == "valid":
-            report(AESGCM(key).encrypt(nonce, pt, aad) == ct + tag, f"{name} case {t['id']} re-encrypts")
-
-
 def check_sealed_value(doc, name):
     keys = {k["kid"]: bytes.fromhex(k["key"]) for k in doc["keys"]}
     for t in doc["tests"]:
@@ -149,32 +133,6 @@ def check_sealed_value(doc, name):
             kid = MARKER.match(value).group(2).decode()
             again = seal(bytes.fromhex(t["plaintext"]), kid, keys[kid], context, bytes.fromhex(t["nonce"]))
             report(again == value, f"{what}: sealing with the listed nonce reproduces the value")
-
-
-def check_wycheproof(doc, name):
-    """The groups TaskKey runs (Vectors/README.md): 256-bit keys, 96-bit IVs, 128-bit tags."""
-    for group in doc["testGroups"]:
-        if (group["type"], group["keySize"], group["ivSize"], group["tagSize"]) != ("AeadTest", 256, 96, 128):
-            continue
-        for t in group["tests"]:
-            key, iv, aad, msg, ct, tag = (bytes.fromhex(t[f]) for f in ("key", "iv", "aad", "msg", "ct", "tag"))
-            try:
-                ok = AESGCM(key).decrypt(iv, ct + tag, aad) == msg and t["result"] != "invalid"
-            except InvalidTag:
-                ok = t["result"] != "valid"
-            report(ok, f"{name} tcId {t['tcId']}")
-
-
-def check_wycheproof_mac(doc, name):
-    """HMAC-SHA256 groups TaskKey runs (Vectors/README.md): 256-bit keys, untruncated tags."""
-    for group in doc["testGroups"]:
-        if (group["type"], group["keySize"], group["tagSize"]) != ("MacTest", 256, 256):
-            continue
-        for t in group["tests"]:
-            key, msg, tag = (bytes.fromhex(t[f]) for f in ("key", "msg", "tag"))
-            verifies = hmac.compare_digest(hmac.new(key, msg, hashlib.sha256).digest(), tag)
-            ok = verifies if t["result"] == "valid" else (not verifies if t["result"] == "invalid" else True)
-            report(ok, f"{name} tcId {t['tcId']}")
 
 
 KEY_FILE_HEX = re.compile(rb"^[0-9a-f]{8}:[0-9a-f]{64}$")
@@ -208,21 +166,6 @@ def check_key_file(doc, name, taskkey=None):
                 os.chmod(path, mode)
                 r = run(taskkey, ["open", "--key-file", path], b"a plain note\n")
                 report(r.returncode == exits[t.get("error")], f"taskkey open --key-file, {name} case {t['id']}")
-
-
-def check_wycheproof_hkdf(doc, name):
-    """HKDF-SHA-512, every group (Vectors/README.md), with cryptography's HKDF."""
-    from cryptography.hazmat.primitives import hashes
-    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-    for group in doc["testGroups"]:
-        for t in group["tests"]:
-            ikm, salt, info = (bytes.fromhex(t[f]) for f in ("ikm", "salt", "info"))
-            if t["size"] > 255 * 64:
-                ok = t["result"] != "valid"
-            else:
-                okm = HKDF(hashes.SHA512(), t["size"], salt or None, info).derive(ikm)
-                ok = (okm.hex() == t["okm"]) == (t["result"] != "invalid")
-            report(ok, f"{name} tcId {t['tcId']}")
 
 
 def sync_merge(local, bundle, adopt):
@@ -275,38 +218,6 @@ def check_vault(doc, name):
     report(r.returncode == 0 and r.stdout.strip() != "", f"{name}: vault-reader.py --check exit {r.returncode}")
 
 
-def argon2id(password, salt, secret, ad, t, m, p, length):
-    """Argon2id v1.3 with argon2-cffi's binding of the reference C code; the
-    low-level context takes the secret and associated data RFC 9106 uses."""
-    from argon2.low_level import ffi, lib
-    out = ffi.new("uint8_t[]", length)
-    keep = [ffi.new("uint8_t[]", bytes(b) or b"\0") for b in (password, salt, secret, ad)]
-    ctx = ffi.new("argon2_context *", dict(
-        out=out, outlen=length, pwd=keep[0], pwdlen=len(password), salt=keep[1], saltlen=len(salt),
-        secret=keep[2] if secret else ffi.NULL, secretlen=len(secret), ad=keep[3] if ad else ffi.NULL,
-        adlen=len(ad), t_cost=t, m_cost=m, lanes=p, threads=p, version=0x13,
-        allocate_cbk=ffi.NULL, free_cbk=ffi.NULL, flags=lib.ARGON2_DEFAULT_FLAGS))
-    if lib.argon2_ctx(ctx, lib.Argon2_id) != lib.ARGON2_OK:
-        raise ValueError("argon2 refused the parameters")
-    return bytes(ffi.buffer(out, length))
-
-
-def check_argon2id(doc, name):
-    """SECURITY.md §8.6: TaskKey refuses t outside 1..64, m outside 8 KiB..4 GiB,
-    a salt other than 16 bytes, a passphrase outside 1..1024 bytes and an output
-    outside 16..256 bytes, before any work."""
-    for t in doc["tests"]:
-        password, salt, secret, ad = (bytes.fromhex(t[f]) for f in ("password", "salt", "secret", "ad"))
-        within = (1 <= t["t"] <= 64 and 8 <= t["m"] <= 4 << 20 and len(salt) == 16
-                  and 1 <= len(password) <= 1024 and 16 <= t["length"] <= 256)
-        what = f"{name} case {t['id']} ({t['comment']})"
-        if t["result"] == "invalid":
-            report(not within and t["error"] == "invalid_kdf_parameters", what)
-        else:
-            tag = argon2id(password, salt, secret, ad, t["t"], t["m"], t["p"], t["length"])
-            report(within and tag.hex() == t["tag"], what)
-
-
 _assistant_result = None
 
 
@@ -324,8 +235,6 @@ def check_assistant(doc, name):
 
 
 CHECKERS = {
-    ("aes-256-gcm", 1): check_aes_gcm,
-    ("argon2id", 1): check_argon2id,
     ("sealed-value", 1): check_sealed_value,
     ("vault", 1): check_vault,
     ("backup", 1): check_vault,
@@ -355,6 +264,17 @@ CHECKERS[("attachment", 1)] = lambda doc, name: ATTACHMENTS.check_vectors(doc, n
 SESSIONS = load_script("session-reader.py")
 CHECKERS[("unlock-session", 2)] = lambda doc, name: SESSIONS.check_vectors(doc, name, report)
 
+# AES-256-GCM, Argon2id, and Wycheproof's AES-GCM, HMAC-SHA256 and
+# HKDF-SHA-512 files: scripts/primitives-reader.py.
+PRIMITIVES = load_script("primitives-reader.py")
+CHECKERS[("aes-256-gcm", 1)] = lambda doc, name: PRIMITIVES.check_aes_gcm(doc, name, report)
+CHECKERS[("argon2id", 1)] = lambda doc, name: PRIMITIVES.check_argon2id(doc, name, report)
+WYCHEPROOF = {
+    "AES-GCM": PRIMITIVES.check_wycheproof_aead,
+    "HMACSHA256": PRIMITIVES.check_wycheproof_mac,
+    "HKDF-SHA-512": PRIMITIVES.check_wycheproof_hkdf,
+}
+
 # Passphrase bytes (docs/formats/vault-file.md): scripts/passphrase-reader.py.
 PASSPHRASES = load_script("passphrase-reader.py")
 CHECKERS[("passphrase-bytes", 1)] = lambda doc, name: PASSPHRASES.check_vectors(doc, name, report)
@@ -368,12 +288,8 @@ def check_vectors():
             name = os.path.relpath(path, ROOT)
             doc = json.load(open(path, encoding="utf-8"))
             checker = CHECKERS.get((doc.get("format"), doc.get("version")))
-            if doc.get("algorithm") == "AES-GCM" and "testGroups" in doc:
-                checker = check_wycheproof
-            if doc.get("algorithm") == "HMACSHA256" and "testGroups" in doc:
-                checker = check_wycheproof_mac
-            if doc.get("algorithm") == "HKDF-SHA-512" and "testGroups" in doc:
-                checker = check_wycheproof_hkdf
+            if doc.get("algorithm") in WYCHEPROOF and "testGroups" in doc:
+                checker = lambda doc, name: WYCHEPROOF[doc["algorithm"]](doc, name, report)  # noqa: E731
             if doc.get("schema") == "c2sp_chunked_encryption_schema.json":
                 checker = lambda doc, name: ATTACHMENTS.check_cobblestone(doc, name, report)  # noqa: E731
             if checker:

@@ -264,61 +264,62 @@ def read_backup(data, passphrase):
     return result
 
 
-def check_backup(spec, base):
+def run_cases(spec, base, outcome_of):
+    """Runs every case of a vector file: reads the file it names, asks
+    outcome_of(case, data) whether it matches (an Outcome names a refusal),
+    prints one line a case and exits 1 if any case gave another outcome."""
     bad = 0
-    want = spec["expected"]
     for case in spec["tests"]:
         data = open(os.path.join(base, case["file"]), "rb").read()
         try:
-            result = read_backup(data, case["passphrase"].encode())
-            store1 = result["store1"]
-            same = (result["vaultID"] == want["vaultID"] and result["generation"] == want["generation"]
-                    and result["created"] == want["created"] and len(store1["keys"]) == want["noteKeyCount"]
-                    and [i["name"] for i in store1["items"]] == want["items"])
-            got = "success" if same else "mismatch"
+            got = "success" if outcome_of(case, data) else "mismatch"
         except Outcome as outcome:
             got = outcome.args[0]
         ok = got == case["expect"]
         bad += not ok
         print("ok  " if ok else "FAIL", case["id"], case["file"], case["expect"], "" if ok else "got " + got)
     sys.exit(1 if bad else 0)
+
+
+def backup_matches(want):
+    def matches(case, data):
+        result = read_backup(data, case["passphrase"].encode())
+        store1 = result["store1"]
+        return (result["vaultID"] == want["vaultID"] and result["generation"] == want["generation"]
+                and result["created"] == want["created"] and len(store1["keys"]) == want["noteKeyCount"]
+                and [i["name"] for i in store1["items"]] == want["items"])
+    return matches
+
+
+def vault_matches(want, base):
+    def matches(case, data):
+        device = case.get("deviceFile")
+        device = open(os.path.join(base, device), "rb").read() if device else None
+        if case["kind"] == "vault":
+            result = read_vault(data, case["passphrase"].encode(), device)
+        else:
+            result = read_bundle(data, case["passphrase"].encode())
+        store1 = result["store1"]
+        items = store1["items"] + result.get("store2", {"items": []})["items"]
+        if case["kind"] == "vault":
+            names = [i["name"] for i in want["items"] if device or i["class"] == "after-first-unlock"]
+        else:
+            names = want["syncBundleItems"]
+        return (store1["primary"] == want["primaryKeyID"] and store1["keys"] == want["noteKeys"]
+                and store1["retired"] == want["retiredKeyIDs"]
+                and sorted(i["name"] for i in items) == names
+                and all(i["value"] == w["value"] and i["label"] == w["label"] and i["created"] == w["created"]
+                        and i["modified"] == w["modified"] for i in items for w in want["items"]
+                        if w["name"] == i["name"]))
+    return matches
 
 
 def check(path):
     spec = json.load(open(path))
-    if spec.get("format") == "backup":
-        check_backup(spec, os.path.join(os.path.dirname(path), spec["files"]))
     base = os.path.join(os.path.dirname(path), spec["files"])
-    bad = 0
-    for case in spec["tests"]:
-        data = open(os.path.join(base, case["file"]), "rb").read()
-        device = case.get("deviceFile")
-        device = open(os.path.join(base, device), "rb").read() if device else None
-        try:
-            if case["kind"] == "vault":
-                result = read_vault(data, case["passphrase"].encode(), device)
-            else:
-                result = read_bundle(data, case["passphrase"].encode())
-            store1 = result["store1"]
-            items = store1["items"] + result.get("store2", {"items": []})["items"]
-            want = spec["expected"]
-            if case["kind"] == "vault":
-                names = [i["name"] for i in want["items"] if device or i["class"] == "after-first-unlock"]
-            else:
-                names = want["syncBundleItems"]
-            same = (store1["primary"] == want["primaryKeyID"] and store1["keys"] == want["noteKeys"]
-                    and store1["retired"] == want["retiredKeyIDs"]
-                    and sorted(i["name"] for i in items) == names
-                    and all(i["value"] == w["value"] and i["label"] == w["label"] and i["created"] == w["created"]
-                            and i["modified"] == w["modified"] for i in items for w in want["items"]
-                            if w["name"] == i["name"]))
-            got = "success" if same else "mismatch"
-        except Outcome as outcome:
-            got = outcome.args[0]
-        ok = got == case["expect"]
-        bad += not ok
-        print("ok  " if ok else "FAIL", case["id"], case["file"], case["expect"], "" if ok else "got " + got)
-    sys.exit(1 if bad else 0)
+    if spec.get("format") == "backup":
+        run_cases(spec, base, backup_matches(spec["expected"]))
+    run_cases(spec, base, vault_matches(spec["expected"], base))
 
 
 def main():

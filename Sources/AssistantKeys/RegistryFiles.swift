@@ -1,6 +1,7 @@
 import Foundation
 import TaskCrypto
 import TaskSystem
+import TaskVault
 
 /// The registry's files in one directory, and the only place that touches
 /// them, through TaskSystem: its one durable replace (temp file, fsync,
@@ -74,8 +75,7 @@ struct RegistryFiles {
   /// TaskSystem left when they were killed (they used random names, which
   /// no later write reused). Called under the lock, so none is in use.
   private func removeLegacyTemporaryFiles() {
-    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    where name.hasPrefix(".assistant-keys.") && name.hasSuffix(".tmp") {
+    for name in AssistantKeyRegistry.legacyTemporaryFiles(in: directory) {
       try? fileSystem.unlink(directory + "/" + name)
     }
   }
@@ -108,13 +108,22 @@ struct RegistryFiles {
 }
 
 extension AssistantKeyRegistry {
-  /// The registry's files, all in the vault's `device-only/` directory.
+  /// The registry's files, all in the vault's `device-only/` directory
+  /// (named with the rest of the vault's files in `VaultLayout`).
   public enum FileName {
     /// The registry itself.
-    public static let registry = "assistant-keys.registry"
+    public static let registry = VaultLayout.assistantRegistryFileName
     /// The advisory last-used times.
-    public static let lastUsed = "assistant-keys.last-used"
+    public static let lastUsed = VaultLayout.assistantLastUsedFileName
     /// The lock file of read-modify-write.
-    public static let lock = "assistant-keys.lock"
+    public static let lock = VaultLayout.assistantLockFileName
+  }
+
+  /// The names of the `.assistant-keys.<hex>.tmp` files in `directory`,
+  /// sorted: what writers before TaskSystem left when they were killed.
+  /// The registry removes them under its lock; `doctor` reports them.
+  public static func legacyTemporaryFiles(in directory: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+      .filter { $0.hasPrefix(".assistant-keys.") && $0.hasSuffix(".tmp") }.sorted()
   }
 }

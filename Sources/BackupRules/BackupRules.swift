@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 import TaskSystem
@@ -150,8 +151,14 @@ public enum BackupRules {
         try? FileManager.default.removeItem(atPath: path)
       }
     }
-    let leftovers: Set<String> = ["vault.lock", "vault.tkv.tmp", VaultLayout.deviceOnlyDirectoryName]
-    let deviceLeftovers: Set<String> = ["CACHEDIR.TAG", ".nobackup", "assistant-keys.lock", "device.tkv.tmp"]
+    let leftovers: Set<String> = [
+      VaultLayout.lockFileName, VaultLayout.vaultFileName + VaultLayout.temporarySuffix,
+      VaultLayout.deviceOnlyDirectoryName,
+    ]
+    let deviceLeftovers: Set<String> = [
+      ExclusionMarker.cacheDirectoryTag.rawValue, ExclusionMarker.noBackupFile.rawValue,
+      AssistantKeyRegistry.FileName.lock, VaultLayout.deviceFileName + VaultLayout.temporarySuffix,
+    ]
     guard let status = try? FileStatus.of(target), status.kind == .directory, status.isOwnedByUser,
       let entries = try? FileManager.default.contentsOfDirectory(atPath: target), !entries.isEmpty,
       Set(entries).isSubset(of: leftovers)

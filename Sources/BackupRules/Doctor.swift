@@ -150,8 +150,7 @@ extension BackupRules {
             + "(as root if another user owns it) or fix XDG_RUNTIME_DIR",
           repaired: false))
     }
-    let registryLeftovers = ((try? FileManager.default.contentsOfDirectory(atPath: vault.deviceOnlyDirectory)) ?? [])
-      .filter { $0.hasPrefix(".assistant-keys.") && $0.hasSuffix(".tmp") }.sorted()
+    let registryLeftovers = AssistantKeyRegistry.legacyTemporaryFiles(in: vault.deviceOnlyDirectory)
       .map { VaultLayout.deviceOnlyDirectoryName + "/" + $0 }
     for name in VaultLayout.leftoverFiles + registryLeftovers
     where FileStatus.exists(directory + "/" + name) {
@@ -178,7 +177,7 @@ extension BackupRules {
         check: "registry", severity: .ok, message: "not checked: the vault is locked (unlock, then run doctor)",
         repaired: false)
     }
-    guard FileStatus.exists(vault.deviceOnlyDirectory + "/assistant-keys.registry") else {
+    guard FileStatus.exists(vault.deviceOnlyDirectory + "/" + AssistantKeyRegistry.FileName.registry) else {
       return .init(check: "registry", severity: .ok, message: "none yet (no key minted)", repaired: false)
     }
     do {

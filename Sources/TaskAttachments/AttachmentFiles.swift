@@ -157,7 +157,7 @@ extension Attachment {
       open = false
       try SystemIO.finish(temporary.fd, path: temporary.path)
       if replacing {
-        try SystemIO.rename(temporary.path, to: destination)
+        try SystemIO.move(temporary.path, to: destination)
       } else {
         try SystemIO.linkNew(temporary.path, to: destination)
       }

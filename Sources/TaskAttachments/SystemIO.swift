@@ -92,7 +92,7 @@ enum SystemIO {
   }
 
   /// Atomically gives `from` the name `to`, replacing what was there.
-  static func rename(_ from: String, to: String) throws {
+  static func move(_ from: String, to: String) throws {
     try call { try fileSystem.move(from, to: to) }
   }
 

@@ -133,18 +133,7 @@ extension AES {
       try [UInt8](unsafeUninitializedCapacity: box.ciphertext.count) { buffer, initialized in
         // Every byte is written by the decryption or wiped on failure.
         initialized = buffer.count
-        try box.nonce.withUnsafeBytes { nonce in
-          try box.ciphertext.withUnsafeBytes { ciphertext in
-            try box.tag.withUnsafeBytes { tag in
-              try aad.withUnsafeBytes { aadBytes in
-                try openRaw(
-                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key,
-                  authenticating: aadBytes, UnsafeRawBufferPointer(start: nil, count: 0),
-                  into: UnsafeMutableRawBufferPointer(buffer))
-              }
-            }
-          }
-        }
+        try open(box, using: key, authenticating: aad, into: UnsafeMutableRawBufferPointer(buffer))
       }
     }
 
@@ -166,19 +155,28 @@ extension AES {
     ) throws -> SecureBytes {
       let plaintext = try SecureBytes(zeroedCount: box.ciphertext.count)
       try plaintext.withUnsafeMutableBytes { output in
-        try box.nonce.withUnsafeBytes { nonce in
-          try box.ciphertext.withUnsafeBytes { ciphertext in
-            try box.tag.withUnsafeBytes { tag in
-              try aad.withUnsafeBytes { aadBytes in
-                try openRaw(
-                  nonce: nonce, ciphertext: ciphertext, tag: tag, using: key,
-                  authenticating: aadBytes, UnsafeRawBufferPointer(start: nil, count: 0), into: output)
-              }
+        try open(box, using: key, authenticating: aad, into: output)
+      }
+      return plaintext
+    }
+
+    /// Verifies and decrypts `box` into `output` (as many bytes as the
+    /// ciphertext): the one path from a sealed box's parts to `openRaw`, for
+    /// `open` and `openSecret`.
+    private static func open<AAD: ContiguousBytes>(
+      _ box: SealedBox, using key: SymmetricKey, authenticating aad: AAD, into output: UnsafeMutableRawBufferPointer
+    ) throws {
+      try box.nonce.withUnsafeBytes { nonce in
+        try box.ciphertext.withUnsafeBytes { ciphertext in
+          try box.tag.withUnsafeBytes { tag in
+            try aad.withUnsafeBytes { aadBytes in
+              try openRaw(
+                nonce: nonce, ciphertext: ciphertext, tag: tag, using: key,
+                authenticating: aadBytes, UnsafeRawBufferPointer(start: nil, count: 0), into: output)
             }
           }
         }
       }
-      return plaintext
     }
 
     /// The one place that encrypts: EVP AES-256-GCM over raw buffers, with

@@ -124,3 +124,43 @@ final class ChunkCipher {
     }
   }
 }
+
+extension ChunkedEncryption {
+  /// Cuts a stream into whole chunks of `size` bytes, for the sealer
+  /// (plaintext chunks) and the opener (sealed chunks): bytes wait in
+  /// `pending` until a chunk is whole, whole chunks inside `bytes` are handed
+  /// on without a copy, and the rest (under `size`) waits in `pending` for
+  /// the next call.
+  ///
+  /// - Parameters:
+  ///   - bytes: the next bytes of the stream, from `start` on.
+  ///   - pending: a buffer of at least `size` bytes, holding `pendingCount`
+  ///     bytes carried over from the last call.
+  ///   - chunk: receives each whole chunk in order; valid only during the call.
+  static func cutIntoChunks(
+    _ bytes: UnsafeRawBufferPointer, from start: Int, size: Int, pending: UnsafeMutableRawBufferPointer,
+    pendingCount: inout Int, chunk: (UnsafeRawBufferPointer) throws -> Void
+  ) rethrows {
+    var offset = start
+    if pendingCount > 0 {
+      let take = Swift.min(size - pendingCount, bytes.count - offset)
+      UnsafeMutableRawBufferPointer(rebasing: pending[pendingCount..<(pendingCount + take)])
+        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + take)]))
+      pendingCount += take
+      offset += take
+      guard pendingCount == size else { return }
+      try chunk(UnsafeRawBufferPointer(rebasing: pending[0..<size]))
+      pendingCount = 0
+    }
+    while bytes.count - offset >= size {
+      try chunk(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)]))
+      offset += size
+    }
+    let rest = bytes.count - offset
+    if rest > 0 {
+      UnsafeMutableRawBufferPointer(rebasing: pending[0..<rest])
+        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+      pendingCount = rest
+    }
+  }
+}

@@ -136,29 +136,11 @@ extension ChunkedEncryption {
         guard header.count == ChunkedEncryption.headerByteCount else { return }
         try checkHeader()
       }
-      let full = ChunkedEncryption.sealedChunkByteCount
-      if sealedCount > 0 {
-        let take = Swift.min(full - sealedCount, bytes.count - offset)
-        UnsafeMutableRawBufferPointer(rebasing: sealed[sealedCount..<(sealedCount + take)])
-          .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + take)]))
-        sealedCount += take
-        offset += take
-        guard sealedCount == full else { return }
-        try openFullChunk(UnsafeRawBufferPointer(sealed), emit: emit)
-        sealedCount = 0
-      }
       // A whole 16 400-byte chunk is never the final one, so it can be
       // opened at once; the final chunk is known only at `finish`.
-      while bytes.count - offset >= full {
-        try openFullChunk(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + full)]), emit: emit)
-        offset += full
-      }
-      let rest = bytes.count - offset
-      if rest > 0 {
-        UnsafeMutableRawBufferPointer(rebasing: sealed[0..<rest])
-          .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-        sealedCount = rest
-      }
+      try ChunkedEncryption.cutIntoChunks(
+        bytes, from: offset, size: ChunkedEncryption.sealedChunkByteCount, pending: sealed, pendingCount: &sealedCount
+      ) { try openFullChunk($0, emit: emit) }
     }
 
     /// Derives the message keys from the salt and compares the commitment

@@ -74,28 +74,9 @@ extension ChunkedEncryption {
     ///   `emit`, `.backendFailure`.
     public func update(_ bytes: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
       precondition(!finished, "ChunkedEncryption.Sealer used after finish")
-      let chunk = ChunkedEncryption.chunkByteCount
-      var offset = 0
-      if plaintextCount > 0 {
-        let take = Swift.min(chunk - plaintextCount, bytes.count)
-        UnsafeMutableRawBufferPointer(rebasing: plaintext[plaintextCount..<(plaintextCount + take)])
-          .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<take]))
-        plaintextCount += take
-        offset = take
-        guard plaintextCount == chunk else { return }
-        try sealFullChunk(UnsafeRawBufferPointer(plaintext), emit: emit)
-        plaintextCount = 0
-      }
-      while bytes.count - offset >= chunk {
-        try sealFullChunk(UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + chunk)]), emit: emit)
-        offset += chunk
-      }
-      let rest = bytes.count - offset
-      if rest > 0 {
-        UnsafeMutableRawBufferPointer(rebasing: plaintext[0..<rest])
-          .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...]))
-        plaintextCount = rest
-      }
+      try ChunkedEncryption.cutIntoChunks(
+        bytes, from: 0, size: ChunkedEncryption.chunkByteCount, pending: plaintext, pendingCount: &plaintextCount
+      ) { try sealFullChunk($0, emit: emit) }
     }
 
     /// Seals `bytes` as `update(_:emit:)` does.

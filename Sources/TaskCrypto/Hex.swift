@@ -1,17 +1,31 @@
 /// Lowercase hexadecimal, strict: the decoder accepts `0-9a-f` only, so a
 /// value has exactly one spelling. The one hex codec of TaskKey.
 public enum Hex {
-  private static let digits = Array("0123456789abcdef".utf8)
+  private static let digits: StaticString = "0123456789abcdef"
+
+  /// The lowercase hex digit (ASCII) of the low four bits of `nibble`.
+  @inline(__always)
+  static func digit(_ nibble: UInt8) -> UInt8 {
+    digits.utf8Start[Int(nibble & 0x0f)]
+  }
+
+  /// Writes the hex of `bytes` into the first `2 × bytes.count` bytes of
+  /// `output`, with no copy in between: the one encoder, also for key
+  /// material written straight into locked memory.
+  static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+    precondition(output.count >= bytes.count * 2)
+    for index in 0..<bytes.count {
+      output[2 * index] = digit(bytes[index] >> 4)
+      output[2 * index + 1] = digit(bytes[index])
+    }
+  }
 
   /// Encodes bytes as lowercase hex.
   static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0x0f)])
+    String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+      encode(bytes, into: UnsafeMutableRawBufferPointer(out))
+      return bytes.count * 2
     }
-    return String(decoding: out, as: UTF8.self)
   }
 
   /// Encodes bytes as lowercase hex.

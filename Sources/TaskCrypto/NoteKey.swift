@@ -71,16 +71,10 @@ public struct NoteKey: Sendable, Equatable, CustomStringConvertible {
   /// - Throws: `TaskCryptoError.resourceUnavailable`.
   public func keyFileBytes() throws -> SecureBytes {
     let line = try SecureBytes(zeroedCount: Self.keyFileLineByteCount + 1)
-    let digits = Array("0123456789abcdef".utf8)
     line.withUnsafeMutableBytes { out in
       for (index, byte) in Array(id.hex.utf8).enumerated() { out[index] = byte }
       out[8] = UInt8(ascii: ":")
-      key.withUnsafeBytes { keyBytes in
-        for index in 0..<keyBytes.count {
-          out[9 + 2 * index] = digits[Int(keyBytes[index] >> 4)]
-          out[10 + 2 * index] = digits[Int(keyBytes[index] & 0x0f)]
-        }
-      }
+      key.withUnsafeBytes { Hex.encode($0, into: UnsafeMutableRawBufferPointer(rebasing: out[9...])) }
       out[Self.keyFileLineByteCount] = UInt8(ascii: "\n")
     }
     return line

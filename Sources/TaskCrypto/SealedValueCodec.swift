@@ -9,15 +9,13 @@ extension SealedValue {
     private var storage: (UInt64, UInt64) = (0, 0)
 
     init(keyID: KeyID) {
-      let digits: StaticString = "0123456789abcdef"
       withUnsafeMutableBytes(of: &storage) { out in
         out[0] = UInt8(ascii: "t")
         out[1] = UInt8(ascii: "c")
         out[2] = UInt8(ascii: "1")
         out[3] = UInt8(ascii: ".")
         for index in 0..<8 {
-          let nibble = Int(keyID.rawValue >> UInt32(28 - 4 * index) & 0xf)
-          out[4 + index] = digits.utf8Start[nibble]
+          out[4 + index] = Hex.digit(UInt8(truncatingIfNeeded: keyID.rawValue >> UInt32(28 - 4 * index)))
         }
         out[12] = UInt8(ascii: ":")
       }

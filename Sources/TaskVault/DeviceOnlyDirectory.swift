@@ -92,7 +92,8 @@ extension Vault {
     var missing = [ExclusionMarker]()
     var unsupported = false
     let signature = Array(cacheDirectoryTagSignature.utf8)
-    if let tag = try? Files.readPrivate(path + "/CACHEDIR.TAG", limit: 4096), tag.starts(with: signature) {
+    let tagPath = path + "/" + ExclusionMarker.cacheDirectoryTag.rawValue
+    if let tag = try? Files.readPrivate(tagPath, limit: 4096), tag.starts(with: signature) {
       present.append(.cacheDirectoryTag)
     } else {
       missing.append(.cacheDirectoryTag)

@@ -12,7 +12,7 @@ import TaskSystem
 ///         CACHEDIR.TAG, .nobackup
 ///         device.tkv           the device-only store (+ .prev, .tmp during a write)
 ///         unlock.session       the master keys sealed under the session key
-///         assistant-keys.*     the assistant registry (named by AssistantKeys)
+///         assistant-keys.*     the assistant registry (read and written by AssistantKeys)
 ///     <runtime directory>/<vault id hex>.key   the session key, in memory only
 public struct VaultLayout: Sendable, Equatable {
   /// The vault directory.
@@ -31,6 +31,12 @@ public struct VaultLayout: Sendable, Equatable {
   public static let sessionFileName = "unlock.session"
   /// `vault.lock`.
   public static let lockFileName = "vault.lock"
+  /// `assistant-keys.registry`, inside `device-only/`: the assistant key registry.
+  public static let assistantRegistryFileName = "assistant-keys.registry"
+  /// `assistant-keys.last-used`, inside `device-only/`: advisory last-used times.
+  public static let assistantLastUsedFileName = "assistant-keys.last-used"
+  /// `assistant-keys.lock`, inside `device-only/`: the registry's read-modify-write lock.
+  public static let assistantLockFileName = "assistant-keys.lock"
   /// The suffix of a previous generation kept during a write.
   public static let previousSuffix = ".prev"
   /// The suffix of the temporary file of a write.
@@ -86,7 +92,7 @@ public struct VaultLayout: Sendable, Equatable {
     deviceOnlyDirectoryName + "/" + deviceFileName + temporarySuffix,
     deviceOnlyDirectoryName + "/" + deviceFileName + previousSuffix,
     deviceOnlyDirectoryName + "/" + sessionFileName + temporarySuffix,
-    deviceOnlyDirectoryName + "/assistant-keys.registry" + temporarySuffix,
-    deviceOnlyDirectoryName + "/assistant-keys.last-used" + temporarySuffix,
+    deviceOnlyDirectoryName + "/" + assistantRegistryFileName + temporarySuffix,
+    deviceOnlyDirectoryName + "/" + assistantLastUsedFileName + temporarySuffix,
   ]
 }

@@ -158,7 +158,7 @@ enum AttachmentBench {
     let block = Data((0..<mebibyte).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     for _ in 0..<(size / mebibyte) { handle.write(block) }
     try handle.close()
-    let keyHex = SecureRandom.bytes(count: 32).map { String(format: "%02x", $0) }.joined()
+    let keyHex = Hex.encode(SecureRandom.bytes(count: 32))
     print("")
     print("attachments: a \(size / mebibyte) MiB file sealed and opened by TaskAttachments in a child process")
     for (action, input, output) in [

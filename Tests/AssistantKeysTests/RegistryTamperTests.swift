@@ -32,6 +32,15 @@ import Testing
     #expect(assistantError { _ = try scene.fixture.open().keys() } == .registryDamaged(expected))
   }
 
+  /// Replaces `original` (which must be there) by `replacement` in the
+  /// registry text, writes it back and expects every key to fail closed.
+  func expectEditFailsClosed(_ scene: Scene, replacing original: String, with replacement: String) throws {
+    let edited = scene.text.replacingOccurrences(of: original, with: replacement)
+    #expect(edited != scene.text)
+    try scene.fixture.overwriteRegistry(edited)
+    expectFailsClosed(scene)
+  }
+
   @Test func addedDigestLineFailsClosed() throws {
     let scene = try scene()
     let forged = try AssistantKey.generate()
@@ -42,19 +51,12 @@ import Testing
 
   @Test func removedRevocationFailsClosed() throws {
     let scene = try scene()
-    let edited = scene.text.replacingOccurrences(of: "revoked:1800000000", with: "-")
-    #expect(edited != scene.text)
-    try scene.fixture.overwriteRegistry(edited)
-    expectFailsClosed(scene)
+    try expectEditFailsClosed(scene, replacing: "revoked:1800000000", with: "-")
     #expect(assistantError { _ = try scene.fixture.open().verify(scene.revoked.key.testString) } != nil)
   }
 
   @Test func raisedTrustLevelFailsClosed() throws {
-    let scene = try scene()
-    let edited = scene.text.replacingOccurrences(of: " restricted reader ", with: " elevated reader ")
-    #expect(edited != scene.text)
-    try scene.fixture.overwriteRegistry(edited)
-    expectFailsClosed(scene)
+    try expectEditFailsClosed(try scene(), replacing: " restricted reader ", with: " elevated reader ")
   }
 
   @Test func addedGrantFailsClosed() throws {

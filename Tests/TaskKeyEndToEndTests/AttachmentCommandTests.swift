@@ -9,10 +9,7 @@ struct AttachmentCommandTests {
   let keyPath: String
 
   init() throws {
-    home = try TemporaryDirectory()
-    keyPath = home.path("note.key")
-    let made = try TaskKeyBinary.run(["keygen", "--out", keyPath])
-    #expect(made.status == 0, "\(made.stderr)")
+    (home, keyPath) = try keyFileHome()
   }
 
   func bytes(_ count: Int) -> [UInt8] { (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 9) } }

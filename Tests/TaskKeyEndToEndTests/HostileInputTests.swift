@@ -10,10 +10,7 @@ struct HostileInputTests {
   let keyPath: String
 
   init() throws {
-    home = try TemporaryDirectory()
-    keyPath = home.path("note.key")
-    let made = try TaskKeyBinary.run(["keygen", "--out", keyPath])
-    #expect(made.status == 0, "\(made.stderr)")
+    (home, keyPath) = try keyFileHome()
   }
 
   /// Case 7: `a\xff` used to be repaired to U+FFFD, so a value sealed under

@@ -43,12 +43,7 @@ struct RealToolTests {
   @Test(.enabled(if: toolAvailable("restic"), "restic is not installed (apt-get install restic); skipped"))
   func resticExcludeCachesStoresTheVaultFileButNoDeviceOnlyFile() throws {
     let vault = try FullVault()
-    let repository = vault.home.path("restic-repo")
-    let environment = ["RESTIC_PASSWORD": "test-only-repository-password", "RESTIC_REPOSITORY": repository]
-    try runTool(["restic", "init", "--quiet"], environment: environment)
-    try runTool(
-      ["restic", "backup", "--quiet", "--exclude-caches", vault.home.url.path + "/keys"], environment: environment)
-    let listing = try runTool(["restic", "ls", "latest"], environment: environment).output
+    let (listing, environment) = try resticBackup(vault, options: ["--exclude-caches"])
     let out = vault.home.path("extracted")
     try runTool(["restic", "restore", "latest", "--quiet", "--target", out], environment: environment)
     try expectOnlySynchronisableStore(listing: listing, extracted: out, vault: vault, tool: "restic")
@@ -75,18 +70,23 @@ struct RealToolTests {
 
   @Test(.enabled(if: toolAvailable("restic"), "restic is not installed (apt-get install restic); skipped"))
   func resticExcludeIfPresentNobackupAlsoSkipsTheDeviceOnlyDirectory() throws {
-    let vault = try FullVault()
-    let repository = vault.home.path("restic-repo")
-    let environment = ["RESTIC_PASSWORD": "test-only-repository-password", "RESTIC_REPOSITORY": repository]
-    try runTool(["restic", "init", "--quiet"], environment: environment)
-    try runTool(
-      ["restic", "backup", "--quiet", "--exclude-if-present", ".nobackup", vault.home.url.path + "/keys"],
-      environment: environment)
-    let listing = try runTool(["restic", "ls", "latest"], environment: environment).output
+    let (listing, _) = try resticBackup(try FullVault(), options: ["--exclude-if-present", ".nobackup"])
     #expect(listing.contains("keys/vault.tkv"))
     // restic keeps the directory entry and the marker itself, nothing else.
     for name in ["device.tkv", "assistant-keys", "unlock.session"] {
       #expect(!listing.contains("device-only/" + name), "\(listing)")
     }
+  }
+
+  /// A new restic repository in the vault's home and one backup of its
+  /// `keys/` directory with `options`: the listing of that snapshot, and
+  /// the environment that reaches the repository.
+  func resticBackup(_ vault: FullVault, options: [String]) throws -> (listing: String, environment: [String: String]) {
+    let environment = [
+      "RESTIC_PASSWORD": "test-only-repository-password", "RESTIC_REPOSITORY": vault.home.path("restic-repo"),
+    ]
+    try runTool(["restic", "init", "--quiet"], environment: environment)
+    try runTool(["restic", "backup", "--quiet"] + options + [vault.home.url.path + "/keys"], environment: environment)
+    return (try runTool(["restic", "ls", "latest"], environment: environment).output, environment)
   }
 }

@@ -8,10 +8,7 @@ struct SealOpenCommandTests {
   let keyPath: String
 
   init() throws {
-    home = try TemporaryDirectory()
-    keyPath = home.path("note.key")
-    let made = try TaskKeyBinary.run(["keygen", "--out", keyPath])
-    #expect(made.status == 0, "\(made.stderr)")
+    (home, keyPath) = try keyFileHome()
   }
 
   @Test func keygenWritesAnOwnerOnlyKeyFileAndPrintsItsID() throws {

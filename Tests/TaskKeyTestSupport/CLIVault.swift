@@ -61,3 +61,17 @@ public func writePrivate(_ path: String, _ text: String) throws {
   guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
   else { throw SetupFailure(description: "cannot create \(path)") }
 }
+
+/// A fresh temporary directory with a note key file in it, made by the real
+/// `taskkey keygen`: the set-up of the tests that seal and open with
+/// `--key-file`.
+///
+/// - Returns: the directory and the key file's path (`note.key` in it).
+/// - Throws: `SetupFailure` when `keygen` fails.
+public func keyFileHome() throws -> (home: TemporaryDirectory, keyPath: String) {
+  let home = try TemporaryDirectory()
+  let keyPath = home.path("note.key")
+  let made = try TaskKeyBinary.run(["keygen", "--out", keyPath])
+  guard made.status == 0 else { throw SetupFailure(description: "taskkey keygen: \(made.stderr)") }
+  return (home, keyPath)
+}

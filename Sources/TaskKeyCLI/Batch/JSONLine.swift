@@ -1,3 +1,5 @@
+import TaskCrypto
+
 /// One line of JSON lines, read without building a tree: the whole line is
 /// checked against the JSON grammar (RFC 8259: one object, UTF-8, no
 /// duplicate names at the top level for the members asked for) and the
@@ -50,10 +52,7 @@ struct JSONLine {
       case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
       case 0x0c: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
       case 0..<0x20:
-        let digits = Array("0123456789abcdef".utf8)
-        output.append(contentsOf: Array("\\u00".utf8))
-        output.append(digits[Int(byte >> 4)])
-        output.append(digits[Int(byte & 0x0f)])
+        output.append(contentsOf: Array("\\u00\(Hex.encode([byte]))".utf8))
       default: output.append(byte)
       }
     }

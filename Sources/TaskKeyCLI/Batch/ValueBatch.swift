@@ -80,11 +80,21 @@ struct ValueBatch {
   ///
   /// - Throws: `CLIError.malformedInput` for a line that is not a JSON
   ///   object with a string (or null) in the fields, the error `transform`
-  ///   throws, or an I/O error; then nothing is written.
+  ///   throws (a `TaskCryptoError` as `CLIError.valueRefused` naming the
+  ///   line: the one place a refused value is mapped), or an I/O error; then
+  ///   nothing is written.
   func run(
     to output: BatchOutput?, progress label: String, _ streams: StandardStreams,
-    _ transform: (_ value: UnsafeRawBufferPointer?, _ context: String, _ line: Int, _ input: String) throws -> Outcome
+    _ body: (_ value: UnsafeRawBufferPointer?, _ context: String, _ line: Int, _ input: String) throws -> Outcome
   ) throws {
+    func transform(_ value: UnsafeRawBufferPointer?, _ context: String, _ line: Int, _ input: String) throws -> Outcome
+    {
+      do {
+        return try body(value, context, line, input)
+      } catch let error as TaskCryptoError {
+        throw CLIError.valueRefused(line: line, error)
+      }
+    }
     let names = [field, contextField].compactMap { $0 }.map { Array($0.utf8) }
     var rendered = [UInt8]()
     for input in inputs.isEmpty ? ["-"] : inputs {

@@ -69,10 +69,41 @@ protocol AttachDirection {
   static var name: String { get }
   static var abstract: String { get }
   static var hasRange: Bool { get }
+  /// The library calls of this direction, by where input and output are.
+  static var calls: AttachCalls { get }
+}
+
+/// The three `Attachment` calls of one direction: file to file, descriptor
+/// to file, descriptor to descriptor.
+struct AttachCalls {
+  /// One call: input, output, keyring, record, progress.
+  typealias Call<Input, Output> = (Input, Output, Keyring, String, Attachment.Progress?) throws -> Attachment.Summary
+  let fileToFile: Call<String, String>
+  let descriptorToFile: Call<Int32, String>
+  let descriptorToDescriptor: Call<Int32, Int32>
+}
+
+extension AttachDirection {
+  /// Runs the direction from `input` (a path, or nil: standard input) to
+  /// `output` (a path, or nil: standard output).
   static func run(
     input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
     descriptors: (input: Int32, output: Int32)
-  ) throws -> Attachment.Summary
+  ) throws -> Attachment.Summary {
+    switch (input, output) {
+    case (let input?, let output?):
+      return try calls.fileToFile(input, output, keyring, record, progress)
+    case (nil, let output?):
+      return try calls.descriptorToFile(descriptors.input, output, keyring, record, progress)
+    case (let input?, nil):
+      let handle = try inputHandle(input)
+      return try withExtendedLifetime(handle) {
+        try calls.descriptorToDescriptor(handle.fileDescriptor, descriptors.output, keyring, record, progress)
+      }
+    case (nil, nil):
+      return try calls.descriptorToDescriptor(descriptors.input, descriptors.output, keyring, record, progress)
+    }
+  }
 }
 
 /// `attach seal [IN]`.
@@ -80,26 +111,10 @@ enum AttachSeal: AttachDirection {
   static let name = "seal"
   static let abstract = "Seal IN (default: standard input) under the note keyring's primary key."
   static let hasRange = false
-  static func run(
-    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
-    descriptors: (input: Int32, output: Int32)
-  ) throws -> Attachment.Summary {
-    switch (input, output) {
-    case (let input?, let output?):
-      return try Attachment.seal(file: input, to: output, using: keyring, record: record, progress: progress)
-    case (nil, let output?):
-      return try Attachment.seal(
-        fileDescriptor: descriptors.input, toFile: output, using: keyring, record: record, progress: progress)
-    case (let input?, nil):
-      let handle = try inputHandle(input)
-      return try Attachment.seal(
-        fileDescriptor: handle.fileDescriptor, to: descriptors.output, using: keyring, record: record,
-        progress: progress)
-    case (nil, nil):
-      return try Attachment.seal(
-        fileDescriptor: descriptors.input, to: descriptors.output, using: keyring, record: record, progress: progress)
-    }
-  }
+  static let calls = AttachCalls(
+    fileToFile: Attachment.seal(file:to:using:record:progress:),
+    descriptorToFile: Attachment.seal(fileDescriptor:toFile:using:record:progress:),
+    descriptorToDescriptor: Attachment.seal(fileDescriptor:to:using:record:progress:))
 }
 
 /// `attach open [IN]`.
@@ -108,26 +123,10 @@ enum AttachOpen: AttachDirection {
   static let abstract =
     "Open IN (default: standard input): verified chunk by chunk; a plain file (no magic) is copied unchanged."
   static let hasRange = true
-  static func run(
-    input: String?, output: String?, keyring: Keyring, record: String, progress: Attachment.Progress?,
-    descriptors: (input: Int32, output: Int32)
-  ) throws -> Attachment.Summary {
-    switch (input, output) {
-    case (let input?, let output?):
-      return try Attachment.open(file: input, to: output, using: keyring, record: record, progress: progress)
-    case (nil, let output?):
-      return try Attachment.open(
-        fileDescriptor: descriptors.input, toFile: output, using: keyring, record: record, progress: progress)
-    case (let input?, nil):
-      let handle = try inputHandle(input)
-      return try Attachment.open(
-        fileDescriptor: handle.fileDescriptor, to: descriptors.output, using: keyring, record: record,
-        progress: progress)
-    case (nil, nil):
-      return try Attachment.open(
-        fileDescriptor: descriptors.input, to: descriptors.output, using: keyring, record: record, progress: progress)
-    }
-  }
+  static let calls = AttachCalls(
+    fileToFile: Attachment.open(file:to:using:record:progress:),
+    descriptorToFile: Attachment.open(fileDescriptor:toFile:using:record:progress:),
+    descriptorToDescriptor: Attachment.open(fileDescriptor:to:using:record:progress:))
 }
 
 /// Opens an input file for streaming.
@@ -136,6 +135,21 @@ private func inputHandle(_ path: String) throws -> FileHandle {
     throw CLIError.cannotOpen(path: path, reason: "no such file, or not readable")
   }
   return handle
+}
+
+/// What `attach seal`, `open`, `store` and `rewrap` share: the record, the
+/// key file (else the vault's note keyring) and `--json`.
+struct AttachOptions {
+  let record: String
+  let keyFile: String?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    record = arguments.value(AttachCommand.recordOption)!
+    keyFile = arguments.value(NoteOptions.keyFileOption)
+    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
 }
 
 /// `taskkey attach seal|open [IN]`.
@@ -156,18 +170,13 @@ struct AttachStreamCommand<Direction: AttachDirection>: Command {
 
   let input: String?
   let output: String?
-  let record: String
-  let keyFile: String?
+  let common: AttachOptions
   let range: (offset: UInt64, length: UInt64)?
-  let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
     input = arguments.argument(0).flatMap { $0 == standardStreamPath ? nil : $0 }
     output = arguments.value(AttachCommand.outOption)
-    record = arguments.value(AttachCommand.recordOption)!
-    keyFile = arguments.value(NoteOptions.keyFileOption)
-    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
-    json = arguments.flag(CommandSpec.jsonOption)
+    common = try AttachOptions(arguments)
     if Direction.hasRange, let text = arguments.value(AttachCommand.rangeOption) {
       let parts = text.split(separator: ":", omittingEmptySubsequences: false)
       guard parts.count == 2, let offset = UInt64(parts[0]), let length = UInt64(parts[1]), length <= Int.max else {
@@ -180,28 +189,28 @@ struct AttachStreamCommand<Direction: AttachDirection>: Command {
     } else {
       range = nil
     }
-    if json && output == nil {
+    if common.json && output == nil {
       throw arguments.usageError("--json prints the report on standard output, so the data needs -o OUT")
     }
   }
 
   func run(_ streams: StandardStreams) throws {
-    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let keyring = try AttachCommand.keyring(common.keyFile, streams)
     let progress = AttachProgress(streams: streams, totalByteCount: input.flatMap(AttachCommand.size))
     defer { progress.end() }
     let summary: Attachment.Summary
     if let range, let input {
       // Authenticates the length, then decrypts only the chunks the range touches.
-      let reader = try AttachmentReader(path: input, keyring: keyring, record: record)
+      let reader = try AttachmentReader(path: input, keyring: keyring, record: common.record)
       summary =
         try output.map { try reader.copy(offset: range.offset, length: range.length, toFile: $0) }
         ?? reader.copy(offset: range.offset, length: range.length, to: streams.descriptors.output)
     } else {
       summary = try Direction.run(
-        input: input, output: output, keyring: keyring, record: record, progress: progress.report,
+        input: input, output: output, keyring: keyring, record: common.record, progress: progress.report,
         descriptors: streams.descriptors)
     }
-    if json { try AttachCommand.report(summary, output: output ?? input ?? "-", streams) }
+    if common.json { try AttachCommand.report(summary, output: output ?? input ?? "-", streams) }
   }
 }
 
@@ -217,24 +226,19 @@ struct AttachRewrapCommand: Command {
       """)
 
   let file: String
-  let record: String
-  let keyFile: String?
-  let json: Bool
+  let common: AttachOptions
 
   init(_ arguments: ParsedArguments) throws {
     file = arguments.argument(0)!
-    record = arguments.value(AttachCommand.recordOption)!
-    keyFile = arguments.value(NoteOptions.keyFileOption)
-    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
-    json = arguments.flag(CommandSpec.jsonOption)
+    common = try AttachOptions(arguments)
   }
 
   func run(_ streams: StandardStreams) throws {
-    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let keyring = try AttachCommand.keyring(common.keyFile, streams)
     let progress = AttachProgress(streams: streams, totalByteCount: AttachCommand.size(file))
     defer { progress.end() }
-    let summary = try Attachment.rewrap(file: file, using: keyring, record: record, progress: progress.report)
-    if json { try AttachCommand.report(summary, output: file, streams) }
+    let summary = try Attachment.rewrap(file: file, using: keyring, record: common.record, progress: progress.report)
+    if common.json { try AttachCommand.report(summary, output: file, streams) }
   }
 }
 
@@ -253,27 +257,22 @@ struct AttachStoreCommand: Command {
 
   let input: String
   let output: String
-  let record: String
-  let keyFile: String?
-  let json: Bool
+  let common: AttachOptions
 
   init(_ arguments: ParsedArguments) throws {
     input = arguments.argument(0)!
     output = arguments.value(AttachCommand.outOption.asRequired)!
-    record = arguments.value(AttachCommand.recordOption)!
-    keyFile = arguments.value(NoteOptions.keyFileOption)
-    try refuseStandardStream(keyFile, option: NoteOptions.keyFileOption, arguments)
-    json = arguments.flag(CommandSpec.jsonOption)
+    common = try AttachOptions(arguments)
   }
 
   func run(_ streams: StandardStreams) throws {
-    let keyring = try AttachCommand.keyring(keyFile, streams)
+    let keyring = try AttachCommand.keyring(common.keyFile, streams)
     let settings = try AttachmentSettings.load(fromDirectory: try vaultDirectory(streams))
     let progress = AttachProgress(streams: streams, totalByteCount: AttachCommand.size(input))
     defer { progress.end() }
     let summary = try Attachment.store(
-      file: input, to: output, using: keyring, record: record, settings: settings, progress: progress.report)
-    if json { try AttachCommand.report(summary, output: output, streams) }
+      file: input, to: output, using: keyring, record: common.record, settings: settings, progress: progress.report)
+    if common.json { try AttachCommand.report(summary, output: output, streams) }
   }
 }
 

@@ -1,7 +1,7 @@
 import TaskCrypto
 
 /// `taskkey open`: opens a `tc1.` value, or passes a plain value through.
-struct OpenCommand: Command {
+struct OpenCommand: NoteValueCommand {
   static let spec = CommandSpec(
     name: "open", abstract: "Open a sealed value from standard input; plain values pass through unchanged.",
     options: NoteOptions.batchOptions,
@@ -22,12 +22,6 @@ struct OpenCommand: Command {
   let note: NoteOptions
   let batch: ValueBatch?
   let json: Bool
-
-  init(_ arguments: ParsedArguments) throws {
-    note = try NoteOptions(arguments)
-    batch = try NoteOptions.batch(arguments)
-    json = try NoteOptions.jsonReport(arguments, batch)
-  }
 
   struct Report: Encodable {
     let opened, plain: Int
@@ -57,7 +51,7 @@ struct OpenCommand: Command {
     let output = try BatchOutput(path: batch.output, streams: streams)
     var opened = 0
     var plain = 0
-    try batch.run(to: output, progress: "open", streams) { value, context, line, _ in
+    try batch.run(to: output, progress: "open", streams) { value, context, _, _ in
       guard let value else { return .unchanged }
       let text = String(decoding: value, as: UTF8.self)
       guard SealedValue.isSealed(text) else {
@@ -65,11 +59,7 @@ struct OpenCommand: Command {
         return .unchanged
       }
       opened += 1
-      do {
-        return .replaced(try SealedValue.open(text, using: keyring, context: context))
-      } catch let error as TaskCryptoError {
-        throw CLIError.valueRefused(line: line, error)
-      }
+      return .replaced(try SealedValue.open(text, using: keyring, context: context))
     }
     try output.commit()
     if json { return try streams.printJSON(Report(opened: opened, plain: plain)) }

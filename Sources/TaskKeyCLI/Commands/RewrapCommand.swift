@@ -44,28 +44,24 @@ struct RewrapCommand: Command {
     let keyring = try openVault(streams).noteKeyring()
     let output = try BatchOutput(path: batch.output, streams: streams)
     var (resealed, sealed, current, plain) = (0, 0, 0, 0)
-    try batch.run(to: output, progress: "rewrap", streams) { value, context, line, _ in
+    try batch.run(to: output, progress: "rewrap", streams) { value, context, _, _ in
       guard let value else { return .unchanged }
       let text = String(decoding: value, as: UTF8.self)
-      do {
-        guard SealedValue.isSealed(text) else {
-          guard sealPlain else {
-            plain += 1
-            return .unchanged
-          }
-          sealed += 1
-          return .replaced(try SealedValue.seal(bytes: value, using: keyring.primary, context: context))
-        }
-        let result = try SealedValue.reseal(text, using: keyring, context: context)
-        guard result.changed else {
-          current += 1
+      guard SealedValue.isSealed(text) else {
+        guard sealPlain else {
+          plain += 1
           return .unchanged
         }
-        resealed += 1
-        return .replaced(result.value)
-      } catch let error as TaskCryptoError {
-        throw CLIError.valueRefused(line: line, error)
+        sealed += 1
+        return .replaced(try SealedValue.seal(bytes: value, using: keyring.primary, context: context))
       }
+      let result = try SealedValue.reseal(text, using: keyring, context: context)
+      guard result.changed else {
+        current += 1
+        return .unchanged
+      }
+      resealed += 1
+      return .replaced(result.value)
     }
     try output.commit()
     if json {

@@ -2,7 +2,7 @@ import TaskCrypto
 
 /// `taskkey seal`: seals standard input into a `tc1.` value, or every plain
 /// value of a JSON-lines field.
-struct SealCommand: Command {
+struct SealCommand: NoteValueCommand {
   static let spec = CommandSpec(
     name: "seal", abstract: "Seal text from standard input into a tc1 value with AES-256-GCM.",
     options: NoteOptions.batchOptions,
@@ -25,12 +25,6 @@ struct SealCommand: Command {
   let batch: ValueBatch?
   let json: Bool
 
-  init(_ arguments: ParsedArguments) throws {
-    note = try NoteOptions(arguments)
-    batch = try NoteOptions.batch(arguments)
-    json = try NoteOptions.jsonReport(arguments, batch)
-  }
-
   struct Report: Encodable {
     let keyID: String
     let sealed, alreadySealed: Int
@@ -48,18 +42,14 @@ struct SealCommand: Command {
     let output = try BatchOutput(path: batch.output, streams: streams)
     var sealed = 0
     var already = 0
-    try batch.run(to: output, progress: "seal", streams) { value, context, line, _ in
+    try batch.run(to: output, progress: "seal", streams) { value, context, _, _ in
       guard let value else { return .unchanged }
       guard !SealedValue.isSealed(String(decoding: value, as: UTF8.self)) else {
         already += 1
         return .unchanged
       }
       sealed += 1
-      do {
-        return .replaced(try SealedValue.seal(bytes: value, using: key, context: context))
-      } catch let error as TaskCryptoError {
-        throw CLIError.valueRefused(line: line, error)
-      }
+      return .replaced(try SealedValue.seal(bytes: value, using: key, context: context))
     }
     try output.commit()
     if json { return try streams.printJSON(Report(keyID: key.id.hex, sealed: sealed, alreadySealed: already)) }

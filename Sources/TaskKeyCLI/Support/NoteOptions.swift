@@ -82,3 +82,18 @@ struct NoteOptions {
     try streams.write(exact ? bytes : bytes + [UInt8(ascii: "\n")])
   }
 }
+
+/// `seal` and `open`: one value, or with `--field` a JSON-lines batch; both
+/// read their options the same way.
+protocol NoteValueCommand: Command {
+  /// Made from the parsed note options, batch and `--json`.
+  init(note: NoteOptions, batch: ValueBatch?, json: Bool)
+}
+
+extension NoteValueCommand {
+  init(_ arguments: ParsedArguments) throws {
+    let note = try NoteOptions(arguments)
+    let batch = try NoteOptions.batch(arguments)
+    self.init(note: note, batch: batch, json: try NoteOptions.jsonReport(arguments, batch))
+  }
+}

@@ -8,13 +8,7 @@ enum AssistantKeyVectorChecker: VectorChecker {
   static let formats = AssistantKeyVectors.formats
 
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
-    guard let result = AssistantKeyVectors.check(data) else {
-      report.fail("not an assistant-key vector file")
-      return
-    }
-    // AssistantKeyVectors reports one line per failed case.
-    report.passed += max(0, result.cases - result.failures.count)
-    report.failed += result.failures.count
-    report.failures += result.failures
+    guard let result = AssistantKeyVectors.check(data) else { return report.fail("not an assistant-key vector file") }
+    report.add(cases: result.cases, failures: result.failures)
   }
 }

@@ -9,14 +9,8 @@ enum AttachmentVectorChecker: VectorChecker {
   static let formats = [AttachmentVectors.format]
 
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
-    guard let result = AttachmentVectors.check(data) else {
-      report.fail("not an attachment vector file")
-      return
-    }
-    // AttachmentVectors reports one line per failed case.
-    report.passed += max(0, result.cases - result.failures.count)
-    report.failed += result.failures.count
-    report.failures += result.failures
+    guard let result = AttachmentVectors.check(data) else { return report.fail("not an attachment vector file") }
+    report.add(cases: result.cases, failures: result.failures)
   }
 }
 
@@ -33,12 +27,9 @@ enum CobblestoneVectorChecker: VectorChecker {
 
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
     guard let result = ChunkedEncryptionVectors.check(data) else {
-      report.fail("not a c2sp_chunked_encryption_schema file")
-      return
+      return report.fail("not a c2sp_chunked_encryption_schema file")
     }
-    report.passed += max(0, result.cases - result.failures.count)
-    report.failed += result.failures.count
-    report.failures += result.failures
+    report.add(cases: result.cases, failures: result.failures)
     for group in result.skipped { report.skip(group.description, count: group.count) }
   }
 }

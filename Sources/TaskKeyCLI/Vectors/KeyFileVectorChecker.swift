@@ -12,13 +12,8 @@ enum KeyFileVectorChecker: VectorChecker {
 
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(KeyFileVectorFile.self, from: data)
-    let directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("taskkey-key-file-vectors-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(
-      at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
-    defer { try? FileManager.default.removeItem(at: directory) }
-    for vector in file.tests {
-      report.record(check(vector, in: directory))
+    try VectorVerdict.withScratchDirectory("key-file") { directory in
+      for vector in file.tests { report.record(check(vector, in: directory)) }
     }
   }
 

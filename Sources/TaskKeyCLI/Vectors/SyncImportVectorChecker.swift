@@ -8,13 +8,7 @@ enum SyncImportVectorChecker: VectorChecker {
   static let formats = [SyncImportVectors.format]
 
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
-    guard let result = try SyncImportVectors.check(data) else {
-      report.fail("not a sync-import vector file")
-      return
-    }
-    // SyncImportVectors reports one line per failed case.
-    report.passed += result.cases - result.failures.count
-    report.failed += result.failures.count
-    report.failures += result.failures
+    guard let result = try SyncImportVectors.check(data) else { return report.fail("not a sync-import vector file") }
+    report.add(cases: result.cases, failures: result.failures)
   }
 }

@@ -72,6 +72,15 @@ struct VectorReport: Equatable {
     record(reason)
   }
 
+  /// Adds the outcome of a checker that lives inside its module (assistant
+  /// keys, attachments, sync import, Cobblestone): how many cases ran, and
+  /// one line per failed case.
+  mutating func add(cases: Int, failures: [String]) {
+    passed += max(0, cases - failures.count)
+    failed += failures.count
+    self.failures += failures
+  }
+
   /// Records `count` cases skipped, under one named line.
   mutating func skip(_ description: String, count: Int) {
     skipped += count

@@ -72,32 +72,25 @@ enum VectorVerdict {
     URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(files)
   }
 
-  /// Strict lowercase hex, or nil.
+  /// Runs `body` with a new, empty, owner-only (0700) directory for the
+  /// cases that must be read from a file (key files, passphrase files),
+  /// and removes it afterwards.
+  static func withScratchDirectory<T>(_ label: String, _ body: (URL) throws -> T) throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("taskkey-\(label)-vectors-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(
+      at: directory, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try body(directory)
+  }
+
+  /// Strict lowercase hex, or nil (TaskCrypto's one hex codec).
   static func hex(_ text: String) -> [UInt8]? {
-    let digits = Array(text.utf8)
-    guard digits.count % 2 == 0 else { return nil }
-    var out = [UInt8]()
-    out.reserveCapacity(digits.count / 2)
-    var index = 0
-    while index < digits.count {
-      guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-      out.append(high << 4 | low)
-      index += 2
-    }
-    return out
+    Hex.decode(text)
   }
 
   /// Lowercase hex of `bytes`.
   static func hex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    return String(decoding: bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
-  }
-
-  private static func nibble(_ c: UInt8) -> UInt8? {
-    switch c {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-    default: return nil
-    }
+    Hex.encode(bytes)
   }
 }
