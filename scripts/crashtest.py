@@ -32,8 +32,8 @@ import time
 CALLS = ["openat", "write", "fsync", "fdatasync", "rename", "renameat2", "link", "linkat", "unlink",
          "unlinkat", "mkdir", "close", "flock", "ftruncate"]
 FAULTS = {"kill": "signal=KILL", "eio": "error=EIO", "enospc": "error=ENOSPC"}
-PASS_OLD = "correct horse battery staple"
-PASS_NEW = "new horse battery staple"
+PASS_OLD = "quartz lantern orbit meadow 41"
+PASS_NEW = "violet harbour tandem ferry 17"
 
 
 class Harness:
