@@ -4,6 +4,12 @@
 // Debian's libsqlite3 through a system-library target.
 import PackageDescription
 
+/// Dependencies on products of the TaskKey package, by name (the targets
+/// after TaskerCore, which spells them out).
+func taskKey(_ names: String...) -> [Target.Dependency] {
+  names.map { .product(name: $0, package: "TaskKey") }
+}
+
 let package = Package(
   name: "Tasker",
   products: [
@@ -24,6 +30,7 @@ let package = Package(
       providers: [.apt(["libsqlite3-dev"])]
     ),
     // The store, the model, sealing through TaskKey, and the PlanContext builder.
+    // Spelled out as an outside app would write it: README quotes this target.
     .target(
       name: "TaskerCore",
       dependencies: [
@@ -45,13 +52,8 @@ let package = Package(
     // keys checked by AssistantKeys, the decision, approvals and receipts.
     .target(
       name: "TaskerGate",
-      dependencies: [
-        "TaskerCore", "CMicroHTTPD",
-        .product(name: "AssistantKeys", package: "TaskKey"),
-        .product(name: "TaskVault", package: "TaskKey"),
-        .product(name: "TaskSystem", package: "TaskKey"),
-        .product(name: "TaskCrypto", package: "TaskKey"),
-      ]
+      dependencies: ["TaskerCore", "CMicroHTTPD"]
+        + taskKey("AssistantKeys", "TaskVault", "TaskSystem", "TaskCrypto")
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.
     .target(
@@ -65,33 +67,18 @@ let package = Package(
     // Tasker at scale against SQLite and process-start floors: `make app-bench`.
     .executableTarget(
       name: "tasker-bench",
-      dependencies: [
-        "TaskerCore",
-        .product(name: "TaskCrypto", package: "TaskKey"),
-        .product(name: "TaskVault", package: "TaskKey"),
-      ]
+      dependencies: ["TaskerCore"] + taskKey("TaskCrypto", "TaskVault")
     ),
-
     // What checking an assistant key costs per request, next to its floor
     // (`make gate-load`).
     .executableTarget(
       name: "tasker-gate-bench",
-      dependencies: [
-        "TaskerGate",
-        .product(name: "AssistantKeys", package: "TaskKey"),
-        .product(name: "TaskCrypto", package: "TaskKey"),
-        .product(name: "TaskVault", package: "TaskKey"),
-      ]
+      dependencies: ["TaskerGate"] + taskKey("AssistantKeys", "TaskCrypto", "TaskVault")
     ),
-
     // Helpers shared by the test targets: temporary homes, running the binaries.
     .target(
       name: "TaskerTestSupport",
-      dependencies: [
-        "TaskerCore",
-        .product(name: "TaskCrypto", package: "TaskKey"),
-        .product(name: "TaskVault", package: "TaskKey"),
-      ],
+      dependencies: ["TaskerCore"] + taskKey("TaskCrypto", "TaskVault"),
       path: "Tests/TaskerTestSupport"
     ),
     .testTarget(
@@ -100,16 +87,11 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskerGateTests",
-      dependencies: ["TaskerGate", "TaskerTestSupport", .product(name: "TaskCrypto", package: "TaskKey")]
+      dependencies: ["TaskerGate", "TaskerTestSupport"] + taskKey("TaskCrypto")
     ),
     .testTarget(
       name: "TaskerEndToEndTests",
-      dependencies: [
-        "TaskerTestSupport", "tasker",
-        .product(name: "taskkey", package: "TaskKey"),
-        .product(name: "TaskCrypto", package: "TaskKey"),
-        .product(name: "TaskVault", package: "TaskKey"),
-      ]
+      dependencies: ["TaskerTestSupport", "tasker"] + taskKey("taskkey", "TaskCrypto", "TaskVault")
     ),
   ]
 )

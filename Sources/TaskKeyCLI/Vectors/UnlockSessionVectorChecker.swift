@@ -10,12 +10,8 @@ enum UnlockSessionVectorChecker: VectorChecker {
 
   static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
     guard let result = try UnlockSessionVectors.check(data) else {
-      report.fail("not an unlock-session version 2 vector file")
-      return
+      return report.fail("not an unlock-session version 2 vector file")
     }
-    // UnlockSessionVectors reports one line per failed case.
-    report.passed += result.cases - result.failures.count
-    report.failed += result.failures.count
-    report.failures += result.failures
+    report.add(cases: result.cases, failures: result.failures)
   }
 }

@@ -106,12 +106,7 @@ public enum Priority: Int, Sendable, CaseIterable, Comparable {
   /// Parses `none`, `low`, `medium` or `high`.
   ///
   /// - Throws: `TaskerError.invalidValue` for anything else.
-  public init(parsing text: String) throws {
-    guard let value = Self.allCases.first(where: { $0.name == text }) else {
-      throw TaskerError.invalidValue(field: "priority", reason: "'\(text)' is not none, low, medium or high")
-    }
-    self = value
-  }
+  public init(parsing text: String) throws { self = try Self.named(text, field: "priority") }
 
   /// The word for the level.
   public var name: String { ["none", "low", "medium", "high"][rawValue] }
@@ -132,12 +127,7 @@ public enum Energy: Int, Sendable, CaseIterable {
   /// Parses `low`, `medium` or `high`.
   ///
   /// - Throws: `TaskerError.invalidValue` for anything else.
-  public init(parsing text: String) throws {
-    guard let value = Self.allCases.first(where: { $0.name == text }) else {
-      throw TaskerError.invalidValue(field: "energy", reason: "'\(text)' is not low, medium or high")
-    }
-    self = value
-  }
+  public init(parsing text: String) throws { self = try Self.named(text, field: "energy") }
 
   /// The word for the level.
   public var name: String { ["", "low", "medium", "high"][rawValue] }
@@ -278,6 +268,17 @@ public protocol NamedLevel: Codable, CaseIterable {
 }
 
 extension NamedLevel {
+  /// The level whose word is `text`.
+  ///
+  /// - Throws: `TaskerError.invalidValue` for `field`, listing the words
+  ///   allowed ("'x' is not low, medium or high").
+  static func named(_ text: String, field: String) throws -> Self {
+    if let value = allCases.first(where: { $0.name == text }) { return value }
+    let words = allCases.map(\.name)
+    let allowed = words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
+    throw TaskerError.invalidValue(field: field, reason: "'\(text)' is not \(allowed)")
+  }
+
   /// Encodes the word.
   func encodeName(to encoder: Encoder) throws {
     var container = encoder.singleValueContainer()

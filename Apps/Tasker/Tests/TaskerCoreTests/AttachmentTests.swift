@@ -7,39 +7,24 @@ import Testing
 
 @Suite("Attachments: files beside the database, streamed in and out")
 struct AttachmentTests {
-  func chunks(_ bytes: [UInt8], size: Int) -> () -> [UInt8] {
-    var offset = 0
-    return {
-      let end = min(bytes.count, offset + size)
-      defer { offset = end }
-      return Array(bytes[offset..<end])
-    }
-  }
-
-  func content(_ store: TaskStore, _ id: Int64) throws -> [UInt8] {
-    var out = [UInt8]()
-    try store.readAttachment(id: id) { out += $0 }
-    return out
-  }
-
   @Test func addListGetAndDeleteWithTheTask() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     try store.addTask(TaskDraft(title: "t"))
     try store.addPage(title: "p", body: "")
     let bytes = SecureRandom.bytes(count: 3 * TaskerFiles.chunkByteCount + 17)
     let record = try store.addAttachment(
-      to: .task(1), name: "scan.pdf", mediaType: "application/pdf", read: chunks(bytes, size: 65536))
+      to: .task(1), name: "scan.pdf", mediaType: "application/pdf", read: chunkedReader(bytes, size: 65536))
     #expect(
       record
         == AttachmentRecord(
           id: 1, taskID: 1, pageID: nil, name: "scan.pdf", byteCount: Int64(bytes.count), mediaType: "application/pdf",
           sealed: false))
-    try store.addAttachment(to: .page(1), name: "empty", mediaType: "text/plain", read: chunks([], size: 1))
+    try store.addAttachment(to: .page(1), name: "empty", mediaType: "text/plain", read: chunkedReader([], size: 1))
     #expect(try store.attachments().map(\.name) == ["scan.pdf", "empty"])
     #expect(try store.attachments(of: .page(1)).map(\.id) == [2])
-    #expect(try content(store, 1) == bytes)
-    #expect(try content(store, 2) == [])
+    #expect(try store.attachmentContent(1) == bytes)
+    #expect(try store.attachmentContent(2) == [])
 
     let files = try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)
     #expect(files.count == 2)
@@ -54,31 +39,31 @@ struct AttachmentTests {
 
   @Test func aFileThatChangedSizeIsAnError() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     try store.addTask(TaskDraft(title: "t"))
     try store.addAttachment(
-      to: .task(1), name: "a", mediaType: "text/plain", read: chunks(Array("hello".utf8), size: 2))
+      to: .task(1), name: "a", mediaType: "text/plain", read: chunkedReader(Array("hello".utf8), size: 2))
     let file = try #require(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).first)
     let path = store.attachmentsDirectory + "/" + file
     try Data("hell".utf8).write(to: URL(fileURLWithPath: path))
     #expect(throws: TaskerError.fileAccess(path: path, reason: "the file holds fewer bytes than recorded")) {
-      try content(store, 1)
+      try store.attachmentContent(1)
     }
     try Data("hello!".utf8).write(to: URL(fileURLWithPath: path))
     #expect(throws: TaskerError.fileAccess(path: path, reason: "the file holds more bytes than recorded")) {
-      try content(store, 1)
+      try store.attachmentContent(1)
     }
   }
 
   @Test func badInputLeavesNoFileAndNoRow() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     #expect(throws: TaskerError.notFound(kind: .task, id: 7)) {
-      try store.addAttachment(to: .task(7), name: "a", mediaType: "text/plain", read: chunks([1], size: 1))
+      try store.addAttachment(to: .task(7), name: "a", mediaType: "text/plain", read: chunkedReader([1], size: 1))
     }
     try store.addTask(TaskDraft(title: "t"))
     #expect(throws: TaskerError.invalidValue(field: "attachment name", reason: "must not contain control characters")) {
-      try store.addAttachment(to: .task(1), name: "a\nb", mediaType: "text/plain", read: chunks([1], size: 1))
+      try store.addAttachment(to: .task(1), name: "a\nb", mediaType: "text/plain", read: chunkedReader([1], size: 1))
     }
     struct ReadFailed: Error, Equatable {}
     #expect(throws: ReadFailed.self) {
@@ -87,6 +72,6 @@ struct AttachmentTests {
     #expect(try store.attachments().isEmpty)
     let left = (try? FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)) ?? []
     #expect(left.isEmpty, "\(left)")
-    #expect(throws: TaskerError.notFound(kind: .attachment, id: 1)) { try content(store, 1) }
+    #expect(throws: TaskerError.notFound(kind: .attachment, id: 1)) { try store.attachmentContent(1) }
   }
 }

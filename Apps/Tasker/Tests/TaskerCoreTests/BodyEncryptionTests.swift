@@ -12,8 +12,7 @@ struct BodyEncryptionTests {
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
     try store.setBodyEncryption(false)
     for index in 1...count {
-      var draft = TaskDraft(title: "task \(index)")
-      draft.notes = index % 5 == 0 ? "" : "note \(index)"
+      let draft = TaskDraft(title: "task \(index)", notes: index % 5 == 0 ? "" : "note \(index)")
       try store.addTask(draft)
       try store.addPage(title: "page \(index)", body: "body \(index)")
     }
@@ -65,8 +64,7 @@ struct BodyEncryptionTests {
     let device = try TestDevice(unlock: false)
     let store = try device.store()
     try store.setBodyEncryption(false)
-    var draft = TaskDraft(title: "t")
-    draft.notes = "plain"
+    let draft = TaskDraft(title: "t", notes: "plain")
     try store.addTask(draft)
     #expect(throws: TaskerError.invalidValue(field: "batch size", reason: "must be 1 to 100000")) {
       try store.encryptBodies(batchSize: 0)
@@ -82,14 +80,12 @@ struct BodyEncryptionTests {
     let old = keyring.primaryID
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
     for index in 1...4 {
-      var draft = TaskDraft(title: "t\(index)")
-      draft.notes = "note \(index)"
+      let draft = TaskDraft(title: "t\(index)", notes: "note \(index)")
       try store.addTask(draft)
     }
     try store.addPage(title: "p", body: "page body")
     try store.setBodyEncryption(false)
-    var plain = TaskDraft(title: "plain")
-    plain.notes = "left plain"
+    let plain = TaskDraft(title: "plain", notes: "left plain")
     try store.addTask(plain)
     #expect(try store.keyUsage().keys == [KeyUsage(keyID: old.hex, taskNotes: 4, pageBodies: 1)])
 
@@ -114,8 +110,7 @@ struct BodyEncryptionTests {
     var keyring = try Keyring.generate()
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
     for index in 1...3 {
-      var draft = TaskDraft(title: "t\(index)")
-      draft.notes = "note \(index)"
+      let draft = TaskDraft(title: "t\(index)", notes: "note \(index)")
       try store.addTask(draft)
     }
     // Task 3's notes are sealed by a key this keyring never had.
@@ -135,10 +130,8 @@ struct BodyEncryptionTests {
 
   @Test func sealedRecordsListEverySealedBodyWithItsContext() throws {
     let directory = try TemporaryDirectory()
-    let keyring = try Keyring.generate()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
-    var draft = TaskDraft(title: "t")
-    draft.notes = "n"
+    let (keyring, store) = try directory.newStore()
+    let draft = TaskDraft(title: "t", notes: "n")
     try store.addTask(draft)
     try store.addTask(TaskDraft(title: "empty"))
     try store.addPage(title: "p", body: "b")

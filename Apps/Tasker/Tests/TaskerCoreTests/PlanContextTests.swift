@@ -42,7 +42,7 @@ struct PlanContextTests {
 
   @Test func buildsFromOpenTasksWithTheOverdueFlag() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     var late = TaskDraft(title: "late")
     late.due = try CalendarDate(parsing: "2026-11-30")
     late.estimateMinutes = 30
@@ -69,8 +69,7 @@ struct PlanContextTests {
 
   @Test func needsNoKeyEvenWhenNotesAreSealed() throws {
     let device = try TestDevice()
-    var draft = TaskDraft(title: "t")
-    draft.notes = "sealed"
+    let draft = TaskDraft(title: "t", notes: "sealed")
     try device.store().addTask(draft)
     try device.vault().lock()
     #expect(try device.store().planContext(today: CalendarDate.today()).candidates.map(\.title) == ["t"])

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SchemaTests {
   @Test func connectionSettingsAndVersion() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     let pragma = { (name: String) in try store.connection.prepare("PRAGMA \(name)").first { $0.text(0) } }
     #expect(try pragma("journal_mode") == "wal")
     #expect(try pragma("foreign_keys") == "1")
@@ -21,7 +21,7 @@ import Testing
 
   @Test func foreignKeysAreEnforced() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     let error = #expect(throws: TaskerError.self) {
       try store.connection.prepare(
         "INSERT INTO attachments (task_id, name, byte_count, media_type, file, created_at) VALUES (42, 'a', 0, 't', 'f', 0)"
@@ -84,7 +84,7 @@ import Testing
 
   @Test func aFailedChangeRollsBackWhole() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     struct Stop: Error, Equatable {}
     #expect(throws: (any Error).self) {
       try store.connection.transaction {

@@ -8,21 +8,6 @@ import Testing
 
 @Suite("Sealed attachments: TaskKey's attachment format, off by default")
 struct SealedAttachmentTests {
-  func source(_ bytes: [UInt8]) -> () throws -> [UInt8] {
-    var offset = 0
-    return {
-      let end = min(bytes.count, offset + 100_000)
-      defer { offset = end }
-      return Array(bytes[offset..<end])
-    }
-  }
-
-  func content(_ store: TaskStore, _ id: Int64) throws -> [UInt8] {
-    var out = [UInt8]()
-    try store.readAttachment(id: id) { out += $0 }
-    return out
-  }
-
   func onlyFile(_ store: TaskStore) throws -> String {
     let files = try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)
     #expect(files.count == 1)
@@ -31,33 +16,32 @@ struct SealedAttachmentTests {
 
   @Test func onMeansSealedOnDiskAndOpenedWhenRead() throws {
     let directory = try TemporaryDirectory()
-    let keyring = try Keyring.generate()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    let (keyring, store) = try directory.newStore()
     try store.addTask(TaskDraft(title: "t"))
     #expect(try store.attachmentEncryption() == false, "off by default")
     try store.setAttachmentEncryption(true)
     let secret = Array("top secret attachment text ".utf8) + SecureRandom.bytes(count: 2_500_000)
     let record = try store.addAttachment(
-      to: .task(1), name: "scan.pdf", mediaType: "application/pdf", read: source(secret))
+      to: .task(1), name: "scan.pdf", mediaType: "application/pdf", read: chunkedReader(secret))
     #expect(record.sealed)
     #expect(record.byteCount == Int64(secret.count))
     let stored = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try onlyFile(store))))
     #expect(Attachment.isSealed(prefix: stored))
     #expect(stored.count > secret.count)
     #expect(!String(decoding: stored.prefix(4096), as: UTF8.self).contains("top secret"))
-    #expect(try content(store, record.id) == secret)
+    #expect(try store.attachmentContent(record.id) == secret)
     #expect(try store.keyUsage().keys == [KeyUsage(keyID: keyring.primaryID.hex, attachments: 1)])
   }
 
   @Test func contentThatLooksSealedIsSealedEvenWhenOff() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     try store.addTask(TaskDraft(title: "t"))
     let lookalike = Attachment.magic + Array("not really sealed".utf8)
     let record = try store.addAttachment(
-      to: .task(1), name: "odd.bin", mediaType: "application/octet-stream", read: source(lookalike))
+      to: .task(1), name: "odd.bin", mediaType: "application/octet-stream", read: chunkedReader(lookalike))
     #expect(record.sealed, "a plain file must never pass for a sealed one")
-    #expect(try content(store, record.id) == lookalike)
+    #expect(try store.attachmentContent(record.id) == lookalike)
   }
 
   @Test func aLockedVaultWritesNoFileAndNoRow() throws {
@@ -66,7 +50,7 @@ struct SealedAttachmentTests {
     try store.addTask(TaskDraft(title: "t"))
     try store.setAttachmentEncryption(true)
     #expect(throws: TaskerError.vaultLocked(reason: .notUnlocked)) {
-      try store.addAttachment(to: .task(1), name: "a", mediaType: "text/plain", read: source(Array("x".utf8)))
+      try store.addAttachment(to: .task(1), name: "a", mediaType: "text/plain", read: chunkedReader(Array("x".utf8)))
     }
     #expect(try store.attachments().isEmpty)
     let files = (try? FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)) ?? []
@@ -75,11 +59,11 @@ struct SealedAttachmentTests {
 
   @Test func anAlteredFileIsAnErrorAndReleasesNothingOfTheBadChunk() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     try store.addTask(TaskDraft(title: "t"))
     try store.setAttachmentEncryption(true)
     let record = try store.addAttachment(
-      to: .task(1), name: "a", mediaType: "text/plain", read: source(Array(repeating: 7, count: 1000)))
+      to: .task(1), name: "a", mediaType: "text/plain", read: chunkedReader(Array(repeating: 7, count: 1000)))
     let path = try onlyFile(store)
     var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     bytes[bytes.count - 20] ^= 1
@@ -101,10 +85,11 @@ struct SealedAttachmentTests {
     let old = keyring.primaryID
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
     try store.addTask(TaskDraft(title: "t"))
-    try store.addAttachment(to: .task(1), name: "plain", mediaType: "text/plain", read: source(Array("plain".utf8)))
+    try store.addAttachment(
+      to: .task(1), name: "plain", mediaType: "text/plain", read: chunkedReader(Array("plain".utf8)))
     try store.setAttachmentEncryption(true)
     let bytes = SecureRandom.bytes(count: 300_000)
-    try store.addAttachment(to: .task(1), name: "sealed", mediaType: "text/plain", read: source(bytes))
+    try store.addAttachment(to: .task(1), name: "sealed", mediaType: "text/plain", read: chunkedReader(bytes))
     try keyring.rotate()
     let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
     #expect(try rotated.rewrapAttachments() == 1)
@@ -112,7 +97,7 @@ struct SealedAttachmentTests {
     #expect(try rotated.rewrapAttachments() == 0)
     try keyring.retire(old)
     let retired = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
-    #expect(try content(retired, 2) == bytes)
-    #expect(try content(retired, 1) == Array("plain".utf8))
+    #expect(try retired.attachmentContent(2) == bytes)
+    #expect(try retired.attachmentContent(1) == Array("plain".utf8))
   }
 }

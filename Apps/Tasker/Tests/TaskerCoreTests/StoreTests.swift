@@ -9,9 +9,8 @@ import Testing
 @Suite struct StoreTests {
   @Test func tasksRoundTripWithEveryField() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
-    var draft = TaskDraft(title: "Write report")
-    draft.notes = "draft in docs/"
+    let (_, store) = try directory.newStore()
+    var draft = TaskDraft(title: "Write report", notes: "draft in docs/")
     draft.due = try CalendarDate(parsing: "2026-12-24")
     draft.estimateMinutes = 90
     draft.priority = .high
@@ -53,29 +52,23 @@ import Testing
 
   @Test func addTasksIsAllOrNothing() throws {
     let directory = try TemporaryDirectory()
-    let keyring = try Keyring.generate()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
-    var first = TaskDraft(title: "one")
-    first.notes = "n1"
-    var second = TaskDraft(title: "two")
-    second.notes = "n2"
+    let (_, store) = try directory.newStore()
+    let first = TaskDraft(title: "one", notes: "n1")
+    let second = TaskDraft(title: "two", notes: "n2")
     #expect(try store.addTasks([first, second]) == [1, 2])
     #expect(try store.task(id: 2).notes == "n2")
     #expect(throws: TaskerError.invalidValue(field: "title", reason: "a title must not be empty")) {
       try store.addTasks([first, TaskDraft(title: "")])
     }
-    var huge = TaskDraft(title: "huge")
-    huge.notes = String(repeating: "x", count: SealedValue.maximumPlaintextByteCount + 1)
+    let huge = TaskDraft(title: "huge", notes: String(repeating: "x", count: SealedValue.maximumPlaintextByteCount + 1))
     #expect(throws: TaskerError.self) { try store.addTasks([first, huge]) }
     #expect(try store.tasks(.all).map(\.id) == [1, 2])
   }
 
   @Test func bodiesAreSealedAndBoundToTheirRecord() throws {
     let directory = try TemporaryDirectory()
-    let keyring = try Keyring.generate()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
-    var draft = TaskDraft(title: "a")
-    draft.notes = "alpha notes"
+    let (keyring, store) = try directory.newStore()
+    var draft = TaskDraft(title: "a", notes: "alpha notes")
     try store.addTask(draft)
     draft.notes = "beta notes"
     try store.addTask(draft)
@@ -100,8 +93,7 @@ import Testing
     let path = directory.path("t.db")
     let writer = try TaskStore(databasePath: path, keys: try Keyring.generate())
     try writer.setBodyEncryption(false)
-    var draft = TaskDraft(title: "old")
-    draft.notes = "tc2. call Bob"
+    let draft = TaskDraft(title: "old", notes: "tc2. call Bob")
     try writer.addTask(draft)
     try writer.addPage(title: "p", body: "plain body")
     #expect(try writer.connection.prepare("SELECT notes FROM tasks").first { $0.text(0) } == "tc2. call Bob")
@@ -116,8 +108,7 @@ import Testing
     let device = try TestDevice(unlock: false)
     let store = try device.store()
     try store.addTask(TaskDraft(title: "no notes need no key"))
-    var draft = TaskDraft(title: "with notes")
-    draft.notes = "secret"
+    let draft = TaskDraft(title: "with notes", notes: "secret")
     #expect(throws: TaskerError.vaultLocked(reason: .notUnlocked)) { try store.addTask(draft) }
     #expect(throws: TaskerError.vaultLocked(reason: .notUnlocked)) { try store.addPage(title: "p", body: "secret") }
     var changes = TaskChanges()
@@ -131,8 +122,7 @@ import Testing
 
   @Test func vaultKeysSealAndOpenThroughTheLibrary() throws {
     let device = try TestDevice()
-    var draft = TaskDraft(title: "t")
-    draft.notes = "from the vault"
+    let draft = TaskDraft(title: "t", notes: "from the vault")
     try device.store().addTask(draft)
     let keyring = try device.vault().noteKeyring()
     let stored = try device.store().connection.prepare("SELECT notes FROM tasks").first { $0.text(0) }!
@@ -146,9 +136,8 @@ import Testing
 
   @Test func searchMatchesTitlesAndContextsLiterally() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
-    var draft = TaskDraft(title: "Pay 100% of rent")
-    draft.notes = "bank"
+    let (_, store) = try directory.newStore()
+    var draft = TaskDraft(title: "Pay 100% of rent", notes: "bank")
     try store.addTask(draft)
     draft = TaskDraft(title: "Call mum")
     draft.contexts = "@phone"
@@ -161,7 +150,7 @@ import Testing
 
   @Test func invalidValuesAreRefusedBeforeWriting() throws {
     let directory = try TemporaryDirectory()
-    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let (_, store) = try directory.newStore()
     #expect(throws: TaskerError.invalidValue(field: "title", reason: "a title must not be empty")) {
       try store.addTask(TaskDraft(title: "  "))
     }

@@ -61,8 +61,7 @@ final class GateToolboxTests: XCTestCase {
   }
 
   func testPlanningFieldsOnlyWithoutTheNotesGrant() throws {
-    var draft = TaskDraft(title: "Title")
-    draft.notes = "canary-notes"
+    var draft = TaskDraft(title: "Title", notes: "canary-notes")
     draft.contexts = "canary-contexts"
     draft.due = try CalendarDate(parsing: "2020-01-01")
     try store.addTask(draft)
