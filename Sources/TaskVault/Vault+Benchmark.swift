@@ -22,7 +22,7 @@ extension Vault {
       throw TaskVaultError.itemTooLarge(byteCount: valueByteCount, limit: VaultLimits.maximumValueByteCount)
     }
     let region = try wrapCrypto { try SecureBytes(zeroedCount: valueByteCount) }
-    region.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0x61) }
+    region.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0x61) }
     let now = environment.now()
     try modify { stores in
       let target = StoreID(itemClass)

@@ -55,8 +55,10 @@ enum ScaleBench {
           met: times[times.count / 2] < 10_000))
       // Cold: a whole `taskkey verify` process, paired with an empty main.
       let keyFile = scratch.path("verify-\(count).key")
-      FileManager.default.createFile(
-        atPath: keyFile, contents: Data((presented + "\n").utf8), attributes: [.posixPermissions: 0o600])
+      guard
+        FileManager.default.createFile(
+          atPath: keyFile, contents: Data((presented + "\n").utf8), attributes: [.posixPermissions: 0o600])
+      else { throw BenchError.failed("cannot write \(keyFile)") }
       let perRound = 5
       func mean(_ arguments: [String], input: String?) throws -> UInt64 {
         var total: UInt64 = 0

@@ -167,13 +167,17 @@ func cryptoRows(options: Options, peer: PythonPeer) throws -> [Row] {
   return rows
 }
 
-/// `--profile seal|open SIZE`: loops one operation for a profiler, no timing.
+/// `--profile seal|open|gcm-seal --size SIZE`: loops one operation for a
+/// profiler, no timing.
 func profile(_ operation: String, size: Int) throws {
   let keyring = try Keyring.generate()
   let plaintext = [UInt8](repeating: 0x61, count: size)
   let sealed = try SealedValue.seal(bytes: plaintext, using: keyring.primary, context: context)
+  let aad = Array(("tc1.\(keyring.primary.id.hex):" + context).utf8)
   for _ in 0..<(200 << 20) / (size + 256) {
-    if operation == "seal" {
+    if operation == "gcm-seal" {
+      _ = try AES.GCM.seal(plaintext, using: keyring.primary.key, authenticating: aad)
+    } else if operation == "seal" {
       _ = try SealedValue.seal(bytes: plaintext, using: keyring.primary, context: context)
     } else {
       _ = try SealedValue.openBytes(sealed, using: keyring, context: context)

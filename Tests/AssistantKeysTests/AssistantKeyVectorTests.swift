@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskKeyTestSupport
 import Testing
 
 @testable import AssistantKeys
@@ -256,26 +257,14 @@ enum AssistantKeyVectorGenerator {
   static let keyURL = vectors.appendingPathComponent("assistant-key-v1.json")
   static let registryURL = vectors.appendingPathComponent("assistant-registry-v1.json")
 
-  static func write<Value: Encodable>(_ value: Value, to url: URL) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    try (encoder.encode(value) + Data("\n".utf8)).write(to: url)
-  }
-
   /// `make vectors` (TASKKEY_WRITE_VECTORS=1) rewrites the files; otherwise
   /// the checked-in files must equal what the generator makes now.
   @Test func checkedInVectorsMatchTheGenerator() throws {
-    let keyFile = try AssistantKeyVectorGenerator.makeKeyFile()
-    let registryFile = try AssistantKeyVectorGenerator.makeRegistryFile()
-    if ProcessInfo.processInfo.environment["TASKKEY_WRITE_VECTORS"] == "1" {
-      try Self.write(keyFile, to: Self.keyURL)
-      try Self.write(registryFile, to: Self.registryURL)
-    }
-    let storedKeys = try JSONDecoder().decode(AssistantKeyVectors.KeyFile.self, from: Data(contentsOf: Self.keyURL))
-    #expect(storedKeys == keyFile, "Vectors/assistant-key-v1.json drifted from the generator; run 'make vectors'")
-    let storedRegistry = try JSONDecoder().decode(
-      AssistantKeyVectors.RegistryFile.self, from: Data(contentsOf: Self.registryURL))
-    #expect(storedRegistry == registryFile, "Vectors/assistant-registry-v1.json drifted from the generator")
+    let drifted = try CommittedVectors.drifted([
+      "assistant-key-v1.json": try CommittedVectors.json(AssistantKeyVectorGenerator.makeKeyFile()),
+      "assistant-registry-v1.json": try CommittedVectors.json(AssistantKeyVectorGenerator.makeRegistryFile()),
+    ])
+    #expect(drifted.isEmpty, "Vectors/\(drifted) drifted from the generator; run 'make vectors'")
   }
 
   /// The public checker passes every stored case; the counts and outcome
