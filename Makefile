@@ -184,7 +184,8 @@ strace:
 
 # The crash-and-fault harness (SECURITY.md, "Crashes, faults and full
 # disks"): every write command killed or failed at each of its file-system
-# calls. crashtest-quick (in make test) takes every 7th call.
+# calls, a full disk, signals, and the squatting and restore drills.
+# crashtest-quick (in make test) takes the middle call of each kind.
 crashtest: strace release
 	python3 scripts/crashtest.py "$$($(SWIFT) build -c release --show-bin-path)/taskkey" --json .build/crashtest.json
 

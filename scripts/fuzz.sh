@@ -6,7 +6,7 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 #
 # targets: sealed-value key-file assistant-keys vault-file sync-bundle
-#          backup-file json-lines (default: all of them)
+#          backup-file json-lines attachment (default: all of them)
 #
 # Each harness in Fuzz/ is compiled with Fuzz/FuzzSupport.swift (what the
 # harnesses share), links instrumented static builds of the library
@@ -17,7 +17,8 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(sealed-value key-file assistant-keys vault-file sync-bundle backup-file json-lines)
+[ ${#targets[@]} -gt 0 ] || targets=(sealed-value key-file assistant-keys vault-file sync-bundle backup-file json-lines
+  attachment)
 out=.build/fuzz
 mkdir -p "$out/mods"
 
@@ -87,6 +88,9 @@ for target in "${targets[@]}"; do
     json-lines)
       build json-lines Fuzz/FuzzJSONLines.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments TaskKeyCLI
       seed json-lines '[b"tc1.0a0b0c0d:AAAA\nplain\n", b"{\"v\": \"tc1.0a0b0c0d:AA==\", \"c\": \"note/1\"}\n{\"v\": null, \"c\": \"x\"}"]' ;;
+    attachment)
+      build attachment Fuzz/FuzzAttachment.swift TaskSystem TaskCrypto TaskAttachments
+      seed attachment '[bytes.fromhex(t["file"]) for t in json.load(open("Vectors/attachment-v1.json"))["tests"]] + [b"seal-new-attachments=on\n"]' ;;
     *) echo "fuzz.sh: unknown target '$target'" >&2; exit 64 ;;
   esac
   echo "== fuzzing $target for $seconds s"

@@ -38,6 +38,9 @@ public enum CLIError: Error, Equatable {
   case weakPassphrase(reason: String)
   /// Binary output would go to a terminal.
   case binaryToTerminal(what: String)
+  /// A sync bundle did not open with the passphrase given: it takes the
+  /// passphrase of the vault that exported it.
+  case wrongBundlePassphrase
 
   /// The one-line message after `taskkey: error: `.
   public var message: String {
@@ -61,6 +64,7 @@ public enum CLIError: Error, Equatable {
     case .noTerminal: return "a passphrase is needed and there is no terminal to ask for it"
     case .weakPassphrase(let reason): return "weak passphrase: \(reason); nothing was changed"
     case .binaryToTerminal(let what): return "refusing to write \(what) to a terminal"
+    case .wrongBundlePassphrase: return "wrong passphrase for the sync bundle"
     }
   }
 
@@ -76,6 +80,9 @@ public enum CLIError: Error, Equatable {
     case .weakPassphrase:
       return "choose a longer passphrase (several unrelated words), or add --accept-weak-passphrase"
     case .binaryToTerminal: return "use --out F or redirect standard output"
+    case .wrongBundlePassphrase:
+      return "a bundle opens with the passphrase of the vault that exported it, as it was at export, "
+        + "not with this vault's own"
     default: return nil
     }
   }

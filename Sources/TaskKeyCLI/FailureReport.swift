@@ -56,6 +56,7 @@ struct FailureReport {
     case .keyStillInUse: return .keyInUse
     case .passphraseMismatch, .weakPassphrase: return .passphraseRefused
     case .noTerminal: return .noTerminal
+    case .wrongBundlePassphrase: return .wrongPassphrase
     }
   }
 

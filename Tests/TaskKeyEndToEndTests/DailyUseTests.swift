@@ -52,6 +52,7 @@ struct DailyUseTests {
     // A wrong passphrase is proven wrong on the bundle: nothing is made.
     let wrong = try desktop.run(["init", "--from-bundle", bundle, "--passphrase-file", desktop.passphraseFile])
     #expect(wrong.status == 13, "\(wrong.stderr)")
+    #expect(wrong.stderr.contains("the passphrase of the vault that exported it"), "the hint names whose passphrase")
     #expect(!FileManager.default.fileExists(atPath: desktop.directory + "/vault.tkv"))
     let joined = try desktop.run(
       [
@@ -78,6 +79,9 @@ struct DailyUseTests {
     let newPrimary = try #require(try json(laptop.run(["rotate", "--json"]))["primary"] as? String)
     let second = laptop.home.path("keys2.tksync")
     #expect(try laptop.run(["sync", "export", "-o", second, "--passphrase-file", laptop.passphraseFile]).status == 0)
+    let wrongImport = try desktop.run(["sync", "import", second, "--passphrase-file", desktop.passphraseFile])
+    #expect(wrongImport.status == 13 && wrongImport.stderr.contains("wrong passphrase for the sync bundle"))
+    #expect(wrongImport.stderr.contains("the passphrase of the vault that exported it"), "\(wrongImport.stderr)")
     let imported = try json(
       desktop.run(["sync", "import", second, "--json", "--passphrase-file", laptop.passphraseFile]))
     #expect(imported["primary"] as? String == newPrimary)

@@ -77,7 +77,7 @@ struct InitCommand: Command {
     if let bundleBytes {
       // Prove the passphrase on the bundle before anything is written.
       streams.terminalNote("Checking the passphrase on the bundle (Argon2id)...")
-      _ = try Vault.checkSyncBundle(bundleBytes, passphrase: secret)
+      _ = try withBundlePassphrase { try Vault.checkSyncBundle(bundleBytes, passphrase: secret) }
     }
     if preset == .calibrated { streams.terminalNote("Calibrating the passphrase KDF (about a second)...") }
     let vault = try Vault.create(at: directory, passphrase: secret, preset: preset)

@@ -149,8 +149,8 @@ struct SyncImportCommand: Command {
     let secret = try passphrase.read(prompt: "Passphrase of the vault that exported the bundle: ")
     streams.terminalNote("Checking the bundle (Argon2id)...")
     let automatic = !keepPrimary && !adoptPrimary
-    let adopt =
-      automatic ? !known.contains(try Vault.checkSyncBundle(bundle, passphrase: secret).primaryID) : adoptPrimary
+    let primary = try withBundlePassphrase { try Vault.checkSyncBundle(bundle, passphrase: secret).primaryID }
+    let adopt = automatic ? !known.contains(primary) : adoptPrimary
     let report: SyncImportReport
     do {
       report = try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: adopt)
@@ -177,5 +177,17 @@ struct SyncImportCommand: Command {
     try streams.print(
       "Items added: \(output.addedItems.count), updated: \(output.updatedItems.count), kept: "
         + "\(output.keptItems.count), skipped (device-only here): \(output.skippedItems.count)")
+  }
+}
+
+/// Runs `body`, which opens a sync bundle with a passphrase, reporting a
+/// wrong passphrase as the bundle's (whose passphrase it takes, in the hint).
+///
+/// - Throws: `CLIError.wrongBundlePassphrase`, or what `body` throws.
+func withBundlePassphrase<T>(_ body: () throws -> T) throws -> T {
+  do {
+    return try body()
+  } catch TaskVaultError.wrongPassphrase {
+    throw CLIError.wrongBundlePassphrase
   }
 }
