@@ -72,11 +72,15 @@ extension AES {
     /// - Throws: `TaskCryptoError.tooLarge`, `.resourceUnavailable` when
     ///   the kernel gives no random bytes, or `.backendFailure` if OpenSSL
     ///   fails (allocation).
+    @_specialize(exported:true,where Plain == [UInt8], AAD == [UInt8])
     public static func seal<Plain: ContiguousBytes, AAD: ContiguousBytes>(
       _ plaintext: Plain,
       using key: SymmetricKey,
       authenticating aad: AAD
     ) throws -> SealedBox {
+      // The exported specialisation above serves byte arrays: a caller in
+      // another module would otherwise run the unspecialised generic code,
+      // whose runtime metadata lookups cost about 0.1 µs a call.
       try seal(plaintext, using: key, nonce: SecureRandom.nonceBytes(), authenticating: aad)
     }
 
@@ -125,6 +129,7 @@ extension AES {
     /// - Returns: the plaintext, released only after the tag verified.
     /// - Throws: `TaskCryptoError.authenticationFailed` when the tag does not
     ///   verify; `.backendFailure` when OpenSSL fails for another reason.
+    @_specialize(exported:true,where AAD == [UInt8])
     public static func open<AAD: ContiguousBytes>(
       _ box: SealedBox,
       using key: SymmetricKey,

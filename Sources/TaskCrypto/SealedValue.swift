@@ -82,6 +82,7 @@ public struct SealedValue: Sendable, Equatable {
   /// per call) and the text is written in one allocation.
   ///
   /// - Throws: as `seal(_:using:context:)`.
+  @_specialize(exported:true,where Bytes == [UInt8])
   public static func seal<Bytes: ContiguousBytes>(
     bytes: Bytes, using key: NoteKey, context: String = ""
   ) throws -> String {
