@@ -260,7 +260,9 @@ public final class Vault: @unchecked Sendable {
     // before the new header is written, so a process stopped in between
     // leaves the vault locked (either passphrase's header opens), never a
     // session bound to the header that is gone, which reads as tampering.
-    if running != nil { try session.end(vaultID: file.vaultID) }
+    // It ends even when the running session could not be read (an I/O
+    // error is not "locked"); ending a locked vault's session changes nothing.
+    try session.end(vaultID: file.vaultID)
     do {
       try commit(file, keys: keys)
     } catch {
