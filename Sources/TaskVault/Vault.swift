@@ -256,10 +256,21 @@ public final class Vault: @unchecked Sendable {
     let running = try? sessionKeys(file)
     file.salt = environment.randomBytes(PasswordKDF.saltByteCount)
     file.wrapped = try wrap(keys.sync, in: file, passphrase: new)
-    try commit(file, keys: keys)
-    // The session binds the header, which just changed: keep the unlock
-    // state by binding the new one (same time limit); if that fails, lock,
-    // so the old binding is not taken for tampering.
+    // The session binds the header, which is about to change. It ends
+    // before the new header is written, so a process stopped in between
+    // leaves the vault locked (either passphrase's header opens), never a
+    // session bound to the header that is gone, which reads as tampering.
+    if running != nil { try session.end(vaultID: file.vaultID) }
+    do {
+      try commit(file, keys: keys)
+    } catch {
+      // Keep the unlock state over whichever header is on disk now.
+      if let running, let onDisk = try? readFile() {
+        try? session.begin(file: onDisk, keys: keys, notAfter: running.notAfter)
+      }
+      throw error
+    }
+    // Bind the new header (same time limit); if that fails, stay locked.
     guard let running else { return }
     do {
       try session.begin(file: file, keys: keys, notAfter: running.notAfter)
