@@ -14,21 +14,17 @@ extension ChunkedEncryption {
   /// returns. Once it has failed, every later call fails with the same
   /// error; it never turns into a clean end.
   public final class Opener {
-    /// Plaintext chunks gathered before `emit` is called. One: a 16 KiB
-    /// output buffer stays in cache while the sealed input
-    /// streams past; a 256 KiB batch opened large files at 0.88 of the
-    /// floor's throughput, one chunk at 0.93-0.96 (`make bench`), and the
-    /// file path's wall time did not change.
-    static let batchChunkCount = 1
-
     private let inputKey: SymmetricKey?
     private let context: [UInt8]
     private var cipher: ChunkCipher?
     private var header = [UInt8]()
     private let sealed: UnsafeMutableRawBufferPointer
     private var sealedCount = 0
+    /// One chunk of plaintext, handed to `emit` as soon as its tag verified:
+    /// a 16 KiB buffer stays in cache while the sealed input streams past
+    /// (gathering 256 KiB before emitting opened large files at 0.88 of the
+    /// floor's throughput, one chunk at 0.93-0.96 in `make bench`).
     private let output: UnsafeMutableRawBufferPointer
-    private var outputCount = 0
     /// The index of the next chunk; internal so that tests can start near
     /// the counter's limits.
     var chunkIndex: UInt64 = 0
@@ -45,7 +41,7 @@ extension ChunkedEncryption {
       self.inputKey = key
       self.context = context.withUnsafeBytes { Array($0) }
       self.sealed = .allocate(byteCount: ChunkedEncryption.sealedChunkByteCount, alignment: 16)
-      self.output = .allocate(byteCount: Self.batchChunkCount * ChunkedEncryption.chunkByteCount, alignment: 16)
+      self.output = .allocate(byteCount: ChunkedEncryption.chunkByteCount, alignment: 16)
     }
 
     /// Raw mode (the standard's appendix): no header; the key and base
@@ -54,15 +50,14 @@ extension ChunkedEncryption {
       self.inputKey = nil
       self.context = []
       self.sealed = .allocate(byteCount: ChunkedEncryption.sealedChunkByteCount, alignment: 16)
-      self.output = .allocate(byteCount: Self.batchChunkCount * ChunkedEncryption.chunkByteCount, alignment: 16)
+      self.output = .allocate(byteCount: ChunkedEncryption.chunkByteCount, alignment: 16)
       self.cipher = try MessageKeys(rawKey: rawKey, baseNonce: baseNonce).cipher(encrypting: false)
     }
 
     deinit {
-      // Verified plaintext already handed to `emit` is not wiped again here
-      // (a chunk per emit; wiping costs about 4% of opening 1 MiB); unverified plaintext never
-      // survives a failed tag (ChunkCipher.open wipes it) and `fail` wipes
-      // the batch.
+      // Verified plaintext already handed to `emit` is not wiped again here;
+      // unverified plaintext never survives a failed tag (ChunkCipher.open
+      // wipes it) and `fail` wipes the buffer.
       output.deallocate()
       sealed.deallocate()
     }
@@ -112,13 +107,13 @@ extension ChunkedEncryption {
         }
         let piece = UnsafeRawBufferPointer(rebasing: sealed[0..<sealedCount])
         let plainCount = sealedCount - AES.GCM.tagByteCount
-        let target = UnsafeMutableRawBufferPointer(rebasing: output[outputCount..<(outputCount + plainCount)])
+        let target = UnsafeMutableRawBufferPointer(rebasing: output[0..<plainCount])
         guard try cipher.open(piece, index: chunkIndex, into: target) else {
           throw ChunkDiagnosis.cause(of: piece, index: chunkIndex, isFinal: true, chunkCount: nil, cipher: cipher)
         }
-        outputCount += plainCount
         finished = true
-        try flush(emit: emit)
+        // An empty final chunk emits nothing.
+        if plainCount > 0 { try emit(UnsafeRawBufferPointer(target)) }
       } catch let error as TaskCryptoError {
         fail(error)
         throw error
@@ -128,7 +123,6 @@ extension ChunkedEncryption {
     private func fail(_ error: TaskCryptoError) {
       failure = error
       wipe(output)
-      outputCount = 0
     }
 
     private func consume(_ bytes: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
@@ -164,23 +158,12 @@ extension ChunkedEncryption {
       guard chunkIndex + 1 < ChunkedEncryption.maximumChunkCount else {
         throw TaskCryptoError.tooLarge(byteCount: Int.max, limit: Int(ChunkedEncryption.maximumChunkCount))
       }
-      let count = ChunkedEncryption.chunkByteCount
-      let target = UnsafeMutableRawBufferPointer(rebasing: output[outputCount..<(outputCount + count)])
-      guard try cipher.open(chunk, index: chunkIndex, into: target) else {
+      guard try cipher.open(chunk, index: chunkIndex, into: output) else {
         throw ChunkDiagnosis.cause(of: chunk, index: chunkIndex, isFinal: false, chunkCount: nil, cipher: cipher)
       }
       chunkIndex += 1
-      outputCount += count
-      if outputCount == output.count { try flush(emit: emit) }
-    }
-
-    private func flush(emit: (UnsafeRawBufferPointer) throws -> Void) throws {
-      guard outputCount > 0 else { return }
-      let count = outputCount
-      outputCount = 0
-      // Not wiped here: the next batch overwrites it, and a wipe per batch
-      // would cost a fifth of the throughput.
-      try emit(UnsafeRawBufferPointer(rebasing: output[0..<count]))
+      // Not wiped after `emit`: the next chunk overwrites it.
+      try emit(UnsafeRawBufferPointer(output))
     }
   }
 }
