@@ -125,7 +125,9 @@ struct BackupRestoreCommand: Command {
     guard path == standardStreamPath || ProcessIO.exists(path) else {
       throw CLIError.cannotOpen(path: path, reason: "no such file")
     }
-    if !force && ProcessIO.exists(directory + "/vault.tkv") { throw BackupError.targetNotEmpty(path: directory) }
+    if !force && ProcessIO.exists(VaultLayout(directory: directory).vaultFile) {
+      throw BackupError.targetNotEmpty(path: directory)
+    }
     try passphrase.checkAvailable()
     let secret = try passphrase.read(prompt: "Passphrase of the backed-up vault: ")
     streams.terminalNote("Checking the passphrase and restoring (Argon2id)...")

@@ -65,7 +65,9 @@ struct InitCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let directory = try vaultDirectory(streams)
     // Cheap checks first: an existing vault, an unreadable bundle, no terminal.
-    if ProcessIO.exists(directory + "/vault.tkv") { throw TaskVaultError.alreadyInitialised(path: directory) }
+    if ProcessIO.exists(VaultLayout(directory: directory).vaultFile) {
+      throw TaskVaultError.alreadyInitialised(path: directory)
+    }
     let bundleBytes = try bundle.map { try ProcessIO.readFile($0, limit: SyncCommand.bundleByteLimit) }
     try passphrase.checkAvailable()
     let prompt = bundle == nil ? "New vault passphrase: " : "Passphrase of the vault that exported the bundle: "
