@@ -54,7 +54,9 @@ struct CompletionTerminalTests {
       ("$ ", "taskkey statu\t"), ("taskkey status ", clear),
       ("$ ", "taskkey retire --input \(files)\t"), ("notes-file.jsonl ", clear),
       ("$ ", "taskkey init --kdf f\t"), ("fast-test-only ", clear),
-      ("$ ", "taskkey promote \t"), (keys.last ?? "?", clear),
+      // Two TABs: when the random key ids share a first character, the
+      // first TAB only inserts it and the second lists them.
+      ("$ ", "taskkey promote \t\t"), (keys.last ?? "?", clear),
       ("$ ", "taskkey rotate --assistant h\t"), ("helper-bot ", clear),
       ("$ ", "taskkey revoke t\t"), (assistantID, clear),
       ("$ ", "taskkey item get p\t"), ("provider/openai ", clear),
@@ -85,7 +87,9 @@ struct CompletionTerminalTests {
       ("$ ", "fpath=(\(folder) $fpath); autoload -U compinit; compinit -u\n"),
       ("$ ", "taskkey sy\t"), ("taskkey sync ", "e\t"), ("export ", clear),
       ("$ ", "taskkey rotate --assistant h\t"), ("helper-bot ", clear),
-      ("$ ", "taskkey promote \t"), (keys.last ?? "?", clear),
+      // Two TABs: when the random key ids share a first character, the
+      // first TAB only inserts it and the second lists them.
+      ("$ ", "taskkey promote \t\t"), (keys.last ?? "?", clear),
       ("$ ", "exit\n"),
     ]
     let terminal = try type(
