@@ -139,7 +139,13 @@ enum RegistryFormatV2 {
     guard source.size <= maximumFileByteCount else {
       throw AssistantKeyError.registryDamaged(.tooLarge(byteCount: source.size, limit: maximumFileByteCount))
     }
-    let header = try header(try source.read(0, min(source.size, headerByteCount)), size: source.size, key: key)
+    return try openHeader(
+      prefix: try source.read(0, min(source.size, headerByteCount)), size: source.size, key: key, floor: floor)
+  }
+
+  /// Steps 3–6 on the file's first bytes (at most 110 of them).
+  static func openHeader(prefix: [UInt8], size: Int, key: SymmetricKey, floor: UInt64) throws -> Header {
+    let header = try header(prefix, size: size, key: key)
     guard header.generation >= floor else {
       throw AssistantKeyError.registryDamaged(.rolledBack(found: header.generation, expected: floor))
     }

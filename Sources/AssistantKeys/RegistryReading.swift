@@ -27,7 +27,7 @@ enum RegistryReading {
     let prefix = try source.read(0, min(source.size, RegistryFormatV2.headerByteCount))
     if RegistryFormatV2.isVersion2(prefix) {
       if full { return .parsed(try RegistryFormatV2.decode(try source.read(0, source.size), key: key, floor: floor)) }
-      return .indexed(try RegistryFormatV2.openHeader(source, key: key, floor: floor))
+      return .indexed(try RegistryFormatV2.openHeader(prefix: prefix, size: source.size, key: key, floor: floor))
     }
     guard source.size <= RegistryFormat.maximumFileByteCount else {
       throw AssistantKeyError.registryDamaged(
