@@ -41,7 +41,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// after this instance opened) is still held to it.
   var floor: UInt64 = 0
   let clock: () -> Date
-  let mutex = NSLock()
+  let mutex = ThreadLock()
   var snapshot = Snapshot()
   var lastUsedKnown: [AssistantKeyID: Int64] = [:]
   /// How many times the registry file was read and parsed (tests check

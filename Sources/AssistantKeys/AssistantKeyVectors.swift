@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// Checks the assistant-key vector files (`Vectors/assistant-key-v1.json`,
@@ -285,7 +285,7 @@ public enum AssistantKeyVectors {
     else { return "case \(test.id) (\(test.comment)): 'random' is not 32 bytes of hex" }
     let text = key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     let crc = Array(text.utf8.prefix(46)).withUnsafeBytes { CRC32.checksum($0) }
-    let crcHex = String(format: "%08x", crc)
+    let crcHex = Hex.encode([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> $0) })
     let expected = [text, crcHex, String(text.suffix(6)), key.digest.hex, key.id.text]
     let stated = [test.key, test.crc32, test.checksum, test.sha256, test.publicID]
     guard expected == stated.map({ $0 ?? "" }) else {
