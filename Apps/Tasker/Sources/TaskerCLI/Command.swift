@@ -60,6 +60,17 @@ final class CommandContext {
     return store
   }
 
+  /// The store for a command that only reads (`show`, `list`, `page show`,
+  /// `page list`, `plan-context`, `attach get|list`): opened read-only, so
+  /// it takes no write lock and does no migration work when the schema is
+  /// current. Never create through it; a change fails with a SQLite error.
+  func reader() throws -> TaskStore {
+    if let opened { return opened }
+    let store = try TaskStore.reading(home: home(), keys: VaultKeySource(environment: environment))
+    opened = store
+    return store
+  }
+
   /// A body given as an option: `-` means standard input (one trailing
   /// newline removed).
   func body(_ value: String?) throws -> String? {

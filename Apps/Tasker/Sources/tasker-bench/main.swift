@@ -1,12 +1,15 @@
 // tasker-bench: Tasker at scale, each figure next to its floor in the same run.
 //
 //   swift build -c release && .build/release/tasker-bench [--tasks N] [--note-bytes B] [--runs R] [--attachment-mib M]
+//     [--keep DIR]
 //
 // Makes a throwaway vault (fast test KDF) and database, fills N tasks with
 // B-byte plain notes, then times the release `tasker` binary (wall clock,
 // median of R runs, output to /dev/null) against a floor: the sqlite3 shell
 // running the same query, `tasker --version` (process start), and an SQL
-// UPDATE rewriting the same bytes without any crypto.
+// UPDATE rewriting the same bytes without any crypto. With `--keep DIR` the
+// sealed database and the unlocked vault stay in DIR (TASKER_HOME=DIR/tasker,
+// TASKKEY_HOME=DIR/keys) for timing by hand.
 import Foundation
 import TaskCrypto
 import TaskVault
@@ -17,12 +20,14 @@ struct Options {
   var noteBytes = 1024
   var runs = 7
   var attachmentMiB = 1024
+  var keep: String?
 
   init(_ arguments: [String]) {
     var index = 0
     while index + 1 < arguments.count {
       let value = Int(arguments[index + 1]) ?? 0
       switch arguments[index] {
+      case "--keep": keep = arguments[index + 1]
       case "--tasks": tasks = value
       case "--note-bytes": noteBytes = value
       case "--runs": runs = value
@@ -105,18 +110,18 @@ guard FileManager.default.isExecutableFile(atPath: tasker) else { fail("no taske
 let sqlite3 = ["/usr/bin/sqlite3", "/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
 guard let sqlite3 else { fail("sqlite3 is not installed (apt-get install sqlite3)") }
 
-let root = NSTemporaryDirectory() + "/tasker-bench-\(ProcessInfo.processInfo.processIdentifier)"
+let root = options.keep ?? NSTemporaryDirectory() + "/tasker-bench-\(ProcessInfo.processInfo.processIdentifier)"
 try? FileManager.default.removeItem(atPath: root)
 try FileManager.default.createDirectory(
   atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-defer { try? FileManager.default.removeItem(atPath: root) }
+defer { if options.keep == nil { try? FileManager.default.removeItem(atPath: root) } }
 let home = TaskerHome(directory: root + "/tasker")
 let keys = root + "/keys"
 let environment = ["TASKER_HOME": home.directory, "TASKKEY_HOME": keys, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
 let passphrase = try Array("bench passphrase".utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
 let vault = try Vault.create(at: keys, passphrase: passphrase, preset: .fastTestOnly)
 try vault.unlock(passphrase: passphrase)
-defer { try? vault.lock() }
+defer { if options.keep == nil { try? vault.lock() } }
 
 // Fill: plain notes, as a database written before encryption was turned on.
 let store = try TaskStore(home: home, keys: VaultKeySource(directory: keys))

@@ -86,12 +86,12 @@ struct AttachCommand: Command {
       try context.output.print(
         "Attached \(record.id): \(record.name) (\(record.byteCount) bytes\(record.sealed ? ", sealed" : ""))")
     case .get(let id, let out):
-      let store = try context.store()
+      let store = try context.reader()
       _ = try store.attachment(id: id)
       guard let out else { return try store.readAttachment(id: id) { try context.output.write($0) } }
       try OutputFile.create(out) { write in try store.readAttachment(id: id, to: write) }
     case .list(let owner):
-      let records = try context.store().attachments(of: owner)
+      let records = try context.reader().attachments(of: owner)
       if json { return try context.output.json(records) }
       for record in records {
         try context.output.print(

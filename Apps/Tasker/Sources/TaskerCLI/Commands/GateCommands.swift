@@ -79,7 +79,7 @@ extension ExitCode {
     switch error {
     case .invalidQuietHours, .invalidBudget: return .dataError
     case .invalidListenAddress: return .usage
-    case .httpStartFailed: return .unavailable
+    case .httpStartFailed, .httpLibraryUnavailable: return .unavailable
     case .keyRefused(let refusal):
       switch refusal {
       case .malformedKey: return .assistantKeyMalformed
