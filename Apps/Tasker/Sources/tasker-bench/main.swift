@@ -1,7 +1,7 @@
 // tasker-bench: Tasker at scale, each figure next to its floor in the same run.
 //
 //   swift build -c release && .build/release/tasker-bench [--tasks N] [--note-bytes B] [--runs R] [--attachment-mib M]
-//     [--keep DIR]
+//     [--keep DIR] | --lock-kept DIR
 //
 // Makes a throwaway vault (fast test KDF) and database, fills N tasks with
 // B-byte plain notes, then times the release `tasker` binary (wall clock,
@@ -9,7 +9,8 @@
 // running the same query, `tasker --version` (process start), and an SQL
 // UPDATE rewriting the same bytes without any crypto. With `--keep DIR` the
 // sealed database and the unlocked vault stay in DIR (TASKER_HOME=DIR/tasker,
-// TASKKEY_HOME=DIR/keys) for timing by hand.
+// TASKKEY_HOME=DIR/keys) for scripts/time_commands.py; `--lock-kept DIR`
+// then locks that vault (its session key leaves /dev/shm) and removes DIR.
 import Foundation
 import TaskCrypto
 import TaskVault
@@ -21,6 +22,7 @@ struct Options {
   var runs = 7
   var attachmentMiB = 1024
   var keep: String?
+  var lockKept: String?
 
   init(_ arguments: [String]) {
     var index = 0
@@ -28,6 +30,7 @@ struct Options {
       let value = Int(arguments[index + 1]) ?? 0
       switch arguments[index] {
       case "--keep": keep = arguments[index + 1]
+      case "--lock-kept": lockKept = arguments[index + 1]
       case "--tasks": tasks = value
       case "--note-bytes": noteBytes = value
       case "--runs": runs = value
@@ -104,6 +107,15 @@ func peakMemory(_ path: String, _ arguments: [String], environment: [String: Str
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if let kept = options.lockKept {
+  do {
+    try Vault(at: kept + "/keys").lock()
+    try FileManager.default.removeItem(atPath: kept)
+  } catch {
+    fail("cannot lock and remove \(kept): \(error)")
+  }
+  exit(0)
+}
 let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
 let tasker = binDirectory + "/tasker"
 guard FileManager.default.isExecutableFile(atPath: tasker) else { fail("no tasker beside the bench: build it first") }
@@ -203,7 +215,7 @@ rows.append(("`tasker plan-context --json --limit 1000`", milliseconds(timed(tas
 
 if options.attachmentMiB > 0 {
   let file = root + "/big.bin"
-  FileManager.default.createFile(atPath: file, contents: nil)
+  _ = FileManager.default.createFile(atPath: file, contents: nil)
   let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
   try handle.truncate(atOffset: UInt64(options.attachmentMiB) << 20)
   try handle.close()
