@@ -180,12 +180,13 @@ public enum BackupRules {
   }
 
   static func asideName(for directory: String, now: Date) throws -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+    // yyyyMMdd'T'HHmmss'Z' in UTC.
+    let time = CivilTime.utc(now.timeIntervalSince1970)
+    let stamp =
+      [time.year, time.month, time.day].enumerated().map { CivilTime.pad($1, $0 == 0 ? 4 : 2) }.joined()
+      + "T" + [time.hour, time.minute, time.second].map { CivilTime.pad($0) }.joined() + "Z"
     let base = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-    let stem = base + ".before-restore-" + formatter.string(from: now)
+    let stem = base + ".before-restore-" + stamp
     var candidate = stem
     var counter = 1
     while FileStatus.exists(candidate) {

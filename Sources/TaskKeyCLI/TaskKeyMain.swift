@@ -19,7 +19,7 @@ public enum TaskKeyMain {
   static var help: String {
     let list = commands.map { HelpText.entry($0.spec.name, $0.spec.abstract, wrapped: false) }
     let codes = ExitCode.allCases.map {
-      "  " + String($0.rawValue).padding(toLength: 6, withPad: " ", startingAt: 0) + $0.summary
+      "  " + padded(String($0.rawValue), to: 6) + $0.summary
     }
     return """
       OVERVIEW: TaskKey seals Tasker's notes and manages its keys.

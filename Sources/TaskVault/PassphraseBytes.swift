@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// How a passphrase becomes the bytes the KDF reads
@@ -10,8 +10,8 @@ import TaskCrypto
 public enum PassphraseBytes {
   /// The KDF input for `passphrase`, in locked memory.
   ///
-  /// The normalisation passes through a Swift `String`, which cannot be
-  /// wiped; only passphrases with a non-ASCII byte take that path
+  /// The normalisation reads the passphrase through a Swift `String`,
+  /// which cannot be wiped; only passphrases with a non-ASCII byte take that path
   /// (SECURITY.md, "Secrets in memory").
   ///
   /// - Throws: `TaskVaultError.passphraseTooLong` when normalising makes it
@@ -21,14 +21,26 @@ public enum PassphraseBytes {
       raw.contains { $0 >= 0x80 } && String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) != nil
     }
     guard needsNormalising else { return passphrase }
-    let composed = passphrase.withUnsafeBytes { raw in
-      String(decoding: raw.bindMemory(to: UInt8.self), as: UTF8.self).precomposedStringWithCanonicalMapping
+    // NFC from the Swift standard library (the normalisation String
+    // comparison uses), not Foundation's: linking Foundation's copy costs
+    // every `taskkey` process ~0.6 ms of start-up (issue 14, goal 6). The
+    // composed bytes are counted, then written straight into locked memory.
+    let decoded = passphrase.withUnsafeBytes { raw in
+      String(decoding: raw.bindMemory(to: UInt8.self), as: UTF8.self)
     }
-    var utf8 = Array(composed.utf8)
-    defer { utf8.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-    guard utf8.count <= VaultLimits.maximumPassphraseByteCount else {
+    var count = 0
+    decoded._withNFCCodeUnits { _ in count += 1 }
+    guard count <= VaultLimits.maximumPassphraseByteCount else {
       throw TaskVaultError.passphraseTooLong(limit: VaultLimits.maximumPassphraseByteCount)
     }
-    return try wrapCrypto { try utf8.withUnsafeBytes { try SecureBytes(copying: $0) } }
+    let composed = try wrapCrypto { try SecureBytes(zeroedCount: count) }
+    composed.withUnsafeMutableBytes { buffer in
+      var index = 0
+      decoded._withNFCCodeUnits { byte in
+        buffer[index] = byte
+        index += 1
+      }
+    }
+    return composed
   }
 }

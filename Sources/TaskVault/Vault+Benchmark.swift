@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 extension Vault {
@@ -13,7 +13,10 @@ extension Vault {
   @_spi(Benchmark) public func setItems(
     count: Int, prefix: String, valueByteCount: Int, class itemClass: VaultItemClass
   ) throws {
-    let names = (0..<count).map { prefix + String(format: "%05d", $0) }
+    let names = (0..<count).map { index in
+      let digits = String(index)
+      return prefix + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
+    }
     for name in names {
       try validateItemName(name)
       try validateLabel(name)

@@ -10,7 +10,7 @@ do {
   try ProcessHardening.disableCoreDumps()
   try ProcessHardening.endOnFatalSignals()
 } catch {
-  FileHandle.standardError.write(Data("taskkey: error: cannot harden the process: \(error)\n".utf8))
+  try? FileDescriptor.standardError.write(Array("taskkey: error: cannot harden the process: \(error)\n".utf8))
   exit(71)
 }
 

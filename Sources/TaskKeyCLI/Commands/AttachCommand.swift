@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import TaskAttachments
 import TaskCrypto
+import TaskSystem
 
 /// `taskkey attach seal|open|rewrap`: attachment files sealed with C2SP
 /// chunked encryption inside the TaskKey wrapper (docs/formats/attachment.md).
@@ -96,9 +97,9 @@ extension AttachDirection {
     case (nil, let output?):
       return try calls.descriptorToFile(descriptors.input, output, keyring, record, progress)
     case (let input?, nil):
-      let handle = try inputHandle(input)
-      return try withExtendedLifetime(handle) {
-        try calls.descriptorToDescriptor(handle.fileDescriptor, descriptors.output, keyring, record, progress)
+      let file = try inputFile(input)
+      return try withExtendedLifetime(file) {
+        try calls.descriptorToDescriptor(file.descriptor.rawValue, descriptors.output, keyring, record, progress)
       }
     case (nil, nil):
       return try calls.descriptorToDescriptor(descriptors.input, descriptors.output, keyring, record, progress)
@@ -130,11 +131,12 @@ enum AttachOpen: AttachDirection {
 }
 
 /// Opens an input file for streaming.
-private func inputHandle(_ path: String) throws -> FileHandle {
-  guard let handle = FileHandle(forReadingAtPath: path) else {
+private func inputFile(_ path: String) throws -> OpenFile {
+  do {
+    return try OpenFile.reading(path)
+  } catch {
     throw CLIError.cannotOpen(path: path, reason: "no such file, or not readable")
   }
-  return handle
 }
 
 /// What `attach seal`, `open`, `store` and `rewrap` share: the record, the

@@ -53,7 +53,7 @@ struct DoctorCommand: Command {
       for finding in report.findings {
         let mark = finding.repaired ? "fixed" : finding.severity.rawValue
         try streams.print(
-          "\(mark.padding(toLength: 8, withPad: " ", startingAt: 0))\(finding.check): \(finding.message)")
+          "\(padded(mark, to: 8))\(finding.check): \(finding.message)")
       }
     }
     if !report.healthy { throw QuietExit(code: .doctorProblems) }

@@ -1,5 +1,5 @@
 import AssistantKeys
-import Foundation
+import FoundationEssentials
 
 /// `taskkey list`: the assistant keys, revoked ones marked; never a key.
 struct ListCommand: Command {
@@ -29,9 +29,8 @@ struct ListCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let keys = try openRegistry(streams).keys().map(KeyDescription.init)
     if json {
-      let data = try JSONSerialization.data(
-        withJSONObject: ["keys": keys.map(\.jsonObject)], options: [.sortedKeys, .withoutEscapingSlashes])
-      return try streams.write(Array(data) + [UInt8(ascii: "\n")])
+      let data = try JSONValue.object(["keys": .array(keys.map(\.jsonObject))]).bytes()
+      return try streams.write(data + [UInt8(ascii: "\n")])
     }
     let times = TimeText(streams)
     func minute(_ date: Date?, _ none: String) -> String { date.map(times.showMinute) ?? none }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// `taskkey vectors`: the group of `vectors check`.
 struct VectorsCommand: CommandGroup {
@@ -48,18 +48,19 @@ struct VectorsCheckCommand: Command {
     let failed = reports.reduce(0) { $0 + $1.failed }
     let skipped = reports.reduce(0) { $0 + $1.skipped }
     if json {
-      let object: [String: Any] = [
-        "files": reports.map {
-          [
-            "path": $0.path, "format": $0.format ?? NSNull(), "passed": $0.passed, "failed": $0.failed,
-            "skipped": $0.skipped, "failures": $0.failures, "skipped_groups": $0.skippedGroups,
-          ] as [String: Any]
-        },
-        "passed": passed, "failed": failed, "skipped": skipped,
-        "files_passed": reports.count - filesFailed, "files_failed": filesFailed,
-      ]
-      let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-      try streams.write(Array(data) + [UInt8(ascii: "\n")])
+      let object = JSONValue.object([
+        "files": .array(
+          reports.map {
+            .object([
+              "path": .string($0.path), "format": .optional($0.format), "passed": .int($0.passed),
+              "failed": .int($0.failed), "skipped": .int($0.skipped), "failures": .strings($0.failures),
+              "skipped_groups": .strings($0.skippedGroups),
+            ])
+          }),
+        "passed": .int(passed), "failed": .int(failed), "skipped": .int(skipped),
+        "files_passed": .int(reports.count - filesFailed), "files_failed": .int(filesFailed),
+      ])
+      try streams.write(try object.bytes() + [UInt8(ascii: "\n")])
     } else {
       for report in reports {
         try streams.print(
@@ -76,15 +77,15 @@ struct VectorsCheckCommand: Command {
 
   /// A file as itself; a directory as its *.json files, sorted, recursively.
   static func expand(_ path: String) throws -> [String] {
-    var isDirectory: ObjCBool = false
+    var isDirectory = false
     guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
       throw CLIError.cannotOpen(path: path, reason: "no such file or directory")
     }
-    guard isDirectory.boolValue else { return [path] }
-    guard let enumerator = FileManager.default.enumerator(atPath: path) else {
+    guard isDirectory else { return [path] }
+    guard let subpaths = try? FileManager.default.subpathsOfDirectory(atPath: path) else {
       throw CLIError.cannotOpen(path: path, reason: "cannot list the directory")
     }
-    return enumerator.compactMap { $0 as? String }.filter { $0.hasSuffix(".json") }.sorted()
-      .map { (path as NSString).appendingPathComponent($0) }
+    return subpaths.filter { $0.hasSuffix(".json") }.sorted()
+      .map { (path.hasSuffix("/") ? path : path + "/") + $0 }
   }
 }

@@ -51,7 +51,7 @@ enum HelpText {
     let head = "  " + name
     var result: [String]
     if head.count <= column - 2 {
-      result = [head.padding(toLength: column, withPad: " ", startingAt: 0) + (lines.first ?? "")]
+      result = [padded(head, to: column) + (lines.first ?? "")]
       result += lines.dropFirst().map { indent + $0 }
     } else {
       result = [head] + lines.map { indent + $0 }
@@ -73,4 +73,11 @@ enum HelpText {
     if !line.isEmpty { lines.append(line) }
     return lines
   }
+}
+
+/// `text` cut or padded with spaces to exactly `width` characters (what
+/// Foundation's `padding(toLength:withPad:startingAt:)` did, without
+/// linking Foundation's string code into the binary).
+func padded(_ text: String, to width: Int) -> String {
+  text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
 }

@@ -113,7 +113,7 @@ extension ShellDialect {
 
 /// The shell-quoted word list `'a' 'b'`.
 func shellWords(_ words: [String]) -> String {
-  words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+  words.map { "'" + $0.replacing("'", with: "'\\''") + "'" }.joined(separator: " ")
 }
 
 /// bash: `compgen` and `complete` only, so it works without the

@@ -1,7 +1,7 @@
 /// `taskkey.1` in man(7) format, printed from the command declarations.
 enum ManPage {
   static func escape(_ text: String) -> String {
-    text.replacingOccurrences(of: "\\", with: "\\e").replacingOccurrences(of: "-", with: "\\-")
+    text.replacing("\\", with: "\\e").replacing("-", with: "\\-")
       .split(separator: "\n", omittingEmptySubsequences: false)
       .map { $0.hasPrefix(".") || $0.hasPrefix("'") ? "\\&" + $0 : String($0) }
       .joined(separator: "\n")
@@ -40,7 +40,7 @@ enum ManPage {
         page += ".TP\n.B \(escape(option.synopsis))\n\(escape(HelpText.optionHelp(option, spec)))\n"
       }
       if !spec.discussion.isEmpty {
-        page += ".PP\n\(escape(spec.discussion.replacingOccurrences(of: "\n", with: " ")))\n"
+        page += ".PP\n\(escape(spec.discussion.replacing("\n", with: " ")))\n"
       }
       if !spec.example.isEmpty { page += ".PP\nExample:\n.nf\n\(escape(spec.example))\n.fi\n" }
     }

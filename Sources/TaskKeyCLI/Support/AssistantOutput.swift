@@ -1,5 +1,5 @@
 import AssistantKeys
-import Foundation
+import FoundationEssentials
 
 /// What `mint`, `rotate`, `verify` and `list` show about a key: never the
 /// key itself. `expires` is when the key stops verifying, so an
@@ -51,24 +51,24 @@ struct KeyDescription {
 
   /// The JSON object: every field of the record shape (null when absent),
   /// or the identity shape for a verified key.
-  var jsonObject: [String: Any] {
-    func time(_ date: Date?) -> Any { date.map(isoTime) ?? NSNull() }
-    var object: [String: Any] = ["id": id, "name": name, "trust": trust, "grants": grants, "expires": time(expires)]
+  var jsonObject: JSONValue {
+    func time(_ date: Date?) -> JSONValue { .optional(date.map(isoTime)) }
+    var object: [String: JSONValue] = [
+      "id": .string(id), "name": .string(name), "trust": .string(trust), "grants": .strings(grants),
+      "expires": time(expires),
+    ]
     if let status {
       object["created"] = time(created)
-      object["status"] = status
+      object["status"] = .string(status)
       object["revoked"] = time(revoked)
       object["overlap_until"] = time(overlapUntil)
       object["last_used"] = time(lastUsed)
     }
-    return object
+    return .object(object)
   }
 
   /// The JSON text of `jsonObject`, keys sorted.
-  func json() throws -> String {
-    let data = try JSONSerialization.data(withJSONObject: jsonObject, options: [.sortedKeys, .withoutEscapingSlashes])
-    return String(decoding: data, as: UTF8.self)
-  }
+  func json() throws -> String { try jsonObject.text() }
 }
 
 /// Writes a freshly minted key: alone on standard output (straight from
