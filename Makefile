@@ -72,9 +72,9 @@ gate-load: deps gate-venv
 	  BENCH_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker-gate-bench" \
 	  $(GATE_VENV)/bin/python -W ignore::ResourceWarning Apps/Tasker/Tests/GateMCPTests/load.py
 
-# The tasker users run: release, with the Swift runtime and Foundation
-# (--static-swift-stdlib) and Debian's libcrypto, libsodium, SQLite and
-# libstdc++ archives linked in (static-link.sh says how), libmicrohttpd
+# The tasker users run: release, with the Swift runtime and FoundationEssentials
+# (--static-swift-stdlib; no CoreFoundation) and Debian's libcrypto, libsodium,
+# SQLite and libstdc++ archives linked in (static-link.sh says how), libmicrohttpd
 # loaded only by `tasker mcp --http`, and no $ORIGIN run path: a command
 # starts by loading libc, libm and libgcc_s alone. Its own build folder
 # leaves the debug and test builds as they are. Rebuild it when Debian

@@ -56,7 +56,7 @@ let package = Package(
     // The command layer: parsing, output, the one map from errors to exit codes.
     .target(
       name: "TaskerCLI",
-      dependencies: ["TaskerCore", "TaskerGate"]
+      dependencies: ["TaskerCore", "TaskerGate"] + taskKey("TaskSystem")
     ),
     .executableTarget(
       name: "tasker",

@@ -9,7 +9,10 @@
 #
 # --check fails when BINARY needs a shared library other than glibc's (libc,
 # libm, the loader) and libgcc_s, so a link that silently fell back to the
-# shared libraries is caught.
+# shared libraries is caught, and when it links Foundation's CoreFoundation
+# (__CFInitialize): tasker uses FoundationEssentials only, and one call into
+# Foundation proper (NSString, FileHandle, JSONSerialization, ...) would pull
+# CoreFoundation and ICU back into every start.
 #
 # SwiftPM turns each system library's pkg-config file into -L<libdir> -l<name>,
 # and with Debian's own files that -L is /usr/lib/x86_64-linux-gnu, where the
@@ -29,7 +32,11 @@ if [[ ${1:-} == --check ]]; then
     echo "static-link.sh: $binary still loads: $(tr '\n' ' ' <<<"$extra")" >&2
     exit 1
   fi
-  echo "static-link.sh: $binary loads only: $(tr '\n' ' ' <<<"$needed")"
+  if nm "$binary" 2>/dev/null | grep ' __CFInitialize$' >/dev/null; then
+    echo "static-link.sh: $binary links CoreFoundation again (a Foundation API outside FoundationEssentials)" >&2
+    exit 1
+  fi
+  echo "static-link.sh: $binary loads only: $(tr '\n' ' ' <<<"$needed")(no CoreFoundation)"
   exit 0
 fi
 

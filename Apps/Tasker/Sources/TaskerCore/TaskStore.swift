@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 import TaskSystem
 
@@ -361,7 +361,7 @@ public final class TaskStore {
   }
 
   static func check(title: String) throws {
-    guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+    guard !title.allSatisfy(\.isWhitespace) else {
       throw TaskerError.invalidValue(field: "title", reason: "a title must not be empty")
     }
   }

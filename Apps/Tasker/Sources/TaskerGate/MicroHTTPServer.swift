@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 
 // The gate's HTTP binding: libmicrohttpd does all HTTP parsing. This is the
 // only file of the app that imports CMicroHTTPD, which loads the library

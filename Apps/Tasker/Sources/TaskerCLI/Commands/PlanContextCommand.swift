@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskerCore
 
 /// `tasker plan-context`: what a planning provider would be given.
