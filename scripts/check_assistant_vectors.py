@@ -2,9 +2,11 @@
 """An independent reader of the assistant-key formats, written from
 SECURITY.md ("Assistant keys") alone, with the Python standard library only.
 
-It re-derives every case of Vectors/assistant-key-v1.json and
-Vectors/assistant-registry-v1.json and exits non-zero on any difference, so
-the specification and the Swift code are checked against each other.
+It re-derives every case of Vectors/assistant-key-v1.json,
+Vectors/assistant-registry-v1.json, Vectors/assistant-registry-v2.json and
+Vectors/assistant-last-used-v1.json and exits non-zero on any difference,
+so the specification (docs/formats/) and the Swift code are checked against
+each other.
 
     python3 scripts/check_assistant_vectors.py [VECTORS_DIR]
 """
@@ -103,7 +105,7 @@ def open_frame(data: bytes, key: bytes, header: bytes, header_stem: bytes):
 
 
 def parse_registry(data: bytes, key: bytes):
-    """Returns {digest: entry} or raises Damaged(kind)."""
+    """Returns ({digest: entry}, generation) or raises Damaged(kind)."""
     lines = open_frame(data, key, HEADER, HEADER_STEM)
     if not lines or not re.fullmatch(rb"generation " + NUMBER.encode(), lines[0]) or lines[0] == b"generation 0":
         raise Damaged("malformed")
@@ -124,7 +126,123 @@ def parse_registry(data: bytes, key: bytes):
         }
     if ids != sorted(set(ids)) or len(ids) > MAX_KEYS:
         raise Damaged("malformed")
-    return entries
+    return entries, int(lines[0][len(b"generation "):])
+
+
+# Version 2 (docs/formats/registry.md, "Version 2 layout" onwards).
+V2_LINE = b"taskkey assistant-key registry v2\n"
+V2_HEADER, V2_ENTRY, V2_MAC_AT = 110, 44, 78
+V2_MAX_KEYS = 1_000_000
+V2_RECORD = range(33, 1303 + 1)
+V2_MAX_FILE = 110 + V2_MAX_KEYS * (44 + 1303)
+HEADER_LABEL = b"TaskKey registry v2 header\x00"
+RECORD_LABEL = b"TaskKey registry v2 record\x00"
+
+
+def v2_header(data: bytes, key: bytes, anchor: int):
+    """Steps 3-6: (generation, count, records offset) or Damaged."""
+    if len(data) < V2_HEADER:
+        raise Damaged("malformed")
+    mac = hmac.new(key, HEADER_LABEL + data[:V2_MAC_AT], hashlib.sha256).digest()
+    if not hmac.compare_digest(mac, data[V2_MAC_AT:V2_HEADER]):
+        raise Damaged("authentication_failed")
+    generation, count = int.from_bytes(data[34:42], "big"), int.from_bytes(data[42:46], "big")
+    index_offset, index_length, records_offset, records_length = (
+        int.from_bytes(data[at:at + 8], "big") for at in (46, 54, 62, 70))
+    if generation == 0 or count > V2_MAX_KEYS:
+        raise Damaged("malformed")
+    if (index_offset, index_length, records_offset) != (V2_HEADER, V2_ENTRY * count, V2_HEADER + V2_ENTRY * count) \
+            or records_offset > len(data) or records_length != len(data) - records_offset:
+        raise Damaged("malformed")
+    if generation < anchor:
+        raise Damaged("rolled_back")
+    return generation, count, records_offset
+
+
+def v2_entry(data: bytes, index: int, records_offset: int):
+    at = V2_HEADER + V2_ENTRY * index
+    digest, offset = data[at:at + 32], int.from_bytes(data[at + 32:at + 40], "big")
+    length = int.from_bytes(data[at + 40:at + 44], "big")
+    if offset < records_offset or length not in V2_RECORD or offset + length > len(data):
+        raise Damaged("malformed")
+    return digest, offset, length
+
+
+def v2_record(data: bytes, key: bytes, generation: int, digest: bytes, offset: int, length: int):
+    """Steps 8-9: the record's MAC, then a canonical key line for `digest`."""
+    body, tag = data[offset:offset + length - 32], data[offset + length - 32:offset + length]
+    mac = hmac.new(key, RECORD_LABEL + generation.to_bytes(8, "big") + body, hashlib.sha256).digest()
+    if not hmac.compare_digest(mac, tag):
+        raise Damaged("authentication_failed")
+    try:
+        line = body.decode("ascii")
+    except UnicodeDecodeError:
+        raise Damaged("malformed")
+    if not KEY_LINE.fullmatch(line):
+        raise Damaged("malformed")
+    fields = line.split(" ")
+    grants = [] if fields[8] == "-" else fields[8].split(",")
+    if public_id(bytes.fromhex(fields[2])) != fields[1] or grants != sorted(set(grants)) \
+            or bytes.fromhex(fields[2]) != digest:
+        raise Damaged("malformed")
+    return {"id": fields[1], "expires": None if fields[4] == "-" else int(fields[4]), "revocation": fields[5],
+            "trust": fields[6], "name": fields[7], "grants": grants}
+
+
+def open_registry(data: bytes, key: bytes, anchor: int):
+    """Steps 1-2: ("v2", header) or ("v1", {digest: entry})."""
+    if len(data) > V2_MAX_FILE:
+        raise Damaged("too_large")
+    if data.startswith(V2_LINE):
+        return "v2", v2_header(data, key, anchor)
+    entries, generation = parse_registry(data, key)
+    if generation < anchor:
+        raise Damaged("rolled_back")
+    return "v1", entries
+
+
+def verify_lookup(data: bytes, key: bytes, digest: bytes, anchor: int):
+    """Verify's steps 1-9: the entry for `digest`, or None (unknown_key)."""
+    kind, opened = open_registry(data, key, anchor)
+    if kind == "v1":
+        return opened.get(digest)
+    generation, count, records_offset = opened
+    low, high = 0, count
+    while low < high:
+        middle = (low + high) // 2
+        found, offset, length = v2_entry(data, middle, records_offset)
+        if found == digest:
+            return v2_record(data, key, generation, digest, offset, length)
+        if found < digest:
+            low = middle + 1
+        else:
+            high = middle
+    return None
+
+
+def full_read(data: bytes, key: bytes, anchor: int):
+    """The full read of list and every write (steps 1-6, then 7-9)."""
+    kind, opened = open_registry(data, key, anchor)
+    if kind == "v1":
+        return opened
+    generation, count, records_offset = opened
+    entries, expected = [], records_offset
+    for index in range(count):
+        digest, offset, length = v2_entry(data, index, records_offset)
+        if offset != expected or (entries and entries[-1][0] >= digest):
+            raise Damaged("malformed")
+        expected += length
+        entries.append((digest, offset, length))
+    if expected != len(data):
+        raise Damaged("malformed")
+    parsed, ids = {}, set()
+    for digest, offset, length in entries:
+        entry = v2_record(data, key, generation, digest, offset, length)
+        if entry["id"] in ids:
+            raise Damaged("malformed")
+        ids.add(entry["id"])
+        parsed[digest] = entry
+    return parsed
 
 
 LAST_USED_HEADER = b"taskkey assistant-key last-used v1"
@@ -178,7 +296,7 @@ def main() -> int:
     for case in registry["tests"]:
         got = (None, None, None)
         try:
-            entries = parse_registry(case.get("registry", registry["registry"]).encode(), key)
+            entries, _ = parse_registry(case.get("registry", registry["registry"]).encode(), key)
             entry = entries.get(hashlib.sha256(case["key"].encode()).digest())
             if entry is None:
                 got = ("invalid", "unknown_key", None)
@@ -197,6 +315,38 @@ def main() -> int:
             failures += 1
             print(f"assistant-registry case {case['id']} ({case['comment']}): got {got}, want {want}")
 
+    registry2 = json.loads((directory / "assistant-registry-v2.json").read_text())
+    assert registry2["format"] == "assistant-registry" and registry2["version"] == 2
+    key, now = bytes.fromhex(registry2["integrity_key"]), registry2["now"]
+    for case in registry2["tests"]:
+        data = bytes.fromhex(case.get("registry", registry2["registry"]))
+        anchor = case.get("anchor") or 0
+        try:
+            full_read(data, key, anchor)
+            listed = "valid"
+        except Damaged as damage:
+            listed = str(damage)
+        try:
+            entry = verify_lookup(data, key, hashlib.sha256(case["key"].encode()).digest(), anchor)
+            if entry is None:
+                got = ("invalid", "unknown_key", None)
+            else:
+                result, error = decide(entry, now)
+                got = (result, error, None)
+                end = entry["expires"]
+                if entry["revocation"].startswith("until:"):
+                    until = int(entry["revocation"][6:])
+                    end = until if end is None else min(end, until)
+                if result == "valid" and (entry["id"], entry["name"], entry["trust"], entry["grants"], end) != (
+                        case["public_id"], case["name"], case["trust"], case["grants"], case.get("expires")):
+                    got = ("wrong identity", None, None)
+        except Damaged as damage:
+            got = ("invalid", "registry_damaged", str(damage))
+        want = (case["result"], case.get("error"), case.get("damage"), case["list"])
+        if got + (listed,) != want:
+            failures += 1
+            print(f"assistant-registry v2 case {case['id']} ({case['comment']}): got {got + (listed,)}, want {want}")
+
     last_used = json.loads((directory / "assistant-last-used-v1.json").read_text())
     assert last_used["format"] == "assistant-last-used" and last_used["version"] == 1
     key = bytes.fromhex(last_used["integrity_key"])
@@ -210,7 +360,7 @@ def main() -> int:
             failures += 1
             print(f"assistant-last-used case {case['id']} ({case['comment']}): got {got}, want {want}")
 
-    total = len(keys["tests"]) + len(registry["tests"]) + len(last_used["tests"])
+    total = len(keys["tests"]) + len(registry["tests"]) + len(registry2["tests"]) + len(last_used["tests"])
     print(f"assistant vectors: {total - failures} of {total} cases agree with docs/formats/")
     return 1 if failures else 0
 

@@ -243,6 +243,7 @@ CHECKERS = {
     ("key-file", 1): check_key_file,
     ("sync-import", 1): check_sync_import,
     ("assistant-registry", 1): check_assistant,
+    ("assistant-registry", 2): check_assistant,
 }
 
 

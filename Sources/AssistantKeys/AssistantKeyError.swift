@@ -95,7 +95,8 @@ public enum AssistantKeyError: Error, Equatable, Sendable {
     /// without the integrity key, or the key is not the one it was written
     /// under.
     case authenticationFailed
-    /// The file does not follow the format; `line` is 1-based.
+    /// The file does not follow the format; `line` is 1-based in a
+    /// version-1 file, 0 for the file as a whole or a version-2 file.
     case malformed(line: Int, reason: String)
     /// The file names a registry version this build does not read.
     case unsupportedVersion(String)
@@ -186,7 +187,9 @@ extension AssistantKeyError.RegistryDamage: CustomStringConvertible {
     switch self {
     case .authenticationFailed:
       return "integrity check failed: altered without the vault's key, or written under another key"
-    case .malformed(let line, let reason): return "malformed at line \(line): \(reason)"
+    case .malformed(let line, let reason):
+      // Line 0: a defect of the whole file, or of the binary version 2.
+      return line > 0 ? "malformed at line \(line): \(reason)" : "malformed: \(reason)"
     case .unsupportedVersion(let version):
       return "unsupported registry version '\(version.prefix(40))'; upgrade TaskKey"
     case .tooLarge(let count, let limit): return "file of \(count) bytes exceeds the limit of \(limit) bytes"

@@ -37,4 +37,36 @@ extension AssistantKeyRegistry {
       }
     }
   }
+
+  /// A benchmark fixture for registries of up to 10^6 keys: adds `count`
+  /// active keys named `<prefix>-<n>` whose digests are random (no key
+  /// string exists for them, so none can verify) in one durable write.
+  /// Unlike `mintMany` it makes no key in locked memory, so a million
+  /// costs seconds, not a million locked pages.
+  ///
+  /// - Parameters:
+  ///   - count: how many entries; the registry's limit still holds.
+  ///   - prefix: the names' stem, a valid assistant name.
+  /// - Throws: `AssistantKeyError.invalidName`, `.registryFull`,
+  ///   `.idCollision`, and the errors of `mint`'s write.
+  @_spi(Benchmark) public func addFillerKeys(count: Int, prefix: String) throws {
+    _ = try Self.validated(name: prefix + "-\(count)", grants: [])
+    try locked {
+      try mutateHoldingMutex { contents, now in
+        guard contents.entries.count + count <= Self.maximumKeyCount else {
+          throw AssistantKeyError.registryFull(limit: Self.maximumKeyCount)
+        }
+        var seen = Set(contents.entries.map(\.id))
+        for index in 0..<count {
+          let digest = SHA256Digest(bytes: SecureRandom.bytes(count: 32))!
+          let id = AssistantKeyID(digest: digest)
+          guard seen.insert(id).inserted else { throw AssistantKeyError.idCollision }
+          contents.entries.append(
+            RegistryEntry(
+              id: id, digest: digest, created: now, expires: nil, revocation: .none, trust: .standard,
+              name: prefix + "-\(index)", grants: []))
+        }
+      }
+    }
+  }
 }

@@ -17,16 +17,16 @@ extension AssistantKeyRegistry {
         return
       }
       table[id] = now
-      let live = Set(snapshot.contents.entries.map(\.id))
-      try files.replace(
-        files.lastUsedPath, with: LastUsedFormat.encode(table.filter { live.contains($0.key) }, key: key))
+      // Not filtered by the registry's ids (that would read every key):
+      // keys are never removed, and `list` ignores an id it does not hold.
+      try files.replace(files.lastUsedPath, with: LastUsedFormat.encode(table, key: key))
     }
   }
 
   /// The last-used table, or an empty one when the file is missing,
   /// unreadable or refused by `LastUsedFormat.decode` for any reason.
   func readLastUsed() -> [AssistantKeyID: Int64] {
-    guard let read = try? files.read(files.lastUsedPath, limit: RegistryFormat.maximumFileByteCount),
+    guard let read = try? files.read(files.lastUsedPath, limit: LastUsedFormat.maximumFileByteCount),
       let table = try? LastUsedFormat.decode(read.bytes, key: key)
     else { return [:] }
     return table
@@ -59,6 +59,9 @@ extension AssistantKeyRegistry {
 enum LastUsedFormat {
   static let header = "taskkey assistant-key last-used v1"
   static let headerStem = "taskkey assistant-key last-used v"
+  /// The largest file read: 48 MiB, above the 41,000,085 bytes of a line
+  /// (at most 41 bytes) for each of 10^6 keys with header and MAC line.
+  static let maximumFileByteCount = 48 << 20
 
   /// The file's bytes for `table`, lines sorted by id, under `key`.
   static func encode(_ table: [AssistantKeyID: Int64], key: SymmetricKey) -> [UInt8] {
@@ -73,7 +76,7 @@ enum LastUsedFormat {
   ///   `.unsupportedVersion`, `.authenticationFailed` or `.malformed`.
   static func decode(_ bytes: [UInt8], key: SymmetricKey) throws -> [AssistantKeyID: Int64] {
     let lines = try AuthenticatedFile.open(
-      bytes, header: header, headerStem: headerStem, limit: RegistryFormat.maximumFileByteCount, key: key)
+      bytes, header: header, headerStem: headerStem, limit: maximumFileByteCount, key: key)
     var table = [AssistantKeyID: Int64]()
     var previous: AssistantKeyID?
     for (index, line) in lines.enumerated() {

@@ -5,17 +5,19 @@ import TaskSystem
 /// The device's registry of assistant keys: mint, verify (fail closed),
 /// revoke, rotate and list.
 ///
-/// The registry keeps only `SHA-256` of each key string, in one file
+/// The registry keeps only `SHA-256` of each key string, in one indexed
+/// file (docs/formats/registry.md, version 2) whose header and records are
 /// authenticated with HMAC-SHA256 under the caller's integrity key (a
 /// device-only vault item). Whoever can write the file but lacks that key
-/// cannot add a digest, un-revoke a key or change a trust level: the
-/// registry then fails closed and every key is refused.
+/// cannot add a digest, un-revoke a key or change a trust level: the key
+/// concerned (or, for the header, every key) then fails closed.
 ///
 /// Every change is one durable write (temp file, fsync, rename, directory
-/// fsync) under an exclusive `flock`. Verify reads nothing when the file is
-/// unchanged: it checks the file's identity with one `lstat` and looks the
-/// digest up in a dictionary, so it is O(1) in the number of keys, and it
-/// sees every change another process made before it began.
+/// fsync) under an exclusive `flock`. Opening reads the file's 110-byte
+/// header; verify binary-searches the index with `pread` and reads one
+/// record, so it is O(log n) in the number of keys; a key found is cached
+/// while the file is unchanged (one `lstat` per verify), and every change
+/// another process made before a verify began is seen by it.
 ///
 /// One instance may be shared between threads; its calls are serialised.
 public final class AssistantKeyRegistry: @unchecked Sendable {
@@ -26,8 +28,8 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   public static let maximumOverlap: Int64 = 30 * 86_400
   /// The longest key lifetime: 3650 days, in seconds.
   public static let maximumLifetime: Int64 = 3_650 * 86_400
-  /// The most keys one registry holds, revoked keys included: 10,000.
-  public static let maximumKeyCount = RegistryFormat.maximumKeyCount
+  /// The most keys one registry holds, revoked keys included: 1,000,000.
+  public static let maximumKeyCount = RegistryFormatV2.maximumKeyCount
   /// The most capability grants one key carries: 16.
   public static let maximumGrantCount = Validation.maximumGrantCount
 
@@ -44,7 +46,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   var lastUsedKnown: [AssistantKeyID: Int64] = [:]
   /// How many times the registry file was read and parsed (tests check
   /// that verify does not reread an unchanged file).
-  private(set) var loadCount = 0
+  var loadCount = 0
 
   /// Opens the registry in `directory`.
   ///
@@ -104,8 +106,8 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// Decides whether a presented key string is good, failing closed.
   ///
   /// The string is checked against the grammar and its checksum before
-  /// anything is looked up; then `SHA-256(presented)` is looked up in a
-  /// dictionary keyed by digest, whose equality is constant time. A
+  /// anything is looked up; then `SHA-256(presented)` is searched for in
+  /// the registry's index and its one record authenticated. A
   /// success may record the last-used time (at most once a minute per key;
   /// a failure to record it does not fail the verify).
   ///
@@ -121,7 +123,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
     do {
       return try locked {
         try refresh()
-        guard let entry = snapshot.index.entry(for: digest) else { throw AssistantKeyError.unknownKey }
+        guard let entry = try lookup(digest) else { throw AssistantKeyError.unknownKey }
         let now = seconds(clock())
         if case .until(let end) = entry.revocation, now >= end {
           // The overlap ended: make it permanent so a clock set back cannot revive it.
@@ -287,7 +289,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   /// - Throws: `AssistantKeyError.registryDamaged`.
   public func keys() throws -> [AssistantKeyRecord] {
     try locked {
-      try refresh()
+      try refresh(full: true)
       let now = seconds(clock())
       let lastUsed = readLastUsed()
       return snapshot.contents.entries
@@ -298,48 +300,10 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
 
   // MARK: - Internals
 
-  struct Snapshot {
-    var index = RegistryIndex(RegistryFormat.Contents(generation: 0, entries: []))
-    /// The file the contents came from, kept open to pin its identity.
-    var file: OpenFile?
-    var loaded = false
-
-    var contents: RegistryFormat.Contents { index.contents }
-
-    init() {}
-
-    init(contents: RegistryFormat.Contents, file: OpenFile?) {
-      self.index = RegistryIndex(contents)
-      self.file = file
-      self.loaded = true
-    }
-  }
-
   func locked<Result>(_ body: () throws -> Result) rethrows -> Result {
     mutex.lock()
     defer { mutex.unlock() }
     return try body()
-  }
-
-  /// Rereads the registry when the file at its path is not the one cached.
-  /// Writers only ever rename a new file into place, and the cached file is
-  /// held open, so an unchanged (device, inode) means unchanged contents.
-  func refresh() throws {
-    let current = try files.identity(of: files.registryPath)
-    if snapshot.loaded && current == snapshot.file?.identity { return }
-    loadCount += 1
-    if let anchor, let remembered = try? anchor.read() { floor = Swift.max(floor, remembered) }
-    guard let read = try files.read(files.registryPath, limit: RegistryFormat.maximumFileByteCount) else {
-      // A missing registry is an empty one (every key unknown); the next
-      // write continues above the remembered generation.
-      snapshot = Snapshot(contents: .init(generation: floor, entries: []), file: nil)
-      return
-    }
-    let contents = try RegistryFormat.decode(read.bytes, key: key)
-    guard contents.generation >= floor else {
-      throw AssistantKeyError.registryDamaged(.rolledBack(found: contents.generation, expected: floor))
-    }
-    snapshot = Snapshot(contents: contents, file: read.file)
   }
 
   /// Read-modify-write under the `flock`: reread, settle ended overlaps,
@@ -350,13 +314,13 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   ) throws -> Result {
     try files.prepareDirectory()
     return try files.withLock {
-      try refresh()
+      try refresh(full: true)
       var contents = snapshot.contents
       let now = seconds(clock())
       for index in contents.entries.indices { contents.entries[index].settle(at: now) }
       let result = try change(&contents, now)
       contents.generation += 1
-      let file = try files.replace(files.registryPath, with: RegistryFormat.encode(contents, key: key))
+      let file = try files.replace(files.registryPath, with: RegistryFormatV2.encode(contents, key: key))
       snapshot = Snapshot(contents: contents, file: file)
       // The change has taken effect with the rename above, but it is
       // permanent only once the anchor remembers the generation: an older

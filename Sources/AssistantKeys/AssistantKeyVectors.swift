@@ -2,8 +2,8 @@ import FoundationEssentials
 import TaskCrypto
 
 /// Checks the assistant-key vector files (`Vectors/assistant-key-v1.json`,
-/// `Vectors/assistant-registry-v1.json` and
-/// `Vectors/assistant-last-used-v1.json`) against this build, for
+/// `Vectors/assistant-registry-v1.json`, `Vectors/assistant-registry-v2.json`
+/// and `Vectors/assistant-last-used-v1.json`) against this build, for
 /// `taskkey vectors check` and for auditors. The schemas are in
 /// `Vectors/README.md`.
 ///
@@ -12,7 +12,8 @@ import TaskCrypto
 /// parser and decision code that `AssistantKeyRegistry.verify` uses, on the
 /// bytes in the file, without touching the disk.
 public enum AssistantKeyVectors {
-  /// The formats this checker reads (each at version 1).
+  /// The formats this checker reads (each at version 1; the registry at
+  /// versions 1 and 2).
   public static let formats = [KeyFile.format, RegistryFile.format, LastUsedFile.format]
 
   /// The outcome of checking one vector file.
@@ -40,6 +41,16 @@ public enum AssistantKeyVectors {
       formats.contains(format)
     else { return nil }
     var report = Report(format: format, cases: 0, failures: [])
+    if format == RegistryFile.format, header.version == RegistryFileV2.version {
+      do {
+        let file = try JSONDecoder().decode(RegistryFileV2.self, from: data)
+        report.cases = file.tests.count
+        report.failures = try check(file)
+      } catch {
+        report.failures.append("malformed vector file: \(error)")
+      }
+      return report
+    }
     guard header.version == 1 else {
       report.failures.append("unknown version \(header.version.map(String.init) ?? "none") of format '\(format)'")
       return report
@@ -284,7 +295,7 @@ public enum AssistantKeyVectors {
   }
 
   /// The file-level integrity key, or nil when it is not 32 bytes of hex.
-  private static func integrityKey(_ hex: String) throws -> SymmetricKey? {
+  static func integrityKey(_ hex: String) throws -> SymmetricKey? {
     guard let bytes = SHA256Digest(hex: hex)?.bytes else { return nil }
     return try bytes.withUnsafeBytes { try SymmetricKey(copying: $0) }
   }

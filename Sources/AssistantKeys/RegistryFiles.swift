@@ -54,6 +54,24 @@ struct RegistryFiles {
     }
   }
 
+  /// Opens a registry-kind file for random access, or returns nil when it
+  /// does not exist; the open file pins the inode (see `read`).
+  func open(_ path: String) throws -> OpenFile? {
+    try reading { try OpenFile.ownerOnly(path) }
+  }
+
+  /// Random access to `file` by `pread`, its size as `fstat` gave it when
+  /// opened; a failed read is `.registryDamaged(.unreadable)`.
+  func source(_ file: OpenFile) -> RegistrySource {
+    RegistrySource(size: file.size) { offset, count in
+      try reading {
+        var bytes = [UInt8](repeating: 0, count: count)
+        try bytes.withUnsafeMutableBytes { try file.descriptor.read(into: $0, atOffset: UInt64(offset)) }
+        return bytes
+      }
+    }
+  }
+
   /// Replaces `path` with `bytes` durably and atomically (TaskSystem's
   /// `replace`). On failure before the rename the old file is untouched
   /// and the temporary file is removed.
@@ -96,7 +114,7 @@ struct RegistryFiles {
   /// Runs a read-side TaskSystem call: any failure means the registry
   /// cannot be trusted (`registryDamaged`), and a file above the limit is
   /// `.tooLarge`.
-  private func reading<Result>(_ body: () throws -> Result) throws -> Result {
+  func reading<Result>(_ body: () throws -> Result) throws -> Result {
     do {
       return try body()
     } catch SystemError.tooLarge(_, let count, let limit) {

@@ -68,7 +68,8 @@ struct RegistryIndex {
   }
 }
 
-/// The registry file, version 1 (SECURITY.md "Registry file"):
+/// The registry file, version 1 (docs/formats/registry.md), still read
+/// and replaced by version 2 at the next write:
 ///
 ///     "taskkey assistant-key registry v1" LF
 ///     "generation " <decimal> LF
@@ -80,9 +81,10 @@ struct RegistryIndex {
 enum RegistryFormat {
   static let header = "taskkey assistant-key registry v1"
   static let headerStem = "taskkey assistant-key registry v"
-  /// The largest registry file read: 16 MiB.
+  /// The largest version-1 registry file read: 16 MiB.
   static let maximumFileByteCount = 16 << 20
-  /// The most keys one registry holds, revoked ones included.
+  /// The most keys a version-1 file holds (the limit of the builds that
+  /// wrote it); version 2 holds `RegistryFormatV2.maximumKeyCount`.
   static let maximumKeyCount = 10_000
 
   struct Contents: Equatable {

@@ -7,8 +7,11 @@ import TaskCrypto
 /// a vault of its own (fast test KDF: these goals time reads, not the
 /// passphrase KDF), filled in one write through the `Benchmark` SPI.
 enum ScaleBench {
-  /// Registry sizes: from 10 keys to the registry's limit.
-  static let keyCounts = [10, 1_000, AssistantKeyRegistry.maximumKeyCount]
+  /// Registry sizes: from 10 keys to the registry's limit (10^6, left
+  /// out under `--quick`).
+  static func keyCounts(quick: Bool) -> [Int] {
+    [10, 10_000, 100_000] + (quick ? [] : [AssistantKeyRegistry.maximumKeyCount])
+  }
   /// Vault items: the per-store limit, in one store.
   static let itemCount = VaultLimits.maximumItemCount
 
@@ -33,12 +36,16 @@ enum ScaleBench {
     var rows = [Row]()
     var warm = [Double]()
     var cold = [Double]()
-    var minted = 0
+    let keyCounts = keyCounts(quick: quick)
+    // One real key (a benchmark key, not a secret: kept as a String like a
+    // server's header); the rest are fillers with random digests, added in
+    // one write per size through the `Benchmark` SPI.
+    let real = try registry.mint(name: "bench-real")
+    let presented = real.key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+    var filled = 1
     for count in keyCounts {
-      let keys = try registry.mintMany(count: count - minted, prefix: "bench\(minted)")
-      minted = count
-      // A benchmark key, not a secret: kept as a String like a server's header.
-      let presented = keys[keys.count / 2].withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+      try registry.addFillerKeys(count: count - filled, prefix: "bench\(filled)")
+      filled = count
       // Warm: a new instance (as a server holds one), loaded once.
       let server = try AssistantKeyRegistry(vault: try Vault(at: home))
       _ = try server.verify(presented)
@@ -75,6 +82,20 @@ enum ScaleBench {
           name: "taskkey verify, cold / empty Swift main (dynamic runtime)", size: "\(count) keys",
           measured: String(format: "%.2f ms, %.2fx", milliseconds, result.ratios[0].median),
           spread: result.ratios[0].spread, goal: "<= 2.50x", met: result.ratios[0].median <= 2.5))
+    }
+    // One write each at the largest size, as a new process: the whole
+    // file read and checked, every record re-MACed, written and synced.
+    let largest = "\(keyCounts.last!) keys"
+    for (name, arguments) in [
+      ("taskkey mint (one new key), one process", [scratch.taskkey, "mint", "--name", "bench-new"]),
+      ("taskkey revoke (one key), one process", [scratch.taskkey, "revoke", real.key.id.text]),
+    ] {
+      let (elapsed, peak) = try run(arguments, output: "/dev/null")
+      rows.append(
+        Row(
+          name: name, size: largest,
+          measured: String(format: "%.2f s, peak RSS %d MiB", Double(elapsed) / 1e9, peak >> 10), spread: "-",
+          goal: "-", met: nil))
     }
     let range = "\(keyCounts.first!)-\(keyCounts.last!) keys"
     rows.append(

@@ -42,8 +42,43 @@ final class RegistryFixture {
       fileSystem: fileSystem)
   }
 
+  /// The registry file's bytes.
+  func registryBytes() throws -> [UInt8] {
+    [UInt8](try Data(contentsOf: URL(fileURLWithPath: registryPath)))
+  }
+
+  /// The registry file as text: version 2 is binary, so its non-ASCII
+  /// bytes read as U+FFFD; the record bodies (key lines) read as written.
   func registryText() throws -> String {
-    try String(contentsOfFile: registryPath, encoding: .utf8)
+    String(decoding: try registryBytes(), as: UTF8.self)
+  }
+
+  /// Replaces the version-2 file that the writes made by the version-1
+  /// encoding of the same keys and generation, under the fixture's key:
+  /// a registry as a build before version 2 left it.
+  func downgradeToVersion1() throws {
+    let contents = try RegistryReading.decode(try registryBytes(), key: key)
+    try overwriteRegistry(RegistryFormat.encode(contents, key: key))
+  }
+
+  /// Replaces every `original` by `replacement` (same length, so the
+  /// binary layout holds) in the registry's bytes.
+  func editRegistry(replacing original: String, with replacement: String) throws {
+    let bytes = try registryBytes()
+    let (from, to) = (Array(original.utf8), Array(replacement.utf8))
+    precondition(from.count == to.count)
+    var edited = bytes
+    var index = 0
+    while index + from.count <= edited.count {
+      if edited[index..<(index + from.count)].elementsEqual(from) {
+        edited.replaceSubrange(index..<(index + from.count), with: to)
+        index += from.count
+      } else {
+        index += 1
+      }
+    }
+    precondition(edited != bytes, "'\(original)' is not in the registry")
+    try overwriteRegistry(edited)
   }
 
   /// Overwrites the registry file in place, as an attacker with write access would.

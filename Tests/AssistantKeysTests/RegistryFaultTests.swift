@@ -15,7 +15,7 @@ import Testing
     let fixture = try RegistryFixture()
     let registry = try fixture.open()
     let kept = try registry.mint(name: "kept")
-    let before = try fixture.registryText()
+    let before = try fixture.registryBytes()
     fixture.fault = { failing, path in failing == step && path.contains(".registry") ? EIO : nil }
     let error = assistantError { _ = try registry.mint(name: "new") }
     guard case .system(.failed(let call, _, let code))? = error else {
@@ -29,7 +29,7 @@ import Testing
       return
     }
     fixture.fault = nil
-    #expect(try fixture.registryText() == before)
+    #expect(try fixture.registryBytes() == before)
     #expect(try fixture.open().verify(kept.key.testString).name == "kept")
     let leftovers = try FileManager.default.contentsOfDirectory(atPath: fixture.directory).filter {
       $0.hasSuffix(".tmp")

@@ -6,8 +6,10 @@ import Testing
 
 @testable import AssistantKeys
 
-/// Someone who can write the registry file but does not hold the vault's
-/// integrity key: every edit must make the registry fail closed.
+/// Someone who can write a version-1 registry file (one MAC over the
+/// whole file, still read after an upgrade) but does not hold the vault's
+/// integrity key: every edit must make the registry fail closed. Version
+/// 2's rejections are in `RegistryV2Tests`.
 @Suite struct RegistryTamperTests {
   /// A registry with a restricted key, a revoked key and a good key.
   struct Scene {
@@ -23,6 +25,7 @@ import Testing
     let restricted = try registry.mint(name: "reader", trust: .restricted, grants: ["notes:read"])
     let revoked = try registry.mint(name: "old")
     try registry.revoke(revoked.key.id)
+    try fixture.downgradeToVersion1()
     return Scene(fixture: fixture, restricted: restricted, revoked: revoked, text: try fixture.registryText())
   }
 
@@ -141,8 +144,8 @@ import Testing
 
   @Test func unknownVersionIsRefusedAsUnsupported() throws {
     let scene = try scene()
-    try scene.fixture.overwriteRegistry(scene.text.replacingOccurrences(of: "registry v1\n", with: "registry v2\n"))
-    expectFailsClosed(scene, .unsupportedVersion("v2"))
+    try scene.fixture.overwriteRegistry(scene.text.replacingOccurrences(of: "registry v1\n", with: "registry v3\n"))
+    expectFailsClosed(scene, .unsupportedVersion("v3"))
   }
 
   @Test func emptyFileIsRefused() throws {
@@ -190,7 +193,7 @@ import Testing
     let fixture = try RegistryFixture()
     let registry = try fixture.open()
     let minted = try registry.mint(name: "agent")
-    let before = Array(try fixture.registryText().utf8)
+    let before = try fixture.registryBytes()
     try registry.revoke(minted.key.id)
     try fixture.overwriteRegistry(before)
     #expect(try fixture.open().verify(minted.key.testString).name == "agent")

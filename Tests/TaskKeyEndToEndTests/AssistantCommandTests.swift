@@ -101,8 +101,10 @@ struct AssistantCommandTests {
     codes["expired"] = try vault.run(["verify"], text: expiring.key).status
     let registry = vault.directory + "/device-only/assistant-keys.registry"
     let original = try Data(contentsOf: URL(fileURLWithPath: registry))
-    let edited = String(decoding: original, as: UTF8.self).replacingOccurrences(of: " good ", with: " gooD ")
-    try Data(edited.utf8).write(to: URL(fileURLWithPath: registry))
+    // The name in the good key's record (version 2 is binary: edit bytes).
+    let edited = original.replacing(Data(" good ".utf8), with: Data(" gooD ".utf8))
+    #expect(edited != original)
+    try edited.write(to: URL(fileURLWithPath: registry))
     let damaged = try vault.run(["verify"], text: good.key)
     codes["damaged"] = damaged.status
     #expect(damaged.stderr.contains("cannot be trusted"))

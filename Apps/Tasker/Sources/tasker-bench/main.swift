@@ -1,12 +1,16 @@
 // tasker-bench: Tasker at scale, each figure next to its floor in the same run.
 //
 //   swift build -c release && .build/release/tasker-bench [--tasks N] [--note-bytes B] [--runs R] [--attachment-mib M]
+//     [--keep DIR] | --lock-kept DIR
 //
 // Makes a throwaway vault (fast test KDF) and database, fills N tasks with
 // B-byte plain notes, then times the release `tasker` binary (wall clock,
 // median of R runs, output to /dev/null) against a floor: the sqlite3 shell
 // running the same query, `tasker --version` (process start), and an SQL
-// UPDATE rewriting the same bytes without any crypto.
+// UPDATE rewriting the same bytes without any crypto. With `--keep DIR` the
+// sealed database and the unlocked vault stay in DIR (TASKER_HOME=DIR/tasker,
+// TASKKEY_HOME=DIR/keys) for scripts/time_commands.py; `--lock-kept DIR`
+// then locks that vault (its session key leaves /dev/shm) and removes DIR.
 import Foundation
 import TaskCrypto
 import TaskVault
@@ -17,12 +21,16 @@ struct Options {
   var noteBytes = 1024
   var runs = 7
   var attachmentMiB = 1024
+  var keep: String?
+  var lockKept: String?
 
   init(_ arguments: [String]) {
     var index = 0
     while index + 1 < arguments.count {
       let value = Int(arguments[index + 1]) ?? 0
       switch arguments[index] {
+      case "--keep": keep = arguments[index + 1]
+      case "--lock-kept": lockKept = arguments[index + 1]
       case "--tasks": tasks = value
       case "--note-bytes": noteBytes = value
       case "--runs": runs = value
@@ -99,24 +107,33 @@ func peakMemory(_ path: String, _ arguments: [String], environment: [String: Str
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if let kept = options.lockKept {
+  do {
+    try Vault(at: kept + "/keys").lock()
+    try FileManager.default.removeItem(atPath: kept)
+  } catch {
+    fail("cannot lock and remove \(kept): \(error)")
+  }
+  exit(0)
+}
 let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
 let tasker = binDirectory + "/tasker"
 guard FileManager.default.isExecutableFile(atPath: tasker) else { fail("no tasker beside the bench: build it first") }
 let sqlite3 = ["/usr/bin/sqlite3", "/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
 guard let sqlite3 else { fail("sqlite3 is not installed (apt-get install sqlite3)") }
 
-let root = NSTemporaryDirectory() + "/tasker-bench-\(ProcessInfo.processInfo.processIdentifier)"
+let root = options.keep ?? NSTemporaryDirectory() + "/tasker-bench-\(ProcessInfo.processInfo.processIdentifier)"
 try? FileManager.default.removeItem(atPath: root)
 try FileManager.default.createDirectory(
   atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-defer { try? FileManager.default.removeItem(atPath: root) }
+defer { if options.keep == nil { try? FileManager.default.removeItem(atPath: root) } }
 let home = TaskerHome(directory: root + "/tasker")
 let keys = root + "/keys"
 let environment = ["TASKER_HOME": home.directory, "TASKKEY_HOME": keys, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
 let passphrase = try Array("bench passphrase".utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
 let vault = try Vault.create(at: keys, passphrase: passphrase, preset: .fastTestOnly)
 try vault.unlock(passphrase: passphrase)
-defer { try? vault.lock() }
+defer { if options.keep == nil { try? vault.lock() } }
 
 // Fill: plain notes, as a database written before encryption was turned on.
 let store = try TaskStore(home: home, keys: VaultKeySource(directory: keys))
@@ -198,7 +215,7 @@ rows.append(("`tasker plan-context --json --limit 1000`", milliseconds(timed(tas
 
 if options.attachmentMiB > 0 {
   let file = root + "/big.bin"
-  FileManager.default.createFile(atPath: file, contents: nil)
+  _ = FileManager.default.createFile(atPath: file, contents: nil)
   let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
   try handle.truncate(atOffset: UInt64(options.attachmentMiB) << 20)
   try handle.close()

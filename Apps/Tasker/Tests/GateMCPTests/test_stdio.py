@@ -123,7 +123,7 @@ class StdioTests(GateTestCase):
         registry = os.path.join(self.home.env["TASKKEY_HOME"], "device-only", "assistant-keys.registry")
         with open(registry, "r+b") as handle:
             data = bytearray(handle.read())
-            data[len(data) // 2] ^= 0x01
+            data[40] ^= 0x01  # in the header (its count): every key is refused
             handle.seek(0)
             handle.write(data)
         self.assertEqual(self.refused_start(good, "registry"), 15)
