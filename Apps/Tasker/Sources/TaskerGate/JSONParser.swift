@@ -3,7 +3,9 @@
 /// it) and nothing else, no trailing commas, comments, leading zeros, `NaN`
 /// or infinities, control characters only escaped, `\u` escapes paired into
 /// scalars (a lone surrogate is an error), and at most `maximumDepth`
-/// nested arrays and objects. A repeated object key keeps its last value.
+/// nested arrays and objects. An object that repeats a key (compared after
+/// unescaping) is refused: RFC 8259 leaves its meaning to each parser, and a
+/// key check must never depend on which copy a reader keeps.
 struct JSONParser {
   /// The deepest nesting of arrays and objects accepted.
   static let maximumDepth = 512
@@ -79,7 +81,7 @@ struct JSONParser {
       skipWhiteSpace()
       guard current == UInt8(ascii: "\""), let key = string() else { return nil }
       skipWhiteSpace()
-      guard take(UInt8(ascii: ":")), let value = value(depth: depth) else { return nil }
+      guard take(UInt8(ascii: ":")), let value = value(depth: depth), members[key] == nil else { return nil }
       members[key] = value
       skipWhiteSpace()
       if take(UInt8(ascii: ",")) { continue }

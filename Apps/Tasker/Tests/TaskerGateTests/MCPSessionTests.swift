@@ -158,7 +158,9 @@ final class JSONValueTests: XCTestCase {
       ])
     XCTAssertEqual(
       parsed?.text, #"[true,false,1,0,-5,1.5,"s",null,{"a":[2]},1000,2,9.223372036854776e+18,-0.0025]"#)
-    XCTAssertEqual(JSONValue.parse(Array(#" {"k": 1, "k": 2} "#.utf8)), ["k": 2], "the last repeated key wins")
+    XCTAssertNil(JSONValue.parse(Array(#" {"k": 1, "k": 2} "#.utf8)), "a repeated key is refused")
+    XCTAssertNil(JSONValue.parse(Array(#"{"a": {"k": 1, "\u006b": 2}}"#.utf8)), "also when spelled with an escape")
+    XCTAssertEqual(JSONValue.parse(Array(#"{"k": 1, "j": {"k": 2}}"#.utf8)), ["k": 1, "j": ["k": 2]])
     XCTAssertEqual(
       JSONValue.parse(Array(#""\ud83d\ude42 \u00e9\/\b\f\n\r\t""#.utf8)), .string("🙂 é/\u{8}\u{c}\n\r\t"))
   }
