@@ -41,13 +41,11 @@ let package = Package(
         .product(name: "TaskAttachments", package: "TaskKey"),
       ]
     ),
-    // libmicrohttpd from Debian (libmicrohttpd-dev); only the gate's HTTP
-    // binding file imports it.
-    .systemLibrary(
-      name: "CMicroHTTPD",
-      pkgConfig: "libmicrohttpd",
-      providers: [.apt(["libmicrohttpd-dev"])]
-    ),
+    // libmicrohttpd from Debian (libmicrohttpd-dev), not linked: a small C
+    // loader opens it with dlopen when `tasker mcp --http` starts a server, so
+    // no other command pays for loading it and its TLS libraries. Only the
+    // gate's HTTP binding file imports it.
+    .target(name: "CMicroHTTPD"),
     // The assistant gate (`tasker mcp`): MCP over stdio and Streamable HTTP,
     // keys checked by AssistantKeys, the decision, approvals and receipts.
     .target(
@@ -58,7 +56,7 @@ let package = Package(
     // The command layer: parsing, output, the one map from errors to exit codes.
     .target(
       name: "TaskerCLI",
-      dependencies: ["TaskerCore", "TaskerGate"]
+      dependencies: ["TaskerCore", "TaskerGate"] + taskKey("TaskSystem")
     ),
     .executableTarget(
       name: "tasker",

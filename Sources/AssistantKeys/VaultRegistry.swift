@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskSystem
 import TaskVault
 
 extension AssistantKeyRegistry {
@@ -34,10 +35,17 @@ extension AssistantKeyRegistry {
   public convenience init(vault: Vault) throws {
     try Self.vaultCall { try vault.prepareDeviceOnlyDirectory() }
     let files = RegistryFiles(directory: vault.deviceOnlyDirectory)
-    let key = try Self.integrityKey(in: vault, files: files)
+    // Both reserved items from one read of the vault (issue 14, goal 6):
+    // reading each would read and decrypt every vault file twice.
+    let found = try Self.vaultCall { try vault.items(named: [Self.integrityKeyItemName, Self.generationItemName]) }
+    let key = try Self.integrityKey(in: vault, files: files, stored: found[Self.integrityKeyItemName])
+    // The anchor's first read (while opening) is the generation just read;
+    // once open, every read reads the vault again.
+    let opening = FirstRead(Self.generation(of: found[Self.generationItemName]))
     try self.init(
-      directory: vault.deviceOnlyDirectory, integrityKey: key, anchor: Self.generationAnchor(in: vault),
+      directory: vault.deviceOnlyDirectory, integrityKey: key, anchor: Self.generationAnchor(in: vault, opening),
       clock: Date.init)
+    _ = opening.take()
   }
 
   /// The device-only vault item that remembers the registry's newest
@@ -49,23 +57,22 @@ extension AssistantKeyRegistry {
   /// Reads and advances `generationItemName`. A missing item reads as 0 (a
   /// new or restored vault); one that is not 8 device-only bytes reads as
   /// the largest generation, so every registry is refused (fail closed).
-  private static func generationAnchor(in vault: Vault) -> GenerationAnchor {
-    let read: @Sendable () throws -> UInt64 = {
-      let item: VaultItem
+  /// A read while `opening` still holds a value returns it (the item as
+  /// `init(vault:)` read it moments before); every other read reads the
+  /// vault again.
+  private static func generationAnchor(in vault: Vault, _ opening: FirstRead) -> GenerationAnchor {
+    let readVault: @Sendable () throws -> UInt64 = {
       do {
-        item = try vault.item(named: generationItemName)
+        return generation(of: try vault.item(named: generationItemName))
       } catch TaskVaultError.itemNotFound {
-        return 0
+        return generation(of: nil)
       }
-      guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly, item.value.count == 8 else {
-        return .max
-      }
-      return item.value.withUnsafeBytes { $0.reduce(0) { $0 << 8 | UInt64($1) } }
     }
+    let read: @Sendable () throws -> UInt64 = { try opening.take() ?? readVault() }
     return GenerationAnchor(
       read: read,
       advance: { generation in
-        guard try read() < generation else { return }
+        guard try readVault() < generation else { return }
         let bytes = try SecureBytes(zeroedCount: 8)
         bytes.withUnsafeMutableBytes { out in
           for index in 0..<8 { out[index] = UInt8(truncatingIfNeeded: generation >> (56 - 8 * index)) }
@@ -78,8 +85,22 @@ extension AssistantKeyRegistry {
       })
   }
 
-  private static func integrityKey(in vault: Vault, files: RegistryFiles) throws -> SymmetricKey {
-    if let key = try storedIntegrityKey(in: vault) { return key }
+  /// The generation an anchor item holds: 0 when missing, the largest
+  /// generation when it is not 8 device-only bytes.
+  private static func generation(of item: VaultItem?) -> UInt64 {
+    guard let item else { return 0 }
+    guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly, item.value.count == 8 else {
+      return .max
+    }
+    return item.value.withUnsafeBytes { $0.reduce(0) { $0 << 8 | UInt64($1) } }
+  }
+
+  /// The integrity key: `stored` (the item as `init(vault:)` read it), or,
+  /// when there is none, the item read again under the registry's lock, or
+  /// a fresh key stored device-only when neither the item nor a registry
+  /// exists.
+  private static func integrityKey(in vault: Vault, files: RegistryFiles, stored: VaultItem?) throws -> SymmetricKey {
+    if let stored { return try checkedIntegrityKey(stored) }
     return try files.withLock {
       if let key = try storedIntegrityKey(in: vault) { return key }
       guard try files.identity(of: files.registryPath) == nil else {
@@ -109,6 +130,11 @@ extension AssistantKeyRegistry {
     } catch AssistantKeyError.vault(.itemNotFound) {
       return nil
     }
+    return try checkedIntegrityKey(item)
+  }
+
+  /// The key an integrity-key item holds, refused unless device-only and 32 bytes.
+  private static func checkedIntegrityKey(_ item: VaultItem) throws -> SymmetricKey {
     guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly else {
       throw AssistantKeyError.registryDamaged(
         .integrityKeyUnavailable(reason: "the item '\(integrityKeyItemName)' is not device-only"))
@@ -129,6 +155,22 @@ extension AssistantKeyRegistry {
       throw AssistantKeyError.vaultLocked
     } catch let error as TaskVaultError {
       throw AssistantKeyError.vault(error)
+    }
+  }
+}
+
+/// A value handed out once, to the first caller that asks (thread-safe).
+final class FirstRead: @unchecked Sendable {
+  private let lock = ThreadLock()
+  private var value: UInt64?
+
+  init(_ value: UInt64) { self.value = value }
+
+  /// The value the first time; nil after.
+  func take() -> UInt64? {
+    lock.withLock {
+      defer { value = nil }
+      return value
     }
   }
 }

@@ -22,42 +22,60 @@ extension AES {
     /// more but nothing in TaskKey needs it.
     public static let maximumPlaintextByteCount = 1 << 30
 
-    /// A sealed message: nonce, ciphertext and tag.
+    /// A sealed message: nonce, ciphertext and tag, held as one buffer.
     ///
     /// Byte layout of `combined`: `nonce (12) || ciphertext (n) || tag (16)`.
+    /// The parts are read from that buffer; a seal writes it in one
+    /// allocation (issue 14, goal 2).
     public struct SealedBox: Sendable, Equatable {
-      /// The 12-byte nonce.
-      public let nonce: [UInt8]
-      /// The ciphertext, as long as the plaintext.
-      public let ciphertext: [UInt8]
-      /// The 16-byte authentication tag.
-      public let tag: [UInt8]
-
       /// `nonce || ciphertext || tag`.
-      public var combined: [UInt8] { nonce + ciphertext + tag }
+      public let combined: [UInt8]
 
-      /// Splits `nonce || ciphertext || tag`.
+      /// The 12-byte nonce (a copy of the first 12 bytes of `combined`).
+      public var nonce: [UInt8] { Array(combined[..<GCM.nonceByteCount]) }
+      /// The ciphertext, as long as the plaintext (a copy).
+      public var ciphertext: [UInt8] {
+        Array(combined[GCM.nonceByteCount..<(combined.count - GCM.tagByteCount)])
+      }
+      /// The 16-byte authentication tag (a copy).
+      public var tag: [UInt8] { Array(combined[(combined.count - GCM.tagByteCount)...]) }
+
+      /// Takes `nonce || ciphertext || tag`, copied once.
       ///
       /// - Throws: `TaskCryptoError.truncated` when fewer than 28 bytes.
       public init<Bytes: ContiguousBytes>(combined: Bytes) throws {
-        // Each part is copied once, straight from the caller's bytes (a
-        // vault store is megabytes).
-        (nonce, ciphertext, tag) = try combined.withUnsafeBytes { bytes in
+        // Copied once, straight from the caller's bytes (a vault store is
+        // megabytes).
+        self.combined = try combined.withUnsafeBytes { bytes in
           guard bytes.count >= GCM.nonceByteCount + GCM.tagByteCount else {
             throw TaskCryptoError.truncated(byteCount: bytes.count)
           }
-          return (
-            Array(bytes[..<GCM.nonceByteCount]),
-            Array(bytes[GCM.nonceByteCount..<(bytes.count - GCM.tagByteCount)]),
-            Array(bytes[(bytes.count - GCM.tagByteCount)...])
-          )
+          return Array(bytes)
         }
       }
 
       init(nonce: [UInt8], ciphertext: [UInt8], tag: [UInt8]) {
-        self.nonce = nonce
-        self.ciphertext = ciphertext
-        self.tag = tag
+        combined = nonce + ciphertext + tag
+      }
+
+      /// A box over `combined`, which the caller made at least 28 bytes.
+      init(checkedCombined: [UInt8]) {
+        combined = checkedCombined
+      }
+
+      /// The ciphertext's length.
+      var ciphertextByteCount: Int { combined.count - GCM.nonceByteCount - GCM.tagByteCount }
+
+      /// Calls `body` with the nonce, ciphertext and tag, in place.
+      func withParts<Result>(
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Result
+      ) rethrows -> Result {
+        try combined.withUnsafeBytes { bytes in
+          try body(
+            UnsafeRawBufferPointer(rebasing: bytes[..<GCM.nonceByteCount]),
+            UnsafeRawBufferPointer(rebasing: bytes[GCM.nonceByteCount..<(bytes.count - GCM.tagByteCount)]),
+            UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - GCM.tagByteCount)...]))
+        }
       }
     }
 
@@ -80,8 +98,11 @@ extension AES {
     ) throws -> SealedBox {
       // The exported specialisation above serves byte arrays: a caller in
       // another module would otherwise run the unspecialised generic code,
-      // whose runtime metadata lookups cost about 0.1 µs a call.
-      try seal(plaintext, using: key, nonce: SecureRandom.nonceBytes(), authenticating: aad)
+      // whose runtime metadata lookups cost about 0.1 µs a call. The work
+      // itself is in the non-generic `sealBytes`.
+      try plaintext.withUnsafeBytes { input in
+        try aad.withUnsafeBytes { aadBytes in try sealBytes(input, using: key, nonce: nil, authenticating: aadBytes) }
+      }
     }
 
     /// Encrypts and authenticates `plaintext` with no associated data.
@@ -102,26 +123,44 @@ extension AES {
     ) throws -> SealedBox {
       precondition(nonce.count == nonceByteCount)
       return try plaintext.withUnsafeBytes { input in
-        guard input.count <= maximumPlaintextByteCount else {
-          throw TaskCryptoError.tooLarge(byteCount: input.count, limit: maximumPlaintextByteCount)
-        }
-        var tag = [UInt8](repeating: 0, count: tagByteCount)
-        let ciphertext = try [UInt8](unsafeUninitializedCapacity: input.count) { buffer, initialized in
-          // Every byte is written by the encryption.
-          try tag.withUnsafeMutableBytes { tagBytes in
-            try nonce.withUnsafeBytes { nonceBytes in
-              try aad.withUnsafeBytes { aadBytes in
-                try sealRaw(
-                  input, using: key, nonce: nonceBytes, authenticating: aadBytes,
-                  UnsafeRawBufferPointer(start: nil, count: 0), ciphertext: UnsafeMutableRawBufferPointer(buffer),
-                  tag: tagBytes)
-              }
-            }
+        try nonce.withUnsafeBytes { nonceBytes in
+          try aad.withUnsafeBytes { aadBytes in
+            try sealBytes(input, using: key, nonce: nonceBytes, authenticating: aadBytes)
           }
-          initialized = input.count
         }
-        return SealedBox(nonce: nonce, ciphertext: ciphertext, tag: tag)
       }
+    }
+
+    /// Seals `input` into one new `nonce || ciphertext || tag` buffer: the
+    /// nonce drawn straight into it (or copied from `nonce`, the test
+    /// seam), then encryption in place.
+    private static func sealBytes(
+      _ input: UnsafeRawBufferPointer,
+      using key: SymmetricKey,
+      nonce: UnsafeRawBufferPointer?,
+      authenticating aad: UnsafeRawBufferPointer
+    ) throws -> SealedBox {
+      guard input.count <= maximumPlaintextByteCount else {
+        throw TaskCryptoError.tooLarge(byteCount: input.count, limit: maximumPlaintextByteCount)
+      }
+      let total = nonceByteCount + input.count + tagByteCount
+      let combined = try [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+        // Every byte is written: the nonce, then the encryption and tag.
+        let out = UnsafeMutableRawBufferPointer(buffer)
+        let nonceOut = UnsafeMutableRawBufferPointer(rebasing: out[..<nonceByteCount])
+        if let nonce {
+          nonceOut.copyMemory(from: nonce)
+        } else {
+          try SecureRandom.nonce(into: nonceOut)
+        }
+        try sealRaw(
+          input, using: key, nonce: UnsafeRawBufferPointer(nonceOut), authenticating: aad,
+          UnsafeRawBufferPointer(start: nil, count: 0),
+          ciphertext: UnsafeMutableRawBufferPointer(rebasing: out[nonceByteCount..<(total - tagByteCount)]),
+          tag: UnsafeMutableRawBufferPointer(rebasing: out[(total - tagByteCount)...]))
+        initialized = total
+      }
+      return SealedBox(checkedCombined: combined)
     }
 
     /// Verifies and decrypts `box`, also verifying `aad`.
@@ -135,7 +174,7 @@ extension AES {
       using key: SymmetricKey,
       authenticating aad: AAD
     ) throws -> [UInt8] {
-      try [UInt8](unsafeUninitializedCapacity: box.ciphertext.count) { buffer, initialized in
+      try [UInt8](unsafeUninitializedCapacity: box.ciphertextByteCount) { buffer, initialized in
         // Every byte is written by the decryption or wiped on failure.
         initialized = buffer.count
         try open(box, using: key, authenticating: aad, into: UnsafeMutableRawBufferPointer(buffer))
@@ -158,7 +197,7 @@ extension AES {
       using key: SymmetricKey,
       authenticating aad: AAD
     ) throws -> SecureBytes {
-      let plaintext = try SecureBytes(zeroedCount: box.ciphertext.count)
+      let plaintext = try SecureBytes(zeroedCount: box.ciphertextByteCount)
       try plaintext.withUnsafeMutableBytes { output in
         try open(box, using: key, authenticating: aad, into: output)
       }
@@ -171,15 +210,11 @@ extension AES {
     private static func open<AAD: ContiguousBytes>(
       _ box: SealedBox, using key: SymmetricKey, authenticating aad: AAD, into output: UnsafeMutableRawBufferPointer
     ) throws {
-      try box.nonce.withUnsafeBytes { nonce in
-        try box.ciphertext.withUnsafeBytes { ciphertext in
-          try box.tag.withUnsafeBytes { tag in
-            try aad.withUnsafeBytes { aadBytes in
-              try openRaw(
-                nonce: nonce, ciphertext: ciphertext, tag: tag, using: key,
-                authenticating: aadBytes, UnsafeRawBufferPointer(start: nil, count: 0), into: output)
-            }
-          }
+      try box.withParts { nonce, ciphertext, tag in
+        try aad.withUnsafeBytes { aadBytes in
+          try openRaw(
+            nonce: nonce, ciphertext: ciphertext, tag: tag, using: key,
+            authenticating: aadBytes, UnsafeRawBufferPointer(start: nil, count: 0), into: output)
         }
       }
     }

@@ -5,10 +5,15 @@ import CSodium
 ///
 /// The storage comes from `sodium_malloc`: it is `mlock`ed so it is not
 /// swapped out, surrounded by guard pages, and excluded from core dumps
-/// (`MADV_DONTDUMP`). `deinit` wipes the whole allocation with
-/// `sodium_free`. The bytes are reachable only inside `withUnsafeBytes`.
+/// (`MADV_DONTDUMP`). Up to 2 KiB shares a 16 KiB `sodium_malloc` region
+/// with other small secrets (`SecretArena`); larger buffers get their own.
+/// `deinit` wipes the bytes (`sodium_memzero` of the slots, or `sodium_free`
+/// of the own allocation). The bytes are reachable only inside
+/// `withUnsafeBytes`.
 public final class SecureBytes: @unchecked Sendable {
   private let base: UnsafeMutableRawPointer
+  /// Whether the bytes are slots of a `SecretArena` region.
+  private let isShared: Bool
   /// The number of secret bytes held.
   public let count: Int
 
@@ -21,11 +26,18 @@ public final class SecureBytes: @unchecked Sendable {
     ensureSodium()
     // sodium_malloc(0) is valid but returns a pointer we must not touch;
     // one byte keeps the arithmetic simple.
-    guard let pointer = sodium_malloc(Swift.max(count, 1)) else {
-      throw TaskCryptoError.resourceUnavailable("locked memory (sodium_malloc of \(count) bytes)")
+    let size = Swift.max(count, 1)
+    if let slots = SecretArena.allocate(size) {
+      self.base = slots
+      self.isShared = true
+    } else {
+      guard let pointer = sodium_malloc(size) else {
+        throw TaskCryptoError.resourceUnavailable("locked memory (sodium_malloc of \(count) bytes)")
+      }
+      self.base = pointer
+      self.isShared = false
     }
-    sodium_memzero(pointer, Swift.max(count, 1))
-    self.base = pointer
+    sodium_memzero(base, size)
     self.count = count
   }
 
@@ -51,8 +63,13 @@ public final class SecureBytes: @unchecked Sendable {
   }
 
   deinit {
-    // sodium_free zeroes the whole region before unlocking and unmapping it.
-    sodium_free(base)
+    if isShared {
+      // Zeroes the slots before they can be handed out again.
+      SecretArena.release(base, byteCount: Swift.max(count, 1))
+    } else {
+      // sodium_free zeroes the whole region before unlocking and unmapping it.
+      sodium_free(base)
+    }
   }
 
   /// Calls `body` with read access to the secret bytes. Do not let the

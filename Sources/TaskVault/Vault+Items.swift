@@ -50,6 +50,24 @@ extension Vault {
     return VaultItem(attributes: item.attributes, value: try item.value.copied())
   }
 
+  /// Returns the items named `names` from one read of the vault (one
+  /// shared lock, each file read and each store opened once): what
+  /// `item(named:)` gives for each name, for a caller that needs several,
+  /// such as the assistant-key registry's integrity key and generation.
+  ///
+  /// - Returns: the items found, by name; a name without an item is absent.
+  /// - Throws: `TaskVaultError.locked`, and the errors of reading the file.
+  public func items(named names: [String]) throws -> [String: VaultItem] {
+    let stores = try read()
+    var found = [String: VaultItem]()
+    for name in names {
+      guard let id = stores.store(holding: name), let index = stores[id].index(of: name) else { continue }
+      let item = stores[id].items[index]
+      found[name] = VaultItem(attributes: item.attributes, value: try item.value.copied())
+    }
+    return found
+  }
+
   /// Lists every item's attributes, sorted by name; values stay sealed.
   ///
   /// - Throws: `TaskVaultError.locked` and the errors of reading the file.

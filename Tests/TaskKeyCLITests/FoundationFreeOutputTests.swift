@@ -43,3 +43,12 @@ struct FoundationFreeOutputTests {
     #expect(padded("", to: 0).isEmpty)
   }
 }
+
+/// `TaskKeyMain.commandNames` (what finds a command without building every
+/// spec) lists exactly the commands' own names, in order.
+@Suite("Command lookup")
+struct CommandLookupTests {
+  @Test func theNameTableMatchesTheCommandsSpecs() {
+    #expect(TaskKeyMain.commandNames == TaskKeyMain.commands.map { $0.spec.name })
+  }
+}

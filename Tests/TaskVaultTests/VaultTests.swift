@@ -37,6 +37,21 @@ struct VaultTests {
     #expect(try reopened.items()[0].label == "Calendar")
   }
 
+  @Test func severalItemsFromOneReadAreWhatEachReadGives() throws {
+    let vault = try unlocked()
+    try vault.setItem(secret("sync"), named: "a", label: "A", class: .afterFirstUnlock)
+    try vault.setItem(secret("device"), named: "b", class: .afterFirstUnlockThisDeviceOnly)
+    let found = try machine.open().items(named: ["b", "missing", "a"])
+    #expect(found.keys.sorted() == ["a", "b"])
+    for name in ["a", "b"] {
+      let one = try vault.item(named: name)
+      #expect(found[name]?.attributes == one.attributes)
+      #expect(found[name].map { bytes(of: $0.value) } == bytes(of: one.value))
+    }
+    try vault.lock()
+    #expect(throws: TaskVaultError.self) { try vault.items(named: ["a"]) }
+  }
+
   @Test func replacingAnItemKeepsCreatedAndUpdatesModified() throws {
     let vault = try unlocked()
     try vault.setItem(secret("one"), named: "x", class: .afterFirstUnlock)

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TaskSystem
 import TaskerCore
 
 /// One `tasker` subcommand: its help, its parsing, then its run.
@@ -60,6 +61,17 @@ final class CommandContext {
     return store
   }
 
+  /// The store for a command that only reads (`show`, `list`, `page show`,
+  /// `page list`, `plan-context`, `attach get|list`): opened read-only, so
+  /// it takes no write lock and does no migration work when the schema is
+  /// current. Never create through it; a change fails with a SQLite error.
+  func reader() throws -> TaskStore {
+    if let opened { return opened }
+    let store = try TaskStore.reading(home: home(), keys: VaultKeySource(environment: environment))
+    opened = store
+    return store
+  }
+
   /// A body given as an option: `-` means standard input (one trailing
   /// newline removed).
   func body(_ value: String?) throws -> String? {
@@ -71,12 +83,13 @@ final class CommandContext {
   }
 }
 
-/// Where a command writes: standard output and standard error.
+/// Where a command writes: standard output and standard error, written
+/// straight to their descriptors.
 final class OutputStream {
-  private let out: FileHandle
-  private let err: FileHandle
+  private let out: FileDescriptor
+  private let err: FileDescriptor
 
-  init(out: FileHandle = .standardOutput, err: FileHandle = .standardError) {
+  init(out: FileDescriptor = .standardOutput, err: FileDescriptor = .standardError) {
     self.out = out
     self.err = err
   }
@@ -89,9 +102,9 @@ final class OutputStream {
   /// Writes bytes to standard output.
   func write(_ bytes: [UInt8]) throws {
     do {
-      try out.write(contentsOf: bytes)
+      try out.write(bytes)
     } catch {
-      throw CLIError.cannotWrite(path: "standard output", reason: "\(error.localizedDescription)")
+      throw CLIError.cannotWrite(path: "standard output", reason: "\(error)")
     }
   }
 
@@ -106,6 +119,6 @@ final class OutputStream {
 
   /// Writes a line to standard error.
   func printError(_ text: String) {
-    try? err.write(contentsOf: Array((text + "\n").utf8))
+    try? err.write(Array((text + "\n").utf8))
   }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TaskSystem
 import TaskerCore
 import TaskerGate
 
@@ -20,10 +21,8 @@ public enum TaskerMain {
 
   static var help: String {
     let width = commands.map { $0.name.count }.max() ?? 0
-    let list = commands.map { "  \($0.name.padding(toLength: width + 4, withPad: " ", startingAt: 0))\($0.abstract)" }
-    let codes = ExitCode.allCases.map {
-      "  \(String($0.rawValue).padding(toLength: 6, withPad: " ", startingAt: 0))\($0.summary)"
-    }
+    let list = commands.map { "  \(padded($0.name, to: width + 4))\($0.abstract)" }
+    let codes = ExitCode.allCases.map { "  \(padded(String($0.rawValue), to: 6))\($0.summary)" }
     return """
       OVERVIEW: Tasker keeps tasks and pages; notes and page bodies are sealed with TaskKey.
 
@@ -116,12 +115,21 @@ public enum TaskerMain {
     }
   }
 
-  /// The next bytes of standard input, at most 1 MiB; empty at the end.
+  /// The next bytes of standard input, 1 MiB unless the input ends first;
+  /// empty at the end.
   static func readStandardInputChunk() throws -> [UInt8] {
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
     do {
-      return [UInt8](try FileHandle.standardInput.read(upToCount: 1 << 20) ?? Data())
+      let count = try chunk.withUnsafeMutableBytes { try FileDescriptor.standardInput.read(into: $0) }
+      chunk.removeSubrange(count...)
+      return chunk
     } catch {
-      throw CLIError.cannotRead(path: "standard input", reason: error.localizedDescription)
+      throw CLIError.cannotRead(path: "standard input", reason: "\(error)")
     }
+  }
+
+  /// `text` followed by spaces up to `width` characters.
+  static func padded(_ text: String, to width: Int) -> String {
+    text + String(repeating: " ", count: max(0, width - text.count))
   }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskAttachments
 import TaskCrypto
 
@@ -42,7 +42,7 @@ public struct AttachmentRecord: Sendable, Equatable, Codable {
 extension TaskStore {
   /// The folder that holds attachment files: `attachments/` beside the database.
   public var attachmentsDirectory: String {
-    (databasePath as NSString).deletingLastPathComponent + "/attachments"
+    TaskerFiles.directory(of: databasePath) + "/attachments"
   }
 
   /// The longest attachment name accepted, in bytes.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One receipt of the assistant gate: who did what, when, what the gate
 /// decided, and how to undo it. Receipts are append-only: the database

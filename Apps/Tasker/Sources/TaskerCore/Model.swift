@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A calendar day without a time or time zone, written `YYYY-MM-DD`.
 public struct CalendarDate: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {

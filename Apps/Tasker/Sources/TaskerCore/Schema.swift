@@ -64,6 +64,19 @@ enum Schema {
   /// The version this build writes.
   static var current: Int { migrations.count }
 
+  /// Whether the database is at `current`, read without a transaction (a
+  /// read-only connection's check before it reads).
+  ///
+  /// - Throws: `TaskerError.databaseTooNew` for a newer database,
+  ///   `TaskerError.database`, `.notADatabase`.
+  static func isCurrent(_ connection: Connection) throws -> Bool {
+    let version = try connection.prepare("PRAGMA user_version").first { Int($0.integer(0)) } ?? 0
+    guard version <= current else {
+      throw TaskerError.databaseTooNew(path: connection.path, version: version, supported: current)
+    }
+    return version == current
+  }
+
   /// Brings the database to `current`.
   ///
   /// - Throws: `TaskerError.databaseTooNew` for a newer database (nothing is

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 import TaskSystem
 
@@ -44,14 +44,39 @@ public final class TaskStore {
   }
 
   /// The test seam: a store whose file writes go through `fileSystem`.
-  init(databasePath: String, keys: NoteKeySource, create: Bool, fileSystem: FileSystem) throws {
+  /// A `readOnly` store reads an existing database without a transaction or
+  /// a write lock; one older than this build is opened read-write instead,
+  /// once, to migrate it.
+  init(
+    databasePath: String, keys: NoteKeySource, create: Bool, fileSystem: FileSystem, readOnly: Bool = false
+  ) throws {
     self.databasePath = databasePath
     files = TaskerFiles(fileSystem: fileSystem)
+    sealer = BodySealer(source: keys)
+    if readOnly {
+      let reader = try Connection(path: databasePath, create: false, readOnly: true)
+      if try Schema.isCurrent(reader) {
+        connection = reader
+        return
+      }
+    }
     // Made 0600 before SQLite opens it; SQLite gives its -wal and -shm files the same mode.
     if create { try files.createEmptyIfMissing(databasePath) }
     connection = try Connection(path: databasePath, create: false)
-    sealer = BodySealer(source: keys)
     try Schema.migrate(connection)
+  }
+
+  /// Opens the existing database in `home` for reading only (`show`,
+  /// `list`, `page show`, `plan-context`): no write lock, no migration
+  /// work when the schema is current, and nothing rewritten when it closes.
+  /// A change through this store fails with `TaskerError.database`
+  /// (`SQLITE_READONLY`).
+  ///
+  /// - Throws: `TaskerError.databaseNotFound`, `.notADatabase`,
+  ///   `.databaseTooNew`, `.database`.
+  public static func reading(home: TaskerHome, keys: NoteKeySource) throws -> TaskStore {
+    try TaskStore(
+      databasePath: home.databasePath, keys: keys, create: false, fileSystem: PosixFileSystem(), readOnly: true)
   }
 
   /// Opens the database in `home`, making the directory when `create` is true.
@@ -336,7 +361,7 @@ public final class TaskStore {
   }
 
   static func check(title: String) throws {
-    guard !title.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+    guard !title.allSatisfy(\.isWhitespace) else {
       throw TaskerError.invalidValue(field: "title", reason: "a title must not be empty")
     }
   }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskSystem
 
 /// The files Tasker keeps beside its database — the database file itself,
@@ -62,7 +62,7 @@ struct TaskerFiles {
       throw error
     }
     do {
-      try Self.system { try fileSystem.fsyncDirectory((path as NSString).deletingLastPathComponent) }
+      try Self.system { try fileSystem.fsyncDirectory(Self.directory(of: path)) }
     } catch {
       // The new name might not survive a crash: take it back, so the caller records nothing.
       try? fileSystem.unlink(path)
@@ -80,6 +80,17 @@ struct TaskerFiles {
   /// - Throws: `TaskerError.system` (`isNotFound` when it is missing).
   func reader(_ path: String) throws -> ChunkReader {
     ChunkReader(file: try Self.system { try OpenFile.reading(path) })
+  }
+
+  /// The folder that holds `path`, as `dirname` gives it: trailing slashes
+  /// ignored, "/" for a file at the root, "." for a bare name.
+  static func directory(of path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+    guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+    var parent = trimmed[..<slash]
+    while parent.hasSuffix("/") { parent.removeLast() }
+    return parent.isEmpty ? "/" : String(parent)
   }
 
   /// Runs a TaskSystem call, turning its error into `TaskerError.system`.

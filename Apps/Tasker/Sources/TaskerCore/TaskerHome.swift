@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where Tasker keeps its files: one private directory holding the
 /// database `tasker.db` and the `attachments/` folder beside it.

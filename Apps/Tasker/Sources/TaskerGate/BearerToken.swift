@@ -19,7 +19,9 @@ public enum BearerCredential: Equatable, Sendable {
     let value = values[0]
     guard value.count > 7, value.prefix(7).lowercased() == "bearer " else { return .malformed }
     let token = value.dropFirst(7)
-    guard !token.isEmpty, !token.contains(" "), !token.contains("\t") else { return .malformed }
+    guard !token.isEmpty, !token.contains(" " as Character), !token.contains("\t" as Character) else {
+      return .malformed
+    }
     return .token(String(token))
   }
 }

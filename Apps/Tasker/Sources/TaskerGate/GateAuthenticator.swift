@@ -1,5 +1,6 @@
 import AssistantKeys
-import Foundation
+import Dispatch
+import FoundationEssentials
 import TaskCrypto
 import TaskSystem
 import TaskVault
@@ -15,7 +16,7 @@ public final class GateAuthenticator: @unchecked Sendable {
   private let vaultError: AssistantKeyError?
   private var registry: AssistantKeyRegistry?
   private var unlocked: UnlockedState?
-  private let mutex = NSLock()
+  private let mutex = ThreadLock()
 
   /// The longest the gate trusts a remembered "unlocked" answer: 1 second.
   public static let lockStateMaximumAge: UInt64 = 1_000_000_000

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskerCore
 
 /// The user's side of the gate: approve or deny queued calls, and undo an

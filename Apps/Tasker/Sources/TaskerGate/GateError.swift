@@ -12,6 +12,8 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   case invalidListenAddress(String)
   /// The HTTP server could not start (the port is taken or not allowed).
   case httpStartFailed(address: String)
+  /// libmicrohttpd, loaded when an HTTP server starts, could not be loaded.
+  case httpLibraryUnavailable(reason: String)
   /// The assistant key in the environment was refused.
   case keyRefused(AssistantKeyError)
   /// No approval with this number.
@@ -50,6 +52,8 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
       return "invalid listen address '\(text.prefix(64))': use PORT or IPv4:PORT, e.g. 8765 or 127.0.0.1:8765"
     case .httpStartFailed(let address):
       return "could not listen on \(address): the port may be in use or not allowed"
+    case .httpLibraryUnavailable(let reason):
+      return "cannot serve HTTP: libmicrohttpd did not load (\(reason.prefix(200))); install Debian's libmicrohttpd12"
     case .keyRefused(let error):
       return "assistant key refused: \(error)"
     case .approvalNotFound(let id): return "no approval #\(id); 'tasker approvals list' shows them"

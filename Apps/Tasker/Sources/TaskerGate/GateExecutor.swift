@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskerCore
 
 /// Runs a decided call against the store and says what it did: the
@@ -43,7 +43,7 @@ struct GateExecutor {
       let names = ids.map(String.init).joined(separator: ", ")
       return Outcome(
         content: ["tasks": .array(edited)], summary: "edited task(s) \(names): \(Self.fields(changes))",
-        target: ids.count == 1 ? "task/\(ids[0])" : "tasks/\(names.replacingOccurrences(of: ", ", with: ","))")
+        target: ids.count == 1 ? "task/\(ids[0])" : "tasks/\(names.replacing(", ", with: ","))")
     case .completeTask(let id):
       let before = try store.task(id: id)
       try store.completeTask(id: id)

@@ -1,5 +1,6 @@
 import AssistantKeys
-import Foundation
+import FoundationEssentials
+import TaskSystem
 
 /// Serves MCP's Streamable HTTP transport on one endpoint path, for
 /// assistants only: every request is authenticated with its bearer key,
@@ -31,7 +32,7 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   private let authenticate: Authenticate
   private let makeToolbox: MakeToolbox
   private let instructions: String
-  private let mutex = NSLock()
+  private let mutex = ThreadLock()
   private var sessions: [String: Session] = [:]
   private var tick: UInt64 = 0
 
@@ -120,7 +121,7 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
       return Self.plain(415, "send the JSON-RPC message as Content-Type: application/json")
     }
     if let accept = request.headers["accept"]?.joined(separator: ","),
-      !accept.contains("application/json") && !accept.contains("*/*")
+      accept.firstRange(of: "application/json") == nil && accept.firstRange(of: "*/*") == nil
     {
       return Self.plain(406, "this endpoint answers with application/json; accept it")
     }

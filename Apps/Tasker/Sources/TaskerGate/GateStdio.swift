@@ -1,5 +1,5 @@
 import AssistantKeys
-import Foundation
+import FoundationEssentials
 
 /// Serves MCP over standard input and output: one JSON-RPC message per
 /// line each way (the MCP stdio transport). Nothing but MCP messages is

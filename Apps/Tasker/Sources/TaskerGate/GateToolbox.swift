@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskerCore
 
 /// The gate's tools over the user's store, for one caller: every call is

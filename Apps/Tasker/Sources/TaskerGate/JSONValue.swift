@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A JSON value, as JSON-RPC 2.0 and MCP carry it: the wire type of the gate.
 ///
@@ -64,42 +64,8 @@ public enum JSONValue: Equatable, Sendable, Codable {
   /// - Parameter bytes: the text.
   /// - Returns: the value, or nil when the bytes are not one JSON value.
   public static func parse<Bytes: DataProtocol>(_ bytes: Bytes) -> JSONValue? {
-    // Foundation's JSONSerialization parses (strict RFC 8259, UTF-8); the
-    // tree is then converted, telling booleans, integers and fractions apart
-    // by the number's Objective-C type code.
-    guard let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) else {
-      return nil
-    }
-    return convert(object)
-  }
-
-  private static func convert(_ object: Any) -> JSONValue? {
-    switch object {
-    case is NSNull: return .null
-    case let text as String: return .string(text)
-    case let number as NSNumber:
-      switch String(cString: number.objCType) {
-      case "c", "B": return .bool(number.boolValue)
-      case "d", "f", "Q": return .number(number.doubleValue)
-      default: return .integer(number.int64Value)
-      }
-    case let list as [Any]:
-      var values: [JSONValue] = []
-      values.reserveCapacity(list.count)
-      for item in list {
-        guard let value = convert(item) else { return nil }
-        values.append(value)
-      }
-      return .array(values)
-    case let members as [String: Any]:
-      var values: [String: JSONValue] = [:]
-      for (key, item) in members {
-        guard let value = convert(item) else { return nil }
-        values[key] = value
-      }
-      return .object(values)
-    default: return nil
-    }
+    // JSONParser.swift: strict RFC 8259, the kinds kept apart as above.
+    JSONParser.parse(Array(bytes))
   }
 
   /// The value as compact UTF-8 JSON (RFC 8259) with object keys sorted

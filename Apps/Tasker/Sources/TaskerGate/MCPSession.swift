@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One MCP session: the initialize handshake, version negotiation, and the
 /// `ping`, `tools/list` and `tools/call` requests, over any transport.

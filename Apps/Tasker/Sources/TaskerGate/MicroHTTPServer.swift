@@ -1,8 +1,9 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 
 // The gate's HTTP binding: libmicrohttpd does all HTTP parsing. This is the
-// only file of the app that imports CMicroHTTPD.
+// only file of the app that imports CMicroHTTPD, which loads the library
+// when the first server starts (no other command loads it).
 
 /// One complete HTTP request, as the binding hands it to the gate.
 public struct HTTPRequest: Sendable {
@@ -115,12 +116,16 @@ public final class MicroHTTPServer {
   ///   - port: the TCP port.
   ///   - limits: the hard limits.
   ///   - handler: answers each complete request.
-  /// - Throws: `GateError.httpStartFailed` when libmicrohttpd cannot
-  ///   start (the port is in use or not allowed).
+  /// - Throws: `GateError.httpLibraryUnavailable` when libmicrohttpd
+  ///   cannot be loaded; `GateError.httpStartFailed` when it cannot start
+  ///   (the port is in use or not allowed).
   public init(
     address: [UInt8], port: UInt16, limits: Limits = Limits(), handler: @escaping (HTTPRequest) -> HTTPResponse
   ) throws {
     precondition(address.count == 4, "an IPv4 address has four bytes")
+    if let reason = tasker_mhd_load() {
+      throw GateError.httpLibraryUnavailable(reason: String(cString: reason))
+    }
     self.handler = handler
     self.limits = limits
     // struct sockaddr_in, laid out as Linux defines it: family (host order),
@@ -145,7 +150,7 @@ public final class MicroHTTPServer {
       ]
       return options.withUnsafeMutableBufferPointer { items in
         withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
-          MHD_start_daemon_va(flags, port, nil, nil, accessHandler, context, arguments)
+          tasker_mhd_start_daemon_va(flags, port, nil, nil, accessHandler, context, arguments)
         }
       }
     }
@@ -157,7 +162,7 @@ public final class MicroHTTPServer {
   /// Stops listening and closes every connection; waits for handlers that
   /// are running.
   public func stop() {
-    if let daemon { MHD_stop_daemon(daemon) }
+    if let daemon { tasker_mhd_stop_daemon(daemon) }
     daemon = nil
   }
 
@@ -181,7 +186,7 @@ public final class MicroHTTPServer {
   ) -> MHD_Result {
     guard let stored = state.pointee else {
       let pending = Pending()
-      MHD_get_connection_values(
+      tasker_mhd_get_connection_values(
         connection, MHD_ValueKind.HEADER_KIND, collectHeader, Unmanaged.passUnretained(pending).toOpaque())
       if let length = pending.headers["content-length"]?.first, let count = Int(length), count > limits.bodyBytes {
         return queue(connection, tooLarge())
@@ -215,15 +220,16 @@ public final class MicroHTTPServer {
 
   private func queue(_ connection: OpaquePointer, _ response: HTTPResponse) -> MHD_Result {
     let made = response.body.withUnsafeBytes { bytes in
-      MHD_create_response_from_buffer(
+      tasker_mhd_create_response_from_buffer(
         bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), MHD_ResponseMemoryMode.RESPMEM_MUST_COPY)
     }
     guard let made else { return MHD_Result.NO }
-    defer { MHD_destroy_response(made) }
-    for header in response.headers where MHD_add_response_header(made, header.name, header.value) != MHD_Result.YES {
+    defer { tasker_mhd_destroy_response(made) }
+    for header in response.headers
+    where tasker_mhd_add_response_header(made, header.name, header.value) != MHD_Result.YES {
       return MHD_Result.NO
     }
-    return MHD_queue_response(connection, UInt32(response.status), made)
+    return tasker_mhd_queue_response(connection, UInt32(response.status), made)
   }
 }
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The user's quiet hours: a daily span of local time in which an
 /// assistant's acting calls are queued for approval, never run.

@@ -1,12 +1,18 @@
 // tasker-bench: Tasker at scale, each figure next to its floor in the same run.
 //
-//   swift build -c release && .build/release/tasker-bench [--tasks N] [--note-bytes B] [--runs R] [--attachment-mib M]
+//   make app-bench    (the shipped build; or by hand:)
+//   .build/shipped/release/tasker-bench [--tasks N] [--note-bytes B] [--runs R] [--attachment-mib M]
+//     [--keep DIR] | --lock-kept DIR
 //
 // Makes a throwaway vault (fast test KDF) and database, fills N tasks with
-// B-byte plain notes, then times the release `tasker` binary (wall clock,
-// median of R runs, output to /dev/null) against a floor: the sqlite3 shell
-// running the same query, `tasker --version` (process start), and an SQL
-// UPDATE rewriting the same bytes without any crypto.
+// B-byte plain notes, then times the `tasker` binary beside it (wall clock,
+// median of R runs, at least 101 for `--version` and `show`, output to
+// /dev/null) against a floor: the sqlite3 shell running the same query,
+// `tasker --version` (process start), and an SQL UPDATE rewriting the same
+// bytes without any crypto. With `--keep DIR` the
+// sealed database and the unlocked vault stay in DIR (TASKER_HOME=DIR/tasker,
+// TASKKEY_HOME=DIR/keys) for scripts/time_commands.py; `--lock-kept DIR`
+// then locks that vault (its session key leaves /dev/shm) and removes DIR.
 import Foundation
 import TaskCrypto
 import TaskVault
@@ -17,12 +23,16 @@ struct Options {
   var noteBytes = 1024
   var runs = 7
   var attachmentMiB = 1024
+  var keep: String?
+  var lockKept: String?
 
   init(_ arguments: [String]) {
     var index = 0
     while index + 1 < arguments.count {
       let value = Int(arguments[index + 1]) ?? 0
       switch arguments[index] {
+      case "--keep": keep = arguments[index + 1]
+      case "--lock-kept": lockKept = arguments[index + 1]
       case "--tasks": tasks = value
       case "--note-bytes": noteBytes = value
       case "--runs": runs = value
@@ -99,24 +109,33 @@ func peakMemory(_ path: String, _ arguments: [String], environment: [String: Str
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
+if let kept = options.lockKept {
+  do {
+    try Vault(at: kept + "/keys").lock()
+    try FileManager.default.removeItem(atPath: kept)
+  } catch {
+    fail("cannot lock and remove \(kept): \(error)")
+  }
+  exit(0)
+}
 let binDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
 let tasker = binDirectory + "/tasker"
 guard FileManager.default.isExecutableFile(atPath: tasker) else { fail("no tasker beside the bench: build it first") }
 let sqlite3 = ["/usr/bin/sqlite3", "/bin/sqlite3"].first { FileManager.default.isExecutableFile(atPath: $0) }
 guard let sqlite3 else { fail("sqlite3 is not installed (apt-get install sqlite3)") }
 
-let root = NSTemporaryDirectory() + "/tasker-bench-\(ProcessInfo.processInfo.processIdentifier)"
+let root = options.keep ?? NSTemporaryDirectory() + "/tasker-bench-\(ProcessInfo.processInfo.processIdentifier)"
 try? FileManager.default.removeItem(atPath: root)
 try FileManager.default.createDirectory(
   atPath: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-defer { try? FileManager.default.removeItem(atPath: root) }
+defer { if options.keep == nil { try? FileManager.default.removeItem(atPath: root) } }
 let home = TaskerHome(directory: root + "/tasker")
 let keys = root + "/keys"
 let environment = ["TASKER_HOME": home.directory, "TASKKEY_HOME": keys, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
 let passphrase = try Array("bench passphrase".utf8).withUnsafeBytes { try SecureBytes(copying: $0) }
 let vault = try Vault.create(at: keys, passphrase: passphrase, preset: .fastTestOnly)
 try vault.unlock(passphrase: passphrase)
-defer { try? vault.lock() }
+defer { if options.keep == nil { try? vault.lock() } }
 
 // Fill: plain notes, as a database written before encryption was turned on.
 let store = try TaskStore(home: home, keys: VaultKeySource(directory: keys))
@@ -141,15 +160,20 @@ let middle = String(options.tasks / 2)
 let listingSQL =
   "SELECT id, title, due, estimate_minutes, priority, energy, status, contexts FROM tasks WHERE status = 'open' ORDER BY due IS NULL, due, id"
 
-func timed(_ path: String, _ arguments: [String]) -> Double {
+/// The median wall time of `runs` runs after one warm-up run.
+func timed(_ path: String, _ arguments: [String], runs: Int = options.runs) -> Double {
   _ = run(path, arguments, environment: environment)  // warm the page cache
-  return median((0..<options.runs).map { _ in run(path, arguments, environment: environment) })
+  return median((0..<runs).map { _ in run(path, arguments, environment: environment) })
 }
+
+/// Runs for a command of a few milliseconds, whose median needs more than
+/// `--runs` samples on a shared machine.
+let shortRuns = max(options.runs, 101)
 
 var rows = [(String, String, String)]()
 rows.append(
   ("fill: \(options.tasks) tasks, \(options.noteBytes)-byte notes (library, 10 transactions)", milliseconds(fill), ""))
-let processStart = timed(tasker, ["--version"])
+let processStart = timed(tasker, ["--version"], runs: shortRuns)
 rows.append(
   (
     "`tasker --version` (process start)", milliseconds(processStart),
@@ -160,7 +184,8 @@ rows.append(
     "`tasker list` (plain)", milliseconds(timed(tasker, ["list"])),
     "sqlite3 shell, same query: \(milliseconds(timed(sqlite3, [home.databasePath, listingSQL])))"
   ))
-rows.append(("`tasker show \(middle)` (plain note)", milliseconds(timed(tasker, ["show", middle])), ""))
+rows.append(
+  ("`tasker show \(middle)` (plain note)", milliseconds(timed(tasker, ["show", middle], runs: shortRuns)), ""))
 
 // The floor for encrypt: SQLite rewriting every note with same-sized text, no crypto, on a copy.
 let copy = root + "/copy.db"
@@ -181,7 +206,8 @@ rows.append(
 rows.append(("`tasker list` (sealed notes)", milliseconds(timed(tasker, ["list"])), ""))
 rows.append(
   (
-    "`tasker show \(middle)` (sealed note, vault read)", milliseconds(timed(tasker, ["show", middle])),
+    "`tasker show \(middle)` (sealed note, vault read)",
+    milliseconds(timed(tasker, ["show", middle], runs: shortRuns)),
     "process start above"
   ))
 
@@ -198,7 +224,7 @@ rows.append(("`tasker plan-context --json --limit 1000`", milliseconds(timed(tas
 
 if options.attachmentMiB > 0 {
   let file = root + "/big.bin"
-  FileManager.default.createFile(atPath: file, contents: nil)
+  _ = FileManager.default.createFile(atPath: file, contents: nil)
   let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
   try handle.truncate(atOffset: UInt64(options.attachmentMiB) << 20)
   try handle.close()
@@ -224,7 +250,7 @@ print("| --- | --- | --- |")
 for (name, value, floor) in rows { print("| \(name) | \(value) | \(floor) |") }
 // The goals, each against the in-process figure and the whole command.
 let listCommand = timed(tasker, ["list"])
-let showCommand = timed(tasker, ["show", middle])
+let showCommand = timed(tasker, ["show", middle], runs: shortRuns)
 func goal(_ met: Bool) -> String { met ? "met" : "MISSED" }
 print("")
 print("| goal | in process | whole command (process start \(milliseconds(processStart))) |")
@@ -238,5 +264,6 @@ print(
 print("| encrypt ≥ 50,000 bodies/s | | \(Int(encryptRate)) bodies/s \(goal(encryptRate >= 50_000)) |")
 print("")
 print(
-  "\(ProcessInfo.processInfo.activeProcessorCount) CPUs, load average \(load); median of \(options.runs) runs after one warm-up."
+  "\(ProcessInfo.processInfo.activeProcessorCount) CPUs, load average \(load); median of \(options.runs) runs "
+    + "(\(shortRuns) for `--version` and `show`) after one warm-up."
 )

@@ -125,6 +125,18 @@ extension TestDevice {
     guard filled.status == 0 else { throw SetupFailure("sqlite3: \(filled.stderr)") }
   }
 
+  /// Writes `notes` back into the tasks they belong to, in one transaction
+  /// through the `sqlite3` shell (a test's way to start a run again).
+  public func restoreNotes(_ notes: [Int64: String]) throws {
+    var script = "BEGIN;\n"
+    for (id, text) in notes {
+      script += "UPDATE tasks SET notes = '\(text.replacingOccurrences(of: "'", with: "''"))' WHERE id = \(id);\n"
+    }
+    script += "COMMIT;\n"
+    let result = try Binary(path: Binary.which("sqlite3")).run(["-batch", home.databasePath], stdin: Array(script.utf8))
+    guard result.status == 0 else { throw SetupFailure("sqlite3: \(result.stderr)") }
+  }
+
   /// Every task's stored notes by id, read with the `sqlite3` shell.
   public func storedNotes() throws -> [Int64: String] {
     let result = try Binary(path: Binary.which("sqlite3")).run(

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TaskSystem
 import TaskerCore
 
 /// `tasker attach add|get|list`: files attached to tasks and pages.
@@ -51,7 +52,7 @@ struct AttachCommand: Command {
     case ("add", 2):
       guard let owner else { throw arguments.usageError("attach add needs --task ID or --page ID") }
       let source = words[1]
-      guard let chosen = name ?? (source == "-" ? nil : (source as NSString).lastPathComponent) else {
+      guard let chosen = name ?? (source == "-" ? nil : OutputFile.fileName(of: source)) else {
         throw arguments.usageError("reading standard input needs --name NAME")
       }
       action = .add(owner: owner, source: source, name: chosen, mediaType: type ?? MediaType.guess(for: chosen))
@@ -86,12 +87,12 @@ struct AttachCommand: Command {
       try context.output.print(
         "Attached \(record.id): \(record.name) (\(record.byteCount) bytes\(record.sealed ? ", sealed" : ""))")
     case .get(let id, let out):
-      let store = try context.store()
+      let store = try context.reader()
       _ = try store.attachment(id: id)
       guard let out else { return try store.readAttachment(id: id) { try context.output.write($0) } }
       try OutputFile.create(out) { write in try store.readAttachment(id: id, to: write) }
     case .list(let owner):
-      let records = try context.store().attachments(of: owner)
+      let records = try context.reader().attachments(of: owner)
       if json { return try context.output.json(records) }
       for record in records {
         try context.output.print(
@@ -111,33 +112,55 @@ enum MediaType {
   ]
 
   static func guess(for name: String) -> String {
-    table[(name as NSString).pathExtension.lowercased()] ?? "application/octet-stream"
+    table[OutputFile.fileExtension(of: name).lowercased()] ?? "application/octet-stream"
   }
 }
 
-/// Writes `attach get --out FILE`: a new file only, removed again on failure.
+/// Writes `attach get --out FILE`: a new file only (created exclusively,
+/// mode 0600, never through a symbolic link), removed again on failure.
 enum OutputFile {
   static func create(_ path: String, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
-    guard !FileManager.default.fileExists(atPath: path) else {
+    let files = PosixFileSystem()
+    let fd: Int32
+    do {
+      fd = try files.createExclusive(path)
+    } catch let error as SystemError where error.isAlreadyExisting {
       throw CLIError.cannotWrite(path: path, reason: "it exists; choose a new name")
+    } catch {
+      throw CLIError.cannotWrite(path: path, reason: "cannot create it (\(error))")
     }
-    guard
-      FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
-      let handle = FileHandle(forWritingAtPath: path)
-    else { throw CLIError.cannotWrite(path: path, reason: "cannot create it") }
+    var open = true
     do {
       try body { bytes in
         do {
-          try handle.write(contentsOf: bytes)
+          try bytes.withUnsafeBytes { try files.write(fd, $0, path: path) }
         } catch {
           throw CLIError.cannotWrite(path: path, reason: "write failed")
         }
       }
-      try handle.close()
+      open = false
+      try files.close(fd, path: path)
     } catch {
-      try? handle.close()
-      try? FileManager.default.removeItem(atPath: path)
+      if open { try? files.close(fd, path: path) }
+      try? files.unlink(path)
       throw error
     }
+  }
+
+  /// The last component of `path` (trailing slashes ignored), as a default
+  /// attachment name.
+  static func fileName(of path: String) -> String {
+    var trimmed = Substring(path)
+    while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }
+    guard let slash = trimmed.lastIndex(of: "/"), trimmed.count > 1 else { return String(trimmed) }
+    return String(trimmed[trimmed.index(after: slash)...])
+  }
+
+  /// The extension of `name`'s last component, without the dot; empty when
+  /// there is none (or the name only starts with a dot).
+  static func fileExtension(of name: String) -> String {
+    let last = fileName(of: name)
+    guard let dot = last.lastIndex(of: "."), dot != last.startIndex else { return "" }
+    return String(last[last.index(after: dot)...])
   }
 }

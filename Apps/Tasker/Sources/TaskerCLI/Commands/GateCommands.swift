@@ -1,5 +1,7 @@
 import AssistantKeys
-import Foundation
+import Dispatch
+import FoundationEssentials
+import TaskSystem
 import TaskVault
 import TaskerCore
 import TaskerGate
@@ -53,7 +55,7 @@ struct McpCommand: Command {
     }
     GateStdio.serve(
       toolbox: toolbox, reverify: reverify, readLine: { Swift.readLine(strippingNewline: true) },
-      write: { line in try? FileHandle.standardOutput.write(contentsOf: Array((line + "\n").utf8)) })
+      write: { line in try? FileDescriptor.standardOutput.write(Array((line + "\n").utf8)) })
   }
 
   private func serveHTTP(_ listen: GateListenAddress, authenticator: GateAuthenticator, context: CommandContext) throws
@@ -67,9 +69,9 @@ struct McpCommand: Command {
       context.output.printError("tasker: warning: \(listen) is not a loopback address; keys cross the network in clear")
     }
     context.output.printError("tasker: serving MCP at http://\(listen)/mcp; every request needs a bearer key")
-    withExtendedLifetime(server) {
-      while true { Thread.sleep(forTimeInterval: 3_600) }
-    }
+    // Serves on libmicrohttpd's threads until the process is stopped.
+    let forever = DispatchSemaphore(value: 0)
+    withExtendedLifetime(server) { forever.wait() }
   }
 }
 
@@ -79,7 +81,7 @@ extension ExitCode {
     switch error {
     case .invalidQuietHours, .invalidBudget: return .dataError
     case .invalidListenAddress: return .usage
-    case .httpStartFailed: return .unavailable
+    case .httpStartFailed, .httpLibraryUnavailable: return .unavailable
     case .keyRefused(let refusal):
       switch refusal {
       case .malformedKey: return .assistantKeyMalformed

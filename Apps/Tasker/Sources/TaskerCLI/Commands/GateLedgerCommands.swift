@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import TaskSystem
 import TaskVault
 import TaskerCore
 import TaskerGate
@@ -95,13 +96,18 @@ struct ReceiptsCommand: Command {
     _ = try arguments.positionals(exactly: [])
   }
 
+  /// `at` (seconds since the epoch) as ISO 8601 in UTC, e.g. `2026-12-01T14:04:05Z`.
+  static func isoTime(_ at: Int64) -> String {
+    let time = CivilTime.utc(Double(at))
+    return "\(time.dateText)T\(time.secondText)Z"
+  }
+
   func run(_ context: CommandContext) throws {
     let receipts = try context.store().receipts(limit: limit)
     if json { return try context.output.print(JSONValue.array(receipts.map(GateReceiptFormat.json)).text) }
-    let formatter = ISO8601DateFormatter()
     for receipt in receipts {
       let who = receipt.keyID.map { "\(receipt.assistant ?? "?") (\($0))" } ?? receipt.actor
-      var line = "r\(receipt.id)\t\(formatter.string(from: Date(timeIntervalSince1970: TimeInterval(receipt.at))))\t"
+      var line = "r\(receipt.id)\t\(Self.isoTime(receipt.at))\t"
       line += "\(who)\t\(receipt.tool)\t\(receipt.decision)\t\(receipt.summary)"
       if receipt.undo != nil { line += "\t(undo: tasker undo r\(receipt.id))" }
       try context.output.print(line)

@@ -66,7 +66,7 @@ struct PageCommand: Command {
       if json { return try context.output.json(page) }
       try context.output.print("Added page \(page.id): \(page.title)")
     case .show(let id):
-      let page = try context.store().page(id: id)
+      let page = try context.reader().page(id: id)
       if json { return try context.output.json(page) }
       try context.output.print("Page \(page.id): \(page.title)" + (page.body.isEmpty ? "" : "\n\n" + page.body))
     case .edit(let id):
@@ -74,7 +74,7 @@ struct PageCommand: Command {
       if json { return try context.output.json(page) }
       try context.output.print("Changed page \(page.id): \(page.title)")
     case .list:
-      let pages = try context.store().pages()
+      let pages = try context.reader().pages()
       if json { return try context.output.json(pages) }
       if !pages.isEmpty { try context.output.print(pages.map { "\($0.id)\t\($0.title)" }.joined(separator: "\n")) }
     }

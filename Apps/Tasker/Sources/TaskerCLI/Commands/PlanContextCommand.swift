@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskerCore
 
 /// `tasker plan-context`: what a planning provider would be given.
@@ -33,7 +33,7 @@ struct PlanContextCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let plan = try context.store().planContext(today: today ?? CalendarDate.today(), limit: limit)
+    let plan = try context.reader().planContext(today: today ?? CalendarDate.today(), limit: limit)
     if json { return try context.output.json(plan) }
     for candidate in plan.candidates {
       var line = candidate.title

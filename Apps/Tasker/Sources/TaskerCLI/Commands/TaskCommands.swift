@@ -29,7 +29,7 @@ struct ListCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let store = try context.store()
+    let store = try context.reader()
     var tasks = try search.map { try store.searchTasks($0, limit: Int.max) } ?? store.tasks(filter)
     if search != nil && filter != .all { tasks.removeAll { $0.status != (filter == .done ? .done : .open) } }
     if json { return try context.output.json(tasks) }
@@ -77,7 +77,7 @@ struct ShowCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let task = try context.store().task(id: id)
+    let task = try context.reader().task(id: id)
     if json { return try context.output.json(task) }
     var lines = ["Task \(task.id): \(task.title)", "Status:    \(task.status.rawValue)"]
     if let due = task.due { lines.append("Due:       \(due)") }

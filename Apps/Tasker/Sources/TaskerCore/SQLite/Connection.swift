@@ -15,13 +15,16 @@ final class Connection {
   static let busyTimeoutMilliseconds: Int32 = 5000
 
   /// Opens (creating when `create` is true) the database at `path` and
-  /// applies the connection settings.
+  /// applies the connection settings. A `readOnly` connection takes no
+  /// write lock, sets no pragma that writes (the file is in WAL mode
+  /// already) and refuses every change with `SQLITE_READONLY`.
   ///
   /// - Throws: `TaskerError.databaseNotFound` when the file is missing and
   ///   `create` is false; `TaskerError.database` for any SQLite failure.
-  init(path: String, create: Bool) throws {
+  init(path: String, create: Bool, readOnly: Bool = false) throws {
+    precondition(!(create && readOnly), "a read-only connection cannot create its database")
     self.path = path
-    var flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
+    var flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_NOFOLLOW
     if create { flags |= SQLITE_OPEN_CREATE }
     var opened: OpaquePointer?
     let code = sqlite3_open_v2(path, &opened, flags, nil)
@@ -38,6 +41,7 @@ final class Connection {
     sqlite3_extended_result_codes(handle, 1)
     do {
       try check(sqlite3_busy_timeout(handle, Self.busyTimeoutMilliseconds))
+      if readOnly { return }
       // Takes effect only on a new, empty database (before WAL and the
       // first table): 16 KiB pages hold about ten sealed 1 KiB notes each.
       try execute("PRAGMA page_size = 16384")
