@@ -34,6 +34,22 @@ struct SHA256Tests {
     }
   }
 
+  /// libsodium (short one-shot inputs, the incremental hasher) and OpenSSL
+  /// (long one-shot inputs) give the same digest at every size around the
+  /// 4 KiB switch, and the one-million-a vector through OpenSSL.
+  @Test func bothImplementationsAgreeAroundTheSwitch() {
+    var generator = SystemRandomNumberGenerator()
+    for size in [0, 1, 55, 56, 63, 64, 65, 1000, 4095, 4096, 4097, 8192, 65_537] {
+      let message = (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) }
+      let viaSodium = message.withUnsafeBytes { SHA256.sodiumHash($0) }
+      let viaOpenSSL = message.withUnsafeBytes { SHA256.openSSLHash($0) }
+      #expect(viaSodium == viaOpenSSL, "\(size) bytes")
+      #expect(SHA256.hash(data: message) == viaSodium, "\(size) bytes")
+    }
+    let million = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
+    #expect(SHA256.hash(data: million).hex == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+  }
+
   @Test func copiesHashIndependently() {
     var first = SHA256()
     first.update(data: Array("ab".utf8))
