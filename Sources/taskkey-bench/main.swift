@@ -14,6 +14,7 @@
 //   make bench        (builds release, makes the Python venv, runs this)
 //   taskkey-bench [--quick] [--only SECTIONS] --python P --peer scripts/bench_peer.py
 //                 --taskkey T --empty-main E [--empty-main-static S]
+@_spi(Benchmark) import AssistantKeys
 import CBenchBaseline
 import Foundation
 import TaskCrypto
@@ -168,8 +169,19 @@ func cryptoRows(options: Options, peer: PythonPeer) throws -> [Row] {
 }
 
 /// `--profile seal|open|gcm-seal --size SIZE`: loops one operation for a
-/// profiler, no timing.
+/// profiler, no timing. `--profile registry-write --size N`: a registry of
+/// N filler keys in a temporary directory, then one mint and one revoke.
 func profile(_ operation: String, size: Int) throws {
+  if operation == "registry-write" {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("registry-\(getpid())").path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let key = try SymmetricKey.generate()
+    try AssistantKeyRegistry(directory: directory, integrityKey: key).addFillerKeys(count: size - 1, prefix: "profile")
+    // New instances, as new processes: each write reads the whole file first.
+    let minted = try AssistantKeyRegistry(directory: directory, integrityKey: key).mint(name: "profiled")
+    try AssistantKeyRegistry(directory: directory, integrityKey: key).revoke(minted.key.id)
+    return
+  }
   let keyring = try Keyring.generate()
   let plaintext = [UInt8](repeating: 0x61, count: size)
   let sealed = try SealedValue.seal(bytes: plaintext, using: keyring.primary, context: context)
