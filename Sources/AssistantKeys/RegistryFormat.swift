@@ -139,7 +139,8 @@ enum RegistryFormat {
   }
 
   static func parseEntry(_ line: Substring) -> RegistryEntry? {
-    let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+    // Split on the space byte (a Character split is several times slower).
+    let fields = line.utf8.split(separator: 0x20, omittingEmptySubsequences: false).map { Substring($0) }
     guard fields.count == 9, fields[0] == "key" else { return nil }
     guard let id = AssistantKeyID(String(fields[1])),
       let digest = SHA256Digest(hex: String(fields[2])),
@@ -176,10 +177,14 @@ enum RegistryFormat {
 
   /// A non-negative decimal without leading zeros that fits in Int64.
   static func decimal<S: StringProtocol>(_ text: S) -> Int64? {
-    let utf8 = Array(text.utf8)
-    guard !utf8.isEmpty, utf8.count <= 18, utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-    guard utf8.count == 1 || utf8[0] != 0x30 else { return nil }
-    return Int64(String(decoding: utf8, as: UTF8.self))
+    let utf8 = text.utf8
+    guard let first = utf8.first, utf8.count <= 18, utf8.count == 1 || first != 0x30 else { return nil }
+    var value: Int64 = 0
+    for byte in utf8 {
+      guard (0x30...0x39).contains(byte) else { return nil }
+      value = value * 10 + Int64(byte - 0x30)
+    }
+    return value
   }
 }
 
