@@ -133,7 +133,8 @@ extension TestDevice {
       script += "UPDATE tasks SET notes = '\(text.replacingOccurrences(of: "'", with: "''"))' WHERE id = \(id);\n"
     }
     script += "COMMIT;\n"
-    let result = try Binary(path: Binary.which("sqlite3")).run(["-batch", home.databasePath], stdin: Array(script.utf8))
+    let result = try Binary(path: Binary.which("sqlite3")).run(
+      ["-batch", home.databasePath], stdin: Array(script.utf8))
     guard result.status == 0 else { throw SetupFailure("sqlite3: \(result.stderr)") }
   }
 
