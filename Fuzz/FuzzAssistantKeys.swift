@@ -78,6 +78,7 @@ private func resealedVersion2(_ raw: [UInt8]) -> [UInt8] {
     var mac = HMACSHA256(key: fuzzRegistryKey)
     mac.update(data: V2.recordLabel)
     mac.update(data: (0..<8).map { UInt8(truncatingIfNeeded: generation >> UInt64(56 - 8 * $0)) })
+    mac.update(data: Array(file[V2.fileIDOffset..<(V2.fileIDOffset + V2.fileIDByteCount)]))
     mac.update(data: Array(file[Int(offset)..<bodyEnd]))
     file.replaceSubrange(bodyEnd..<(bodyEnd + V2.macByteCount), with: mac.finalize())
   }
@@ -109,7 +110,10 @@ private func fuzzVersion2(_ raw: [UInt8]) {
   do {
     let contents = try RegistryReading.decode(file, key: fuzzRegistryKey)
     precondition(
-      RegistryFormatV2.encode(contents, key: fuzzRegistryKey) == file, "a v2 registry in a non-canonical form")
+      RegistryFormatV2.encode(
+        contents, key: fuzzRegistryKey,
+        fileID: Array(file[RegistryFormatV2.fileIDOffset..<(RegistryFormatV2.fileIDOffset + 16)])) == file,
+      "a v2 registry in a non-canonical form")
     full = RegistryIndex(contents)
     digests += contents.entries.prefix(8).map(\.digest)
   } catch is AssistantKeyError {

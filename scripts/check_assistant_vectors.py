@@ -131,16 +131,16 @@ def parse_registry(data: bytes, key: bytes):
 
 # Version 2 (docs/formats/registry.md, "Version 2 layout" onwards).
 V2_LINE = b"taskkey assistant-key registry v2\n"
-V2_HEADER, V2_ENTRY, V2_MAC_AT = 110, 44, 78
+V2_HEADER, V2_ENTRY, V2_FILE_ID_AT, V2_MAC_AT = 126, 44, 78, 94
 V2_MAX_KEYS = 1_000_000
 V2_RECORD = range(33, 1303 + 1)
-V2_MAX_FILE = 110 + V2_MAX_KEYS * (44 + 1303)
+V2_MAX_FILE = 126 + V2_MAX_KEYS * (44 + 1303)
 HEADER_LABEL = b"TaskKey registry v2 header\x00"
 RECORD_LABEL = b"TaskKey registry v2 record\x00"
 
 
 def v2_header(data: bytes, key: bytes, anchor: int):
-    """Steps 3-6: (generation, count, records offset) or Damaged."""
+    """Steps 3-6: (generation, file id, count, records offset) or Damaged."""
     if len(data) < V2_HEADER:
         raise Damaged("malformed")
     mac = hmac.new(key, HEADER_LABEL + data[:V2_MAC_AT], hashlib.sha256).digest()
@@ -156,7 +156,7 @@ def v2_header(data: bytes, key: bytes, anchor: int):
         raise Damaged("malformed")
     if generation < anchor:
         raise Damaged("rolled_back")
-    return generation, count, records_offset
+    return generation, data[V2_FILE_ID_AT:V2_MAC_AT], count, records_offset
 
 
 def v2_entry(data: bytes, index: int, records_offset: int):
@@ -168,10 +168,10 @@ def v2_entry(data: bytes, index: int, records_offset: int):
     return digest, offset, length
 
 
-def v2_record(data: bytes, key: bytes, generation: int, digest: bytes, offset: int, length: int):
+def v2_record(data: bytes, key: bytes, generation: int, file_id: bytes, digest: bytes, offset: int, length: int):
     """Steps 8-9: the record's MAC, then a canonical key line for `digest`."""
     body, tag = data[offset:offset + length - 32], data[offset + length - 32:offset + length]
-    mac = hmac.new(key, RECORD_LABEL + generation.to_bytes(8, "big") + body, hashlib.sha256).digest()
+    mac = hmac.new(key, RECORD_LABEL + generation.to_bytes(8, "big") + file_id + body, hashlib.sha256).digest()
     if not hmac.compare_digest(mac, tag):
         raise Damaged("authentication_failed")
     try:
@@ -206,13 +206,13 @@ def verify_lookup(data: bytes, key: bytes, digest: bytes, anchor: int):
     kind, opened = open_registry(data, key, anchor)
     if kind == "v1":
         return opened.get(digest)
-    generation, count, records_offset = opened
+    generation, file_id, count, records_offset = opened
     low, high = 0, count
     while low < high:
         middle = (low + high) // 2
         found, offset, length = v2_entry(data, middle, records_offset)
         if found == digest:
-            return v2_record(data, key, generation, digest, offset, length)
+            return v2_record(data, key, generation, file_id, digest, offset, length)
         if found < digest:
             low = middle + 1
         else:
@@ -225,7 +225,7 @@ def full_read(data: bytes, key: bytes, anchor: int):
     kind, opened = open_registry(data, key, anchor)
     if kind == "v1":
         return opened
-    generation, count, records_offset = opened
+    generation, file_id, count, records_offset = opened
     entries, expected = [], records_offset
     for index in range(count):
         digest, offset, length = v2_entry(data, index, records_offset)
@@ -237,7 +237,7 @@ def full_read(data: bytes, key: bytes, anchor: int):
         raise Damaged("malformed")
     parsed, ids = {}, set()
     for digest, offset, length in entries:
-        entry = v2_record(data, key, generation, digest, offset, length)
+        entry = v2_record(data, key, generation, file_id, digest, offset, length)
         if entry["id"] in ids:
             raise Damaged("malformed")
         ids.add(entry["id"])

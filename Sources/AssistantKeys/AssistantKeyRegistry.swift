@@ -13,7 +13,7 @@ import TaskSystem
 /// concerned (or, for the header, every key) then fails closed.
 ///
 /// Every change is one durable write (temp file, fsync, rename, directory
-/// fsync) under an exclusive `flock`. Opening reads the file's 110-byte
+/// fsync) under an exclusive `flock`. Opening reads the file's 126-byte
 /// header; verify binary-searches the index with `pread` and reads one
 /// record, so it is O(log n) in the number of keys; a key found is cached
 /// while the file is unchanged (one `lstat` per verify), and every change

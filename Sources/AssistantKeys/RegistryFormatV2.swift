@@ -23,13 +23,16 @@ struct RegistrySource {
 /// The registry file, version 2 (docs/formats/registry.md): a fixed
 /// header under its own MAC, an index of fixed-width entries sorted by
 /// digest, and one record per key, each a version-1 key line under a MAC
-/// bound to the generation. Verify reads the header, O(log n) index
+/// bound to the generation and to the file's random id. Verify reads the header, O(log n) index
 /// entries and one record.
 enum RegistryFormatV2 {
   /// The first 34 bytes: the version-1 header stem with `2`, then LF.
   static let versionLine: [UInt8] = Array("taskkey assistant-key registry v2\n".utf8)
-  static let headerByteCount = 110
-  static let macOffset = 78
+  static let headerByteCount = 126
+  /// Where the file id (16 random bytes, fresh on every write) starts.
+  static let fileIDOffset = 78
+  static let fileIDByteCount = 16
+  static let macOffset = 94
   static let entryByteCount = 44
   static let macByteCount = HMACSHA256.byteCount
   /// The shortest and longest record (body and MAC).
@@ -37,13 +40,15 @@ enum RegistryFormatV2 {
   /// The most keys one registry holds: 10^6.
   static let maximumKeyCount = 1_000_000
   /// The largest file 10^6 keys of the longest records make.
-  static let maximumFileByteCount = 110 + 1_000_000 * (44 + 1_303)
+  static let maximumFileByteCount = 126 + 1_000_000 * (44 + 1_303)
   static let headerLabel: [UInt8] = Array("TaskKey registry v2 header".utf8) + [0]
   static let recordLabel: [UInt8] = Array("TaskKey registry v2 record".utf8) + [0]
 
   /// The authenticated header's fields.
   struct Header: Equatable {
     var generation: UInt64
+    /// The file's random id, which every record MAC covers.
+    var fileID: [UInt8]
     var count: Int
     var recordsOffset: Int { headerByteCount + entryByteCount * count }
   }
@@ -66,8 +71,13 @@ enum RegistryFormatV2 {
 
   // MARK: - Encoding
 
-  /// The canonical file for `contents` under `key`.
-  static func encode(_ contents: RegistryFormat.Contents, key: SymmetricKey) -> [UInt8] {
+  /// The canonical file for `contents` under `key`, with `fileID` (16
+  /// bytes; a fresh random one unless a test or vector fixes it).
+  static func encode(
+    _ contents: RegistryFormat.Contents, key: SymmetricKey,
+    fileID: [UInt8] = SecureRandom.bytes(count: fileIDByteCount)
+  ) -> [UInt8] {
+    precondition(fileID.count == fileIDByteCount, "a registry file id is 16 bytes")
     let entries = contents.entries.sorted { $0.digest.bytes.lexicographicallyPrecedes($1.digest.bytes) }
     let keyed = HMACSHA256(key: key)
     var generation = ByteString()
@@ -79,6 +89,7 @@ enum RegistryFormatV2 {
       var mac = keyed
       mac.update(data: recordLabel)
       mac.update(data: generation.bytes)
+      mac.update(data: fileID)
       mac.update(data: body)
       records.append(body + mac.finalize())
     }
@@ -93,6 +104,7 @@ enum RegistryFormatV2 {
     out.u64(UInt64(entryByteCount * entries.count))
     out.u64(UInt64(recordsOffset))
     out.u64(UInt64(recordsLength))
+    out.bytes += fileID
     var mac = keyed
     mac.update(data: headerLabel)
     mac.update(data: out.bytes)
@@ -111,7 +123,7 @@ enum RegistryFormatV2 {
   // MARK: - Reading (steps in docs/formats/registry.md order)
 
   /// Steps 3–5: the header, authenticated and consistent with the size.
-  /// `prefix` holds at least the first 110 bytes when the file has them.
+  /// `prefix` holds at least the first 126 bytes when the file has them.
   static func header(_ prefix: [UInt8], size: Int, key: SymmetricKey) throws -> Header {
     guard size >= headerByteCount, prefix.count >= headerByteCount else { throw fail("truncated header") }
     var mac = HMACSHA256(key: key)
@@ -124,7 +136,8 @@ enum RegistryFormatV2 {
     let count = integer(prefix, at: 42, count: 4)
     guard generation > 0 else { throw fail("generation 0") }
     guard count <= UInt64(maximumKeyCount) else { throw fail("more than \(maximumKeyCount) keys") }
-    let header = Header(generation: generation, count: Int(count))
+    let fileID = Array(prefix[fileIDOffset..<(fileIDOffset + fileIDByteCount)])
+    let header = Header(generation: generation, fileID: fileID, count: Int(count))
     let recordsOffset = UInt64(header.recordsOffset)
     guard integer(prefix, at: 46, count: 8) == UInt64(headerByteCount),
       integer(prefix, at: 54, count: 8) == UInt64(entryByteCount * header.count),
@@ -143,7 +156,7 @@ enum RegistryFormatV2 {
       prefix: try source.read(0, min(source.size, headerByteCount)), size: source.size, key: key, floor: floor)
   }
 
-  /// Steps 3–6 on the file's first bytes (at most 110 of them).
+  /// Steps 3–6 on the file's first bytes (at most 126 of them).
   static func openHeader(prefix: [UInt8], size: Int, key: SymmetricKey, floor: UInt64) throws -> Header {
     let header = try header(prefix, size: size, key: key)
     guard header.generation >= floor else {
@@ -191,18 +204,19 @@ enum RegistryFormatV2 {
     -> RegistryEntry
   {
     var keyed = HMACSHA256(key: key)
-    return try record(bytes, digest: digest, generation: header.generation, keyed: &keyed)
+    return try record(bytes, digest: digest, header: header, keyed: &keyed)
   }
 
-  static func record(_ bytes: [UInt8], digest: SHA256Digest, generation: UInt64, keyed: inout HMACSHA256) throws
+  static func record(_ bytes: [UInt8], digest: SHA256Digest, header: Header, keyed: inout HMACSHA256) throws
     -> RegistryEntry
   {
     let body = bytes[..<(bytes.count - macByteCount)]
     var generationBytes = ByteString()
-    generationBytes.u64(generation)
+    generationBytes.u64(header.generation)
     var mac = keyed
     mac.update(data: recordLabel)
     mac.update(data: generationBytes.bytes)
+    mac.update(data: header.fileID)
     mac.update(data: Array(body))
     guard ConstantTime.equals(Array(bytes[body.count...]), mac.finalize()) else {
       throw AssistantKeyError.registryDamaged(.authenticationFailed)
@@ -245,7 +259,7 @@ enum RegistryFormatV2 {
     for entry in entries {
       let digest = SHA256Digest(bytes: entry.digest)!
       let record = Array(bytes[entry.offset..<(entry.offset + entry.length)])
-      let item = try Self.record(record, digest: digest, generation: header.generation, keyed: &keyed)
+      let item = try Self.record(record, digest: digest, header: header, keyed: &keyed)
       guard ids.insert(item.id).inserted else { throw fail("two records share an id") }
       parsed.append(item)
     }

@@ -59,8 +59,10 @@ import Testing
     let bytes = V2.encode(contents, key: Self.key)
     let decoded = try RegistryReading.decode(bytes, key: Self.key)
     #expect(decoded == RegistryFormat.Contents(generation: 5, entries: Self.sorted(contents)))
-    #expect(V2.encode(decoded, key: Self.key) == bytes)
-    #expect(bytes.count == 110 + 44 * count + Self.sorted(contents).reduce(0) { $0 + $1.lineLength + 32 })
+    let fileID = Array(bytes[V2.fileIDOffset..<V2.macOffset])
+    #expect(V2.encode(decoded, key: Self.key, fileID: fileID) == bytes)
+    #expect(
+      bytes.count == V2.headerByteCount + 44 * count + Self.sorted(contents).reduce(0) { $0 + $1.lineLength + 32 })
   }
 
   /// First, last, middle and absent at several sizes, each search reading
@@ -111,10 +113,11 @@ import Testing
       damage { _ = try RegistryReading.open(huge, key: Self.key, floor: 0, full: false) }
         == .registryDamaged(.tooLarge(byteCount: V2.maximumFileByteCount + 1, limit: V2.maximumFileByteCount)))
     // Step 3: a version line with no header after it.
-    #expect(malformed(damage { _ = try lookup(digest, Array(bytes[0..<109])) }))
+    #expect(malformed(damage { _ = try lookup(digest, Array(bytes[0..<(V2.headerByteCount - 1)])) }))
     #expect(malformed(damage { _ = try lookup(digest, V2.versionLine) }))
     // Step 4: any header byte changed without the key.
-    for offset in [34, 41, 45, 60, 77, 78, 109] {
+    // The file id (78..<94) and the MAC (94..<126) included.
+    for offset in [34, 41, 45, 60, 77, 78, 93, 94, 125] {
       var edited = bytes
       edited[offset] ^= 0x01
       #expect(damage { _ = try lookup(digest, edited) } == .registryDamaged(.authenticationFailed))
@@ -126,7 +129,7 @@ import Testing
     #expect(
       damage { _ = try lookup(digest, aboveCap) }
         == .registryDamaged(.malformed(line: 0, reason: "more than 1000000 keys")))
-    for (offset, value) in [(46, 111), (54, 44 * 2), (62, 110), (70, 1)] {
+    for (offset, value) in [(46, 127), (54, 44 * 2), (62, 126), (70, 1)] {
       #expect(
         malformed(
           damage { _ = try lookup(digest, Self.resealed(bytes, at: offset, with: Self.bigEndian(UInt64(value), 8))) }))
@@ -153,12 +156,39 @@ import Testing
     older.generation = 4
     let old = V2.encode(older, key: Self.key)
     // Same layout: swap in the older file's records under the newer header.
-    let recordsOffset = 110 + 44 * 4
+    let recordsOffset = V2.headerByteCount + 44 * 4
     let mixed = Array(current[0..<recordsOffset]) + Array(old[recordsOffset...])
     for entry in Self.sorted(contents) {
       #expect(damage { _ = try lookup(entry.digest, mixed) } == .registryDamaged(.authenticationFailed))
     }
     #expect(damage { _ = try RegistryReading.decode(mixed, key: Self.key) } == .registryDamaged(.authenticationFailed))
+  }
+
+  /// Two authentic files of one generation (a write whose anchor update
+  /// was lost, then the older file put back and written again): a record
+  /// of one under the other's header is refused, so no file that no
+  /// writer produced can be assembled from their records.
+  @Test func aRecordFromAnotherFileOfTheSameGenerationIsRefused() throws {
+    let first = Self.contents(4)
+    var second = first
+    for index in second.entries.indices { second.entries[index].trust = .elevated }  // same record lengths
+    let firstBytes = V2.encode(first, key: Self.key)
+    let secondBytes = V2.encode(second, key: Self.key)
+    #expect(firstBytes.count == secondBytes.count)
+    #expect(firstBytes[V2.fileIDOffset..<V2.macOffset] != secondBytes[V2.fileIDOffset..<V2.macOffset])
+    let sorted = Self.sorted(first)
+    let entryStart = V2.headerByteCount
+    let offset = Int(V2.integer(firstBytes, at: entryStart + 32, count: 8))
+    let length = Int(V2.integer(firstBytes, at: entryStart + 40, count: 4))
+    var mixed = firstBytes
+    mixed.replaceSubrange(offset..<(offset + length), with: secondBytes[offset..<(offset + length)])
+    #expect(mixed != firstBytes)
+    #expect(damage { _ = try lookup(sorted[0].digest, mixed) } == .registryDamaged(.authenticationFailed))
+    #expect(try lookup(sorted[1].digest, mixed) == sorted[1])
+    #expect(damage { _ = try RegistryReading.decode(mixed, key: Self.key) } == .registryDamaged(.authenticationFailed))
+    // Each file alone is authentic, and a write never reuses a file id.
+    #expect(try lookup(sorted[0].digest, secondBytes)?.trust == .elevated)
+    #expect(V2.encode(first, key: Self.key) != firstBytes)
   }
 
   @Test func anIndexEntryPointingAtAnotherKeysRecordIsRefused() throws {
@@ -168,7 +198,8 @@ import Testing
     // Entry 0 takes entry 1's offset and length: the record is authentic
     // but for another digest.
     var edited = bytes
-    edited.replaceSubrange(110 + 32..<(110 + 44), with: bytes[(110 + 44 + 32)..<(110 + 88)])
+    let start = V2.headerByteCount
+    edited.replaceSubrange(start + 32..<(start + 44), with: bytes[(start + 44 + 32)..<(start + 88)])
     #expect(
       damage { _ = try lookup(sorted[0].digest, edited) }
         == .registryDamaged(.malformed(line: 0, reason: "an index entry points at another key's record")))
@@ -190,13 +221,13 @@ import Testing
       var edited = bytes
       let neighbour = position == 0 ? 1 : position - 1
       edited.replaceSubrange(
-        (110 + 44 * position)..<(110 + 44 * (position + 1)),
-        with: bytes[(110 + 44 * neighbour)..<(110 + 44 * (neighbour + 1))])
+        (V2.headerByteCount + 44 * position)..<(V2.headerByteCount + 44 * (position + 1)),
+        with: bytes[(V2.headerByteCount + 44 * neighbour)..<(V2.headerByteCount + 44 * (neighbour + 1))])
       #expect(try lookup(entry.digest, edited) == nil)
       #expect(damage { _ = try RegistryReading.decode(edited, key: Self.key) } != nil)
     }
     var outOfBounds = bytes
-    let middle = 110 + 44 * 1
+    let middle = V2.headerByteCount + 44 * 1
     outOfBounds.replaceSubrange((middle + 32)..<(middle + 40), with: Self.bigEndian(UInt64(bytes.count), 8))
     #expect(
       damage { _ = try lookup(sorted[1].digest, outOfBounds) }
@@ -235,10 +266,12 @@ import Testing
     var mac = HMACSHA256(key: Self.key)
     mac.update(data: V2.recordLabel)
     mac.update(data: Self.bigEndian(5, 8))
+    mac.update(data: Array(bytes[V2.fileIDOffset..<V2.macOffset]))
     mac.update(data: body)
     let record = body + mac.finalize()
-    var edited = Array(bytes[0..<(110 + 44)]) + record
-    edited.replaceSubrange((110 + 40)..<(110 + 44), with: Self.bigEndian(UInt64(record.count), 4))
+    let start = V2.headerByteCount
+    var edited = Array(bytes[0..<(start + 44)]) + record
+    edited.replaceSubrange((start + 40)..<(start + 44), with: Self.bigEndian(UInt64(record.count), 4))
     edited = Self.resealed(edited, at: 70, with: Self.bigEndian(UInt64(record.count), 8))
     #expect(
       damage { _ = try lookup(entry.digest, edited) }
@@ -252,8 +285,9 @@ import Testing
     let bytes = V2.encode(contents, key: Self.key)
     // Swap the digests of entries 0 and 1 (their records stay put).
     var edited = bytes
-    edited.replaceSubrange(110..<142, with: bytes[154..<186])
-    edited.replaceSubrange(154..<186, with: bytes[110..<142])
+    let (first, second) = (V2.headerByteCount, V2.headerByteCount + 44)
+    edited.replaceSubrange(first..<(first + 32), with: bytes[second..<(second + 32)])
+    edited.replaceSubrange(second..<(second + 32), with: bytes[first..<(first + 32)])
     #expect(
       damage { _ = try RegistryReading.decode(edited, key: Self.key) }
         == .registryDamaged(.malformed(line: 0, reason: "index entry 1: digests are not strictly ascending")))

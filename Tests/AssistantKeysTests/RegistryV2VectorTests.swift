@@ -14,6 +14,10 @@ enum RegistryV2VectorGenerator {
   typealias V2 = RegistryFormatV2
 
   static let now: Int64 = 1_800_000_200
+  /// The file id of the vectors' registry (a writer draws a random one).
+  static let fileID = [UInt8](0xa0..<0xb0)
+  /// The file id of a second file of the same generation.
+  static let otherFileID = [UInt8](0xb0..<0xc0)
 
   static func hex(_ bytes: [UInt8]) -> String { Hex.encode(bytes) }
 
@@ -82,7 +86,7 @@ enum RegistryV2VectorGenerator {
     let integrityKey = try key([UInt8](0..<32))
     let otherKey = try key((0..<32).map { UInt8(0xff - $0) })
     let contents = contents(valid)
-    let registry = V2.encode(contents, key: integrityKey)
+    let registry = V2.encode(contents, key: integrityKey, fileID: fileID)
     let sorted = contents.entries.sorted { $0.digest.bytes.lexicographicallyPrecedes($1.digest.bytes) }
     let position = { (index: Int) in sorted.firstIndex { $0.digest == valid[index].key.digest }! }
     let entryStart = { (index: Int) in V2.headerByteCount + V2.entryByteCount * position(index) }
@@ -114,7 +118,7 @@ enum RegistryV2VectorGenerator {
     let foreign = resealed(registry, at: 34, with: bigEndian(7, 8), key: otherKey)
     add("the right header with a header MAC under another key", key: 4, registry: foreign)
     add("version line v3", key: 4, registry: replacing(registry, "registry v2\n", "registry v3\n"))
-    add("cut to 109 bytes", key: 4, registry: Array(registry[0..<109]))
+    add("cut to 125 bytes", key: 4, registry: Array(registry[0..<125]))
     add("the last byte cut off", key: 4, registry: Array(registry.dropLast()))
     add("one byte appended", key: 4, registry: registry + [0x0a])
     add(
@@ -124,8 +128,8 @@ enum RegistryV2VectorGenerator {
       "count 1,000,001, re-authenticated", key: 4,
       registry: resealed(registry, at: 42, with: bigEndian(1_000_001, 4), key: integrityKey))
     add(
-      "index offset 111, re-authenticated", key: 4,
-      registry: resealed(registry, at: 46, with: bigEndian(111, 8), key: integrityKey))
+      "index offset 127, re-authenticated", key: 4,
+      registry: resealed(registry, at: 46, with: bigEndian(127, 8), key: integrityKey))
     add("the vault remembers generation 8", key: 4, anchor: 8)
     add("the vault remembers generation 7", key: 4, anchor: 7)
 
@@ -139,8 +143,24 @@ enum RegistryV2VectorGenerator {
     var older = contents
     older.generation = 6
     let recordsOffset = V2.headerByteCount + V2.entryByteCount * 4
-    let mixed = Array(registry[0..<recordsOffset]) + Array(V2.encode(older, key: integrityKey)[recordsOffset...])
+    let mixed =
+      Array(registry[0..<recordsOffset]) + Array(V2.encode(older, key: integrityKey, fileID: fileID)[recordsOffset...])
     add("every record from generation 6 under the generation-7 header", key: 4, registry: mixed)
+    // A second authentic file of generation 7 (another file id) in which
+    // the active key is elevated: its record (same length, same offset)
+    // under this file's header and index.
+    var raised = contents
+    raised.entries[0].trust = .elevated
+    let secondFile = V2.encode(raised, key: integrityKey, fileID: otherFileID)
+    let activeOffset = Int(V2.integer(registry, at: entryStart(4) + 32, count: 8))
+    let activeLength = Int(V2.integer(registry, at: entryStart(4) + 40, count: 4))
+    var spliced = registry
+    spliced.replaceSubrange(
+      activeOffset..<(activeOffset + activeLength), with: secondFile[activeOffset..<(activeOffset + activeLength)])
+    precondition(spliced != registry)
+    add(
+      "the active key's record from another authentic file of generation 7 (trust elevated)", key: 4,
+      registry: spliced)
 
     // The index (not authenticated).
     func entryReplaced(_ index: Int, by other: Int) -> [UInt8] {
@@ -173,6 +193,7 @@ enum RegistryV2VectorGenerator {
       var mac = HMACSHA256(key: integrityKey)
       mac.update(data: V2.recordLabel)
       mac.update(data: bigEndian(7, 8))
+      mac.update(data: fileID)
       mac.update(data: bytes)
       let record = bytes + mac.finalize()
       let start = entryStart(index)
@@ -193,6 +214,9 @@ enum RegistryV2VectorGenerator {
     add(
       "the version-1 file of the same keys is still read", key: 4,
       registry: RegistryFormat.encode(contents, key: integrityKey))
+    add(
+      "the second file of generation 7, whole, is authentic (the rollback left to the anchor)", key: 4,
+      registry: secondFile)
 
     return File(
       format: AssistantKeyVectors.RegistryFile.format, version: 2,
