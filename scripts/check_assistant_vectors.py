@@ -3,8 +3,8 @@
 SECURITY.md ("Assistant keys") alone, with the Python standard library only.
 
 It re-derives every case of Vectors/assistant-key-v1.json,
-Vectors/assistant-registry-v1.json, Vectors/assistant-registry-v2.json and
-Vectors/assistant-last-used-v1.json and exits non-zero on any difference,
+Vectors/assistant-registry-v1.json, Vectors/assistant-registry-v2.json,
+Vectors/assistant-last-used-v1.json and Vectors/assistant-last-used-v2.json and exits non-zero on any difference,
 so the specification (docs/formats/) and the Swift code are checked against
 each other.
 
@@ -261,6 +261,79 @@ def parse_last_used(data: bytes, key: bytes):
     return table
 
 
+# Last-used version 2 (docs/formats/last-used.md, "Version 2").
+LU2_LINE = b"taskkey assistant-key last-used v2\n"
+LU2_HEADER, LU2_SLOT, LU2_MAX = 71, 48, 1_000_000
+LU2_HEADER_LABEL = b"TaskKey last-used v2 header\x00"
+LU2_SLOT_LABEL = b"TaskKey last-used v2 slot\x00"
+
+
+def last_used_v2_count(data: bytes, key: bytes) -> int:
+    """Steps 1-5: the slot count, or Damaged."""
+    if len(data) > LU2_HEADER + LU2_SLOT * LU2_MAX:
+        raise Damaged("too_large")
+    if len(data) < LU2_HEADER:
+        raise Damaged("malformed")
+    mac = hmac.new(key, LU2_HEADER_LABEL + data[:39], hashlib.sha256).digest()
+    if not hmac.compare_digest(mac, data[39:LU2_HEADER]):
+        raise Damaged("authentication_failed")
+    count = int.from_bytes(data[35:39], "big")
+    if count > LU2_MAX or len(data) != LU2_HEADER + LU2_SLOT * count:
+        raise Damaged("malformed")
+    return count
+
+
+def last_used_v2_time(slot: bytes, key: bytes):
+    """A slot's time, or None (never used): MAC failed, time 0 or >= 10^18."""
+    mac = hmac.new(key, LU2_SLOT_LABEL + slot[:16], hashlib.sha256).digest()
+    time = int.from_bytes(slot[8:16], "big")
+    if not hmac.compare_digest(mac, slot[16:48]) or not 0 < time < 10**18:
+        return None
+    return time
+
+
+def slot_public_id(slot: bytes) -> str:
+    return "tkid_" + slot[:8].hex()
+
+
+def parse_last_used_any(data: bytes, key: bytes):
+    """The full read of either version: {public id: seconds} or Damaged."""
+    if not data.startswith(LU2_LINE):
+        return parse_last_used(data, key)
+    count, table, previous = last_used_v2_count(data, key), {}, None
+    for index in range(count):
+        slot = data[LU2_HEADER + LU2_SLOT * index:LU2_HEADER + LU2_SLOT * (index + 1)]
+        if previous is not None and slot[:8] <= previous:
+            raise Damaged("malformed")
+        previous = slot[:8]
+        time = last_used_v2_time(slot, key)
+        if time is not None:
+            table[slot_public_id(slot)] = time
+    return table
+
+
+def last_used_v2_search(data: bytes, key: bytes, public: str):
+    """Verify's search: ("used", t), ("never", None), ("absent", None) or ("refused", None)."""
+    try:
+        if not data.startswith(LU2_LINE):
+            raise Damaged("malformed")
+        count = last_used_v2_count(data, key)
+    except Damaged:
+        return ("refused", None)
+    wanted, low, high = bytes.fromhex(public[len("tkid_"):]), 0, count
+    while low < high:
+        middle = (low + high) // 2
+        slot = data[LU2_HEADER + LU2_SLOT * middle:LU2_HEADER + LU2_SLOT * (middle + 1)]
+        if slot[:8] == wanted:
+            time = last_used_v2_time(slot, key)
+            return ("never", None) if time is None else ("used", time)
+        if slot[:8] < wanted:
+            low = middle + 1
+        else:
+            high = middle
+    return ("absent", None)
+
+
 def decide(entry, now: int):
     revocation = entry["revocation"]
     if revocation.startswith("revoked:") or (revocation.startswith("until:") and now >= int(revocation[6:])):
@@ -360,7 +433,26 @@ def main() -> int:
             failures += 1
             print(f"assistant-last-used case {case['id']} ({case['comment']}): got {got}, want {want}")
 
-    total = len(keys["tests"]) + len(registry["tests"]) + len(registry2["tests"]) + len(last_used["tests"])
+    last_used2 = json.loads((directory / "assistant-last-used-v2.json").read_text())
+    assert last_used2["format"] == "assistant-last-used" and last_used2["version"] == 2
+    key = bytes.fromhex(last_used2["integrity_key"])
+    for case in last_used2["tests"]:
+        data = bytes.fromhex(case["file"])
+        try:
+            got = ("valid", None, parse_last_used_any(data, key))
+        except Damaged as damage:
+            got = ("invalid", str(damage), None)
+        if "search_id" in case:
+            got += last_used_v2_search(data, key, case["search_id"])
+        else:
+            got += (None, None)
+        want = (case["result"], case.get("damage"), case.get("last_used"), case.get("search"), case.get("search_time"))
+        if got != want:
+            failures += 1
+            print(f"assistant-last-used v2 case {case['id']} ({case['comment']}): got {got}, want {want}")
+
+    total = (len(keys["tests"]) + len(registry["tests"]) + len(registry2["tests"]) + len(last_used["tests"])
+             + len(last_used2["tests"]))
     print(f"assistant vectors: {total - failures} of {total} cases agree with docs/formats/")
     return 1 if failures else 0
 

@@ -240,6 +240,7 @@ CHECKERS = {
     ("backup", 1): check_vault,
     ("assistant-key", 1): check_assistant,
     ("assistant-last-used", 1): check_assistant,
+    ("assistant-last-used", 2): check_assistant,
     ("key-file", 1): check_key_file,
     ("sync-import", 1): check_sync_import,
     ("assistant-registry", 1): check_assistant,

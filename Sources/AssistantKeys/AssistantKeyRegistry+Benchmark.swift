@@ -70,3 +70,31 @@ extension AssistantKeyRegistry {
     }
   }
 }
+
+extension AssistantKeyRegistry {
+  /// A benchmark fixture: marks every registry key used at `time` in one
+  /// write of the last-used file, as version 2 (what registry writes
+  /// make) or, with `version1`, as the version-1 file a verify reads and
+  /// rewrites whole (the cost before version 2, for comparison).
+  ///
+  /// - Throws: the errors of reading the registry and of the write.
+  @_spi(Benchmark) public func markEveryKeyUsed(at time: Int64, version1: Bool = false) throws {
+    try locked {
+      try files.withLock {
+        try refresh(full: true)
+        let ids = snapshot.contents.entries.map(\.id)
+        let bytes: [UInt8]
+        if version1 {
+          bytes = LastUsedFormat.encode(Dictionary(uniqueKeysWithValues: ids.map { ($0, time) }), key: key)
+        } else {
+          let keyed = HMACSHA256(key: key)
+          bytes = LastUsedFormatV2.encode(
+            ids.map(LastUsedFormatV2.idValue).sorted().map {
+              ($0, LastUsedFormatV2.stamp(id: $0, time: UInt64(time), keyed: keyed)[...])
+            }, key: key)
+        }
+        try files.replace(files.lastUsedPath, with: bytes)
+      }
+    }
+  }
+}

@@ -322,6 +322,7 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
       contents.generation += 1
       let file = try files.replace(files.registryPath, with: RegistryFormatV2.encode(contents, key: key))
       snapshot = Snapshot(contents: contents, file: file)
+      rebuildLastUsed(for: contents.entries.map(\.id))
       // The change has taken effect with the rename above, but it is
       // permanent only once the anchor remembers the generation: an older
       // registry put back before that would be accepted. So the command is

@@ -41,6 +41,16 @@ public enum AssistantKeyVectors {
       formats.contains(format)
     else { return nil }
     var report = Report(format: format, cases: 0, failures: [])
+    if format == LastUsedFile.format, header.version == LastUsedFileV2.version {
+      do {
+        let file = try JSONDecoder().decode(LastUsedFileV2.self, from: data)
+        report.cases = file.tests.count
+        report.failures = try check(file)
+      } catch {
+        report.failures.append("malformed vector file: \(error)")
+      }
+      return report
+    }
     if format == RegistryFile.format, header.version == RegistryFileV2.version {
       do {
         let file = try JSONDecoder().decode(RegistryFileV2.self, from: data)

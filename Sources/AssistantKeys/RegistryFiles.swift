@@ -60,6 +60,17 @@ struct RegistryFiles {
     try reading { try OpenFile.ownerOnly(path) }
   }
 
+  /// Opens a registry-kind file for reading and in-place writes (the
+  /// last-used slots), or returns nil when it does not exist.
+  func openForUpdate(_ path: String) throws -> OpenFile? {
+    try reading { try OpenFile.ownerOnlyForUpdate(path) }
+  }
+
+  /// Writes `bytes` at `offset` of `file` in place (`pwrite`, no fsync).
+  func write(_ bytes: [UInt8], to file: OpenFile, at offset: Int) throws {
+    try reading { try file.descriptor.write(bytes, atOffset: UInt64(offset)) }
+  }
+
   /// Random access to `file` by `pread`, its size as `fstat` gave it when
   /// opened; a failed read is `.registryDamaged(.unreadable)`.
   func source(_ file: OpenFile) -> RegistrySource {

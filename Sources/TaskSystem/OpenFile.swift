@@ -46,10 +46,14 @@ public final class OpenFile: @unchecked Sendable {
   ///   device), `.notOwner`, `.loosePermissions` (fix: `chmod 600`),
   ///   `.failed`.
   public static func ownerOnly(_ path: String) throws -> OpenFile? {
-    let fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+    try ownerOnly(path, flags: O_RDONLY)
+  }
+
+  static func ownerOnly(_ path: String, flags: Int32) throws -> OpenFile? {
+    let fd = Glibc.open(path, flags | O_NOFOLLOW | O_CLOEXEC)
     guard fd >= 0 else {
       let code = errno
-      if code == EINTR { return try ownerOnly(path) }
+      if code == EINTR { return try ownerOnly(path, flags: flags) }
       if code == ENOENT { return nil }
       if code == ELOOP { throw SystemError.wrongFileType(path: path, expected: "a regular file (it is a symlink)") }
       throw SystemError.failed(call: "open", path: path, errno: code)

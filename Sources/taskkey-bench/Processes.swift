@@ -95,7 +95,8 @@ func processRows(options: Options) throws -> [Row] {
   }
   if options.wants("process") { rows.append(try foundationRow(taskkey)) }
   if options.wants("verify") {
-    rows += try ScaleBench.verifyRows(scratch: scratch, emptyMain: empty, quick: options.quick)
+    rows += try ScaleBench.verifyRows(
+      scratch: scratch, emptyMain: empty, quick: options.quick, lastUsedVersion1: options.values["last-used"] == "v1")
   }
   if options.wants("vault") { rows += try ScaleBench.vaultRows(scratch: scratch, quick: options.quick) }
   if options.wants("batch") { rows += try BatchBench.rows(scratch: scratch, quick: options.quick) }

@@ -12,7 +12,7 @@
 // their range. Exits 1 when any goal is missed. Never part of `make test`.
 //
 //   make bench        (builds release, makes the Python venv, runs this)
-//   taskkey-bench [--quick] [--only SECTIONS] --python P --peer scripts/bench_peer.py
+//   taskkey-bench [--quick] [--only SECTIONS] [--last-used v1] --python P --peer scripts/bench_peer.py
 //                 --taskkey T --empty-main E [--empty-main-static S]
 @_spi(Benchmark) import AssistantKeys
 import CBenchBaseline
