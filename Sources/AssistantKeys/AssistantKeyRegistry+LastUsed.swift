@@ -68,8 +68,10 @@ extension AssistantKeyRegistry {
     var old = [(id: UInt64, stamp: ArraySlice<UInt8>?)]()
     if let read = try? files.read(files.lastUsedPath, limit: LastUsedFormat.maximumFileByteCount) {
       if LastUsedFormatV2.isVersion2(read.bytes) {
-        old = ((try? LastUsedFormatV2.slots(read.bytes, key: key)) ?? []).map {
-          ($0.id, $0.time == nil ? nil : $0.stamp)
+        // Copied verbatim, MACs unchecked: a slot that fails its MAC
+        // (bound to the id) still fails after the copy.
+        old = ((try? LastUsedFormatV2.slots(read.bytes, key: key, checkingMACs: false)) ?? []).map {
+          ($0.id, $0.stamp)
         }
       } else if let table = try? LastUsedFormat.decode(read.bytes, key: key) {
         let keyed = HMACSHA256(key: key)

@@ -130,10 +130,12 @@ enum LastUsedFormatV2 {
   }
 
   /// The full read of `list` and of every registry write: the header,
-  /// then ids strictly ascending; each slot's time or never.
+  /// then ids strictly ascending; each slot's time or never. Without
+  /// `checkingMACs` (a rebuild, which copies slots verbatim: a slot whose
+  /// MAC fails still fails after the copy) every time is nil.
   ///
   /// - Returns: the slots in file order, id and time (nil: never used).
-  static func slots(_ bytes: [UInt8], key: SymmetricKey) throws -> [(
+  static func slots(_ bytes: [UInt8], key: SymmetricKey, checkingMACs: Bool = true) throws -> [(
     id: UInt64, time: Int64?, stamp: ArraySlice<UInt8>
   )] {
     let count = try header(bytes, size: bytes.count, key: key)
@@ -145,7 +147,7 @@ enum LastUsedFormatV2 {
       let id = RegistryFormatV2.integer(bytes, at: start, count: 8)
       if let previous = slots.last, previous.id >= id { throw fail("slot \(index): ids are not strictly ascending") }
       let slot = bytes[start..<(start + slotByteCount)]
-      slots.append((id, time(ofSlot: slot, keyed: keyed), slot.dropFirst(8)))
+      slots.append((id, checkingMACs ? time(ofSlot: slot, keyed: keyed) : nil, slot.dropFirst(8)))
     }
     return slots
   }

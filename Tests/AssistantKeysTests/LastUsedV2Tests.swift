@@ -85,6 +85,9 @@ import Testing
     let records = try registry.keys()
     #expect(records.first { $0.id == first.key.id }?.lastUsed == nil)
     #expect(records.first { $0.id == second.key.id }?.lastUsed == fixture.clock.now)
+    // A rebuild copies the torn slot verbatim: still never used.
+    _ = try registry.mint(name: "c")
+    #expect(try V2.decode(try bytes(fixture), key: fixture.key) == [second.key.id: used])
     _ = try fixture.open().verify(first.key.testString)
     #expect(try V2.decode(try bytes(fixture), key: fixture.key) == [first.key.id: used, second.key.id: used])
   }
