@@ -10,7 +10,10 @@
 //     records are re-MACed under the fuzzer's key; a full read that accepts
 //     it re-encodes to the same bytes and every verify search finds exactly
 //     the entry the full read gave; a search never returns an entry for
-//     another digest, and nothing but AssistantKeyError is thrown.
+//     another digest, and nothing but AssistantKeyError is thrown;
+//   - last-used version 2: raw bytes never pass the header MAC; with the
+//     header re-MACed under the fuzzer's key, a full read that accepts the
+//     file finds, by binary search, the very slot it read for every id.
 
 import TaskCrypto
 
@@ -56,6 +59,7 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     preconditionFailure("unexpected error type \(error)")
   }
   fuzzVersion2(raw)
+  fuzzLastUsedVersion2(raw)
   return 0
 }
 
@@ -129,6 +133,40 @@ private func fuzzVersion2(_ raw: [UInt8]) {
       precondition(full == nil, "a search refused a registry the full read accepted")
     } catch {
       preconditionFailure("unexpected error type \(error)")
+    }
+  }
+}
+
+private func fuzzLastUsedVersion2(_ raw: [UInt8]) {
+  typealias V2 = LastUsedFormatV2
+  do {
+    _ = try V2.decode(raw, key: fuzzRegistryKey)
+    preconditionFailure("an unauthenticated last-used file was accepted")
+  } catch is AssistantKeyError {
+  } catch {
+    preconditionFailure("unexpected error type \(error)")
+  }
+  var file = V2.versionLine + Array(raw.dropFirst(V2.versionLine.count))
+  if file.count < V2.headerByteCount { file += [UInt8](repeating: 0, count: V2.headerByteCount - file.count) }
+  var mac = HMACSHA256(key: fuzzRegistryKey)
+  mac.update(data: V2.headerLabel)
+  mac.update(data: Array(file[0..<V2.macOffset]))
+  file.replaceSubrange(V2.macOffset..<V2.headerByteCount, with: mac.finalize())
+  let slots: [(id: UInt64, time: Int64?, stamp: ArraySlice<UInt8>)]
+  do {
+    slots = try V2.slots(file, key: fuzzRegistryKey)
+  } catch is AssistantKeyError {
+    return
+  } catch {
+    preconditionFailure("unexpected error type \(error)")
+  }
+  let source = RegistrySource(file)
+  for (index, slot) in slots.enumerated().prefix(16) {
+    do {
+      let found = try V2.find(slot.id, in: source, count: slots.count)
+      precondition(found?.index == index, "the search and the full read disagree on a slot")
+    } catch {
+      preconditionFailure("a search refused a file the full read accepted: \(error)")
     }
   }
 }

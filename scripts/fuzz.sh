@@ -72,7 +72,7 @@ for target in "${targets[@]}"; do
       seed sealed-value '[t["value"].encode() for t in json.load(open("Vectors/sealed-value-v1.json"))["tests"]]' ;;
     assistant-keys)
       build assistant-keys Fuzz/FuzzAssistantKeys.swift TaskSystem TaskCrypto TaskVault AssistantKeys
-      seed assistant-keys '[t["key"].encode() for t in json.load(open("Vectors/assistant-key-v1.json"))["tests"]] + [bytes.fromhex(t.get("registry", r["registry"])) for r in [json.load(open("Vectors/assistant-registry-v2.json"))] for t in r["tests"]]' ;;
+      seed assistant-keys '[t["key"].encode() for t in json.load(open("Vectors/assistant-key-v1.json"))["tests"]] + [bytes.fromhex(t.get("registry", r["registry"])) for r in [json.load(open("Vectors/assistant-registry-v2.json"))] for t in r["tests"]] + [bytes.fromhex(t["file"]) for t in json.load(open("Vectors/assistant-last-used-v2.json"))["tests"] if "file" in t]' ;;
     key-file)
       build key-file Fuzz/FuzzKeyFile.swift TaskSystem TaskCrypto
       seed key-file '[(t["kid"] + ":" + t["key"] + "\n").encode() for t in json.load(open("Vectors/sealed-value-v1.json"))["keys"]]' ;;
