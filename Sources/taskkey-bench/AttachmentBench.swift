@@ -153,7 +153,9 @@ enum AttachmentBench {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let plain = directory + "/plain"
-    FileManager.default.createFile(atPath: plain, contents: nil)
+    guard FileManager.default.createFile(atPath: plain, contents: nil) else {
+      throw BenchError.failed("cannot create \(plain)")
+    }
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: plain))
     let block = Data((0..<mebibyte).map { UInt8(truncatingIfNeeded: $0 &* 31) })
     for _ in 0..<(size / mebibyte) { handle.write(block) }

@@ -73,7 +73,9 @@ enum BatchBench {
 
   /// `{"id":N,"ctx":"note/N/body","body":"<64 characters>"}` per line.
   static func writePlainLines(count: Int, to path: String) throws {
-    FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+    guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+      throw BenchError.failed("cannot create \(path)")
+    }
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     defer { try? handle.close() }
     var chunk = ""

@@ -62,7 +62,7 @@ func cryptoRows(options: Options, peer: PythonPeer) throws -> [Row] {
   guard let floor = taskkey_floor_new(rawKey, 1 << 20, aad, aad.count) else {
     throw BenchError.failed("the OpenSSL floor could not be set up")
   }
-  rawKey.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+  rawKey.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
   defer { taskkey_floor_free(floor) }
 
   var rows = [Row]()
