@@ -107,20 +107,24 @@ enum VaultVectors {
         value: String(decoding: bytes(of: try vault.item(named: attributes.name).value), as: UTF8.self))
     }
     let retiredInKeyring = try resealed(vault, change: { $0.retired = [keyring.primaryID] })
-    let retiredEmpty = try resealed(vault) { plaintext in
-      // "RTRD", count 1, the id: make the count 0 and the id padding.
-      let start = try #require(
-        (0..<(plaintext.count - 4)).first { Array(plaintext[$0..<($0 + 4)]) == Array("RTRD".utf8) })
-      plaintext.replaceSubrange((start + 4)..<(start + 12), with: [UInt8](repeating: 0, count: 8))
-    }
-    let bidiLabel = try resealed(vault) { plaintext in
-      // "Calendar token" -> "Calendar" U+202E "ken": same length, behind a valid tag.
-      let label = Array("Calendar token".utf8)
-      let start = try #require(
-        (0...(plaintext.count - label.count)).first { Array(plaintext[$0..<($0 + label.count)]) == label })
-      plaintext.replaceSubrange(
-        start..<(start + label.count), with: Array("Calendar".utf8) + [0xe2, 0x80, 0xae] + Array("ken".utf8))
-    }
+    let retiredEmpty = try resealed(
+      vault,
+      edit: { plaintext in
+        // "RTRD", count 1, the id: make the count 0 and the id padding.
+        let start = try #require(
+          (0..<(plaintext.count - 4)).first { Array(plaintext[$0..<($0 + 4)]) == Array("RTRD".utf8) })
+        plaintext.replaceSubrange((start + 4)..<(start + 12), with: [UInt8](repeating: 0, count: 8))
+      })
+    let bidiLabel = try resealed(
+      vault,
+      edit: { plaintext in
+        // "Calendar token" -> "Calendar" U+202E "ken": same length, behind a valid tag.
+        let label = Array("Calendar token".utf8)
+        let start = try #require(
+          (0...(plaintext.count - label.count)).first { Array(plaintext[$0..<($0 + label.count)]) == label })
+        plaintext.replaceSubrange(
+          start..<(start + label.count), with: Array("Calendar".utf8) + [0xe2, 0x80, 0xae] + Array("ken".utf8))
+      })
     try vault.lock()
     let expected = VaultVectorFile.Expected(
       vaultID: status.vaultID, kdf: "\(status.kdfParameters)", generation: status.generation,
