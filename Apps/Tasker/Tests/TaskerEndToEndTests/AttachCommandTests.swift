@@ -74,7 +74,7 @@ struct AttachCommandTests {
     #expect(try device.tasker(["add", "t"]).status == 0)
     #expect(try device.tasker(["settings", "set", "attachment-encryption", "on"]).status == 0)
     let source = device.root.path("large.bin")
-    FileManager.default.createFile(atPath: source, contents: nil)
+    #expect(FileManager.default.createFile(atPath: source, contents: nil))
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
     try handle.truncate(atOffset: 192 << 20)
     try handle.close()
