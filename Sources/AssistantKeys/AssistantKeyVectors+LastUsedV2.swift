@@ -50,15 +50,9 @@ extension AssistantKeyVectors {
   /// The full read of a last-used file of either version: (`result`,
   /// `damage`, the table).
   static func lastUsedOutcome(_ bytes: [UInt8], integrityKey: SymmetricKey) -> (String, String?, [String: Int64]?) {
-    do {
-      let table =
-        LastUsedFormatV2.isVersion2(bytes)
+    lastUsedOutcome {
+      LastUsedFormatV2.isVersion2(bytes)
         ? try LastUsedFormatV2.decode(bytes, key: integrityKey) : try LastUsedFormat.decode(bytes, key: integrityKey)
-      return ("valid", nil, Dictionary(uniqueKeysWithValues: table.map { ($0.key.text, $0.value) }))
-    } catch AssistantKeyError.registryDamaged(let damage) {
-      return ("invalid", damageName(damage), nil)
-    } catch {
-      return ("invalid", "unexpected: \(error)", nil)
     }
   }
 

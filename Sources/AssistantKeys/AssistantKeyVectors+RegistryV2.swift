@@ -82,15 +82,9 @@ extension AssistantKeyVectors {
       }
       guard let entry else { return ("invalid", "unknown_key", nil, nil, list) }
       return ("valid", nil, nil, try entry.verdict(at: now), list)
-    } catch let error as AssistantKeyError {
-      switch error {
-      case .revoked: return ("invalid", "revoked", nil, nil, list)
-      case .expired: return ("invalid", "expired", nil, nil, list)
-      case .registryDamaged(let damage): return ("invalid", "registry_damaged", damageName(damage), nil, list)
-      default: return ("invalid", "unexpected: \(error)", nil, nil, list)
-      }
     } catch {
-      return ("invalid", "unexpected: \(error)", nil, nil, list)
+      let (result, name, damage) = verifyFailure(error)
+      return (result, name, damage, nil, list)
     }
   }
 

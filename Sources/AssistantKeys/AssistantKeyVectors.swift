@@ -217,10 +217,18 @@ public enum AssistantKeyVectors {
 
   // MARK: - Deciding one case
 
-  /// Reads a last-used file: (`result`, `damage`, the table).
+  /// Reads a last-used file, version 1: (`result`, `damage`, the table).
   static func lastUsedOutcome(_ text: String, integrityKey: SymmetricKey) -> (String, String?, [String: Int64]?) {
+    lastUsedOutcome { try LastUsedFormat.decode(Array(text.utf8), key: integrityKey) }
+  }
+
+  /// The outcome names of reading a last-used file with `read`:
+  /// (`result`, `damage`, the table by public id).
+  static func lastUsedOutcome(reading read: () throws -> [AssistantKeyID: Int64]) -> (
+    String, String?, [String: Int64]?
+  ) {
     do {
-      let table = try LastUsedFormat.decode(Array(text.utf8), key: integrityKey)
+      let table = try read()
       return ("valid", nil, Dictionary(uniqueKeysWithValues: table.map { ($0.key.text, $0.value) }))
     } catch AssistantKeyError.registryDamaged(let damage) {
       return ("invalid", damageName(damage), nil)
@@ -271,15 +279,20 @@ public enum AssistantKeyVectors {
       let index = RegistryIndex(try RegistryFormat.decode(Array(registry.utf8), key: integrityKey))
       guard let entry = index.entry(for: digest) else { return ("invalid", "unknown_key", nil, nil) }
       return ("valid", nil, nil, try entry.verdict(at: now))
-    } catch let error as AssistantKeyError {
-      switch error {
-      case .revoked: return ("invalid", "revoked", nil, nil)
-      case .expired: return ("invalid", "expired", nil, nil)
-      case .registryDamaged(let damage): return ("invalid", "registry_damaged", damageName(damage), nil)
-      default: return ("invalid", "unexpected: \(error)", nil, nil)
-      }
     } catch {
-      return ("invalid", "unexpected: \(error)", nil, nil)
+      let (result, name, damage) = verifyFailure(error)
+      return (result, name, damage, nil)
+    }
+  }
+
+  /// The outcome names of a verify that threw `error`: (`result`,
+  /// `error`, `damage`).
+  static func verifyFailure(_ error: Error) -> (String, String?, String?) {
+    switch error as? AssistantKeyError {
+    case .revoked?: return ("invalid", "revoked", nil)
+    case .expired?: return ("invalid", "expired", nil)
+    case .registryDamaged(let damage)?: return ("invalid", "registry_damaged", damageName(damage))
+    default: return ("invalid", "unexpected: \(error)", nil)
     }
   }
 

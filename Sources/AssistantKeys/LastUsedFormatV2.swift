@@ -22,9 +22,7 @@ enum LastUsedFormatV2 {
   /// Times at or above this read as never used (the registry's numbers are below 10^18).
   static let timeLimit: UInt64 = 1_000_000_000_000_000_000
 
-  static func fail(_ reason: String) -> AssistantKeyError {
-    .registryDamaged(.malformed(line: 0, reason: reason))
-  }
+  static func fail(_ reason: String) -> AssistantKeyError { RegistryFormatV2.fail(reason) }
 
   /// Whether the file's first bytes start with the version line.
   static func isVersion2(_ prefix: [UInt8]) -> Bool {
@@ -45,19 +43,15 @@ enum LastUsedFormatV2 {
     return AssistantKeyID(AssistantKeyID.prefix + String(decoding: hex, as: UTF8.self))!
   }
 
-  static func bigEndian(_ value: UInt64, _ count: Int) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * (count - 1 - $0))) }
-  }
-
   /// The 40 bytes after a slot's id: `time || MAC(label || id || time)`.
   static func stamp(id: UInt64, time: UInt64, keyed: HMACSHA256) -> [UInt8] {
-    let idBytes = bigEndian(id, 8)
-    let timeBytes = bigEndian(time, 8)
+    var fields = ByteString()
+    fields.u64(id)
+    fields.u64(time)
     var mac = keyed
     mac.update(data: slotLabel)
-    mac.update(data: idBytes)
-    mac.update(data: timeBytes)
-    return timeBytes + mac.finalize()
+    mac.update(data: fields.bytes)
+    return Array(fields.bytes[8...]) + mac.finalize()
   }
 
   /// The time a slot (48 bytes) records, or nil (never used) when its MAC
@@ -76,18 +70,19 @@ enum LastUsedFormatV2 {
   /// The file for `slots` (ids strictly ascending; each the 40 bytes after
   /// the id, or nil for never used, written as zeros) under `key`.
   static func encode(_ slots: [(id: UInt64, stamp: ArraySlice<UInt8>?)], key: SymmetricKey) -> [UInt8] {
-    var out = versionLine + bigEndian(UInt64(slots.count), 4)
+    var out = ByteString(bytes: versionLine)
+    out.u32(UInt32(slots.count))
     var mac = HMACSHA256(key: key)
     mac.update(data: headerLabel)
-    mac.update(data: out)
-    out += mac.finalize()
-    out.reserveCapacity(headerByteCount + slotByteCount * slots.count)
+    mac.update(data: out.bytes)
+    out.bytes += mac.finalize()
+    out.bytes.reserveCapacity(headerByteCount + slotByteCount * slots.count)
     let never = [UInt8](repeating: 0, count: slotByteCount - 8)
     for slot in slots {
-      out += bigEndian(slot.id, 8)
-      if let stamp = slot.stamp { out += stamp } else { out += never }
+      out.u64(slot.id)
+      out.bytes += slot.stamp ?? never[...]
     }
-    return out
+    return out.bytes
   }
 
   // MARK: - Reading (steps in docs/formats/last-used.md order)

@@ -78,9 +78,9 @@ enum LastUsedV2VectorGenerator {
     foreign.replaceSubrange(V2.macOffset..<V2.headerByteCount, with: mac.finalize())
     add("the header MAC under another key", foreign)
     count = good
-    count.replaceSubrange(35..<39, with: V2.bigEndian(4, 4))
+    count.replaceSubrange(35..<39, with: RegistryV2VectorGenerator.bigEndian(4, 4))
     add("count 4 for 3 slots, re-authenticated", resealed(count))
-    count.replaceSubrange(35..<39, with: V2.bigEndian(1_000_001, 4))
+    count.replaceSubrange(35..<39, with: RegistryV2VectorGenerator.bigEndian(1_000_001, 4))
     add("count 1,000,001, re-authenticated", resealed(count))
     add("the last byte cut off", Array(good.dropLast()))
     add("one byte appended", good + [0])
