@@ -55,7 +55,7 @@ enum ScaleBench {
       try registry.addFillerKeys(count: count - filled - (isLargest ? 1 : 0), prefix: "bench\(filled)")
       filled = count
       if isLargest {
-        writes.append(try timedWrite("mint (one new key)", count, home: home) { try $0.mint(name: "bench-new") })
+        writes.append(try timedWrite("mint (one new key)", count, home: home) { _ = try $0.mint(name: "bench-new") })
       }
       try registry.markEveryKeyUsed(at: Int64(Date().timeIntervalSince1970) - 3_600, version1: lastUsedVersion1)
       // Warm: a new instance (as a server holds one), loaded once.

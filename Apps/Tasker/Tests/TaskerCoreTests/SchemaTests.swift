@@ -53,7 +53,7 @@ import Testing
     let directory = try TemporaryDirectory()
     let path = directory.path("t.db")
     do {
-      FileManager.default.createFile(atPath: path, contents: nil)
+      #expect(FileManager.default.createFile(atPath: path, contents: nil))
       let old = try Connection(path: path, create: false)
       try old.execute(Schema.migrations[0])
       try old.execute("PRAGMA user_version = 1")
@@ -76,7 +76,7 @@ import Testing
     }
     #expect(!(FileManager.default.fileExists(atPath: missing)))
     let junk = directory.path("junk.db")
-    FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 4096))
+    #expect(FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 4096)))
     #expect(throws: TaskerError.notADatabase(path: junk)) {
       try TaskStore(databasePath: junk, keys: try Keyring.generate())
     }
