@@ -182,7 +182,7 @@ docs: deps
 clean:
 	rm -rf .build Apps/Tasker/.build
 
-# Performance goals (issue 14) as ratios against the floor in the same run:
+# Performance goals (issues 14 and 24) as ratios against the floor in the same run:
 # raw OpenSSL in C with one reused context per key, Python's `cryptography`
 # (in a venv made here) and an empty Swift main. Exits 1 on a missed goal.
 # Not part of `make test`: timing does not belong in unit tests.

@@ -34,9 +34,11 @@ let package = Package(
       name: "TaskSystem",
       dependencies: ["CTaskSystem"]
     ),
+    // TaskCrypto's own C: the SSSE3 loop of the base64 decoder (pure computation, no libc); only TaskCrypto uses it.
+    .target(name: "CTaskCrypto"),
     .target(
       name: "TaskCrypto",
-      dependencies: ["COpenSSL", "CSodium", "TaskSystem"]
+      dependencies: ["COpenSSL", "CSodium", "CTaskCrypto", "TaskSystem"]
     ),
     .target(
       name: "TaskVault",

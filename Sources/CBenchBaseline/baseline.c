@@ -150,6 +150,22 @@ uint64_t taskkey_floor_text_open(taskkey_floor *floor, size_t size, size_t itera
   return taskkey_bench_now() - start;
 }
 
+// Waits for `pid`; returns its CPU time (user + system) in nanoseconds
+// when it exits 0 (at least 1), else 0. The peak RSS goes to
+// `peak_rss_kib` when given.
+static uint64_t wait_for_child(pid_t pid, long *peak_rss_kib) {
+  int status = 0;
+  struct rusage usage;
+  while (wait4(pid, &status, 0, &usage) < 0) {
+    if (errno != EINTR) return 0;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return 0;
+  uint64_t elapsed = (uint64_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000u +
+                     (uint64_t)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000u;
+  if (peak_rss_kib) *peak_rss_kib = usage.ru_maxrss;
+  return elapsed == 0 ? 1 : elapsed;
+}
+
 uint64_t taskkey_bench_run(
   char *const argv[], const char *input_path, const char *output_path, long *peak_rss_kib) {
   posix_spawn_file_actions_t actions;
@@ -160,19 +176,49 @@ uint64_t taskkey_bench_run(
            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) == 0;
   uint64_t elapsed = 0;
   pid_t pid;
-  if (ok && posix_spawn(&pid, argv[0], &actions, NULL, argv, environ) == 0) {
-    int status = 0;
-    struct rusage usage;
-    while (wait4(pid, &status, 0, &usage) < 0) {
-      if (errno != EINTR) return 0;
-    }
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-      elapsed = (uint64_t)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000u +
-                (uint64_t)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000u;
-      if (elapsed == 0) elapsed = 1;
-      if (peak_rss_kib) *peak_rss_kib = usage.ru_maxrss;
-    }
-  }
+  if (ok && posix_spawn(&pid, argv[0], &actions, NULL, argv, environ) == 0) elapsed = wait_for_child(pid, peak_rss_kib);
   posix_spawn_file_actions_destroy(&actions);
+  return elapsed;
+}
+
+// Like taskkey_bench_run, with standard input a pipe that this process
+// fills from input_path in 64 KiB writes (as a shell pipeline would), so
+// the child reads at most a pipe buffer at a time. Returns the child's CPU
+// time (user + system) in nanoseconds, or 0 on failure.
+uint64_t taskkey_bench_run_piped(char *const argv[], const char *input_path, const char *output_path) {
+  int input = open(input_path, O_RDONLY | O_CLOEXEC);
+  if (input < 0) return 0;
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    close(input);
+    return 0;
+  }
+  posix_spawn_file_actions_t actions;
+  uint64_t elapsed = 0;
+  pid_t pid = -1;
+  if (posix_spawn_file_actions_init(&actions) == 0) {
+    int ok = posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], 0) == 0 &&
+             posix_spawn_file_actions_addopen(
+               &actions, 1, output_path ? output_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600) == 0 &&
+             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) == 0;
+    if (!ok || posix_spawn(&pid, argv[0], &actions, NULL, argv, environ) != 0) pid = -1;
+    posix_spawn_file_actions_destroy(&actions);
+  }
+  close(pipe_fds[0]);
+  static uint8_t chunk[64 << 10];
+  ssize_t count;
+  while (pid > 0 && (count = read(input, chunk, sizeof chunk)) > 0) {
+    ssize_t done = 0;
+    while (done < count) {
+      ssize_t written = write(pipe_fds[1], chunk + done, (size_t)(count - done));
+      if (written < 0 && errno == EINTR) continue;
+      if (written <= 0) break;
+      done += written;
+    }
+    if (done < count) break;
+  }
+  close(pipe_fds[1]);
+  close(input);
+  if (pid > 0) elapsed = wait_for_child(pid, NULL);
   return elapsed;
 }

@@ -323,8 +323,13 @@ private func withTagParameter(_ tag: UnsafeMutableRawPointer, _ body: (UnsafeMut
   -> Int32
 {
   let name = UnsafeRawPointer(tagParameterName.utf8Start).assumingMemoryBound(to: CChar.self)
+  // Filled in place, as OSSL_PARAM_octet_string and OSSL_PARAM_END spell
+  // them, rather than by two calls that return the structures by value.
   var parameters = (
-    OSSL_PARAM_construct_octet_string(name, tag, AES.GCM.tagByteCount), OSSL_PARAM_construct_end()
+    OSSL_PARAM(
+      key: name, data_type: UInt32(OSSL_PARAM_OCTET_STRING), data: tag, data_size: AES.GCM.tagByteCount,
+      return_size: -1),  // OSSL_PARAM_UNMODIFIED, (size_t)-1
+    OSSL_PARAM(key: nil, data_type: 0, data: nil, data_size: 0, return_size: 0)
   )
   return withUnsafeMutablePointer(to: &parameters) {
     $0.withMemoryRebound(to: OSSL_PARAM.self, capacity: 2, body)

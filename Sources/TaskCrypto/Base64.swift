@@ -1,3 +1,5 @@
+import CTaskCrypto
+
 /// RFC 4648 base64, standard alphabet with padding, canonical only.
 ///
 /// The decoder accepts exactly one spelling of each byte string: the input
@@ -9,7 +11,11 @@
 ///
 /// The codec is table-driven and *not* constant time: use it for public bytes
 /// such as ciphertexts and ids, never for key material (key files use hex
-/// decoded in locked memory).
+/// decoded in locked memory). On a processor with SSSE3 the bulk of a text
+/// goes through `CTaskCrypto`'s block loops (16 characters to 12 bytes and
+/// back per step); the last groups, padding and every canonical-form check
+/// stay in this Swift code, and the tests hold both paths to Foundation's
+/// codec byte for byte.
 public enum Base64 {
   private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
   private static let padding = UInt8(ascii: "=")
@@ -77,6 +83,13 @@ public enum Base64 {
     var source = input
     var target = UnsafeMutableRawPointer(output)
     let end = input + (count - count % 3)
+    // Whole 12-byte blocks in SSSE3 where the processor has it (each loads
+    // 16 bytes, so at least 16 must remain); in place, each block is loaded
+    // before its 16 characters are stored, and a store stays behind the
+    // input still to be read (the output trails it by a third).
+    let blocks = count >= 16 ? taskkey_base64_encode_blocks(input, count, output) : 0
+    source += blocks
+    target += blocks / 3 * 4
     pairs.withUnsafeBufferPointer { pairs in
       let pairs = pairs.baseAddress!
       // Six bytes to eight characters per step while eight bytes remain
@@ -171,6 +184,16 @@ public enum Base64 {
     // the next group, and the last group is always written below.
     let end = source + (text.count - 4)
     var badGroups: UInt32 = 0
+    // Whole 16-character blocks in SSSE3 where the processor has it, while
+    // at least 8 characters (a group and the last one) follow: each block
+    // stores 16 bytes for its 12, and those 8 characters decode to at least
+    // the 4 bytes of slack. It stops before a block with a bad byte, which
+    // the loop below then finds.
+    if text.count >= 24 {
+      let blocks = taskkey_base64_decode_blocks(source, text.count - 8, target)
+      source += blocks
+      target += blocks / 4 * 3
+    }
     decodeTables.withUnsafeBufferPointer { tables in
       let tables = tables.baseAddress!
       while source < end {

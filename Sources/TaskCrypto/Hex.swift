@@ -47,6 +47,23 @@ public enum Hex {
     return UInt8(truncatingIfNeeded: digit | lower)
   }
 
+  /// The value of exactly 8 lowercase hex digits (a key id), or nil: the
+  /// branch-free digit test of `value(of:)` over all 8, one check at the end.
+  @inline(__always)
+  static func keyIDValue(of digits: UnsafeRawBufferPointer) -> UInt32? {
+    precondition(digits.count == 8)
+    var value: UInt32 = 0
+    var valid = -1
+    for index in 0..<8 {
+      let c = Int(digits[index])
+      let isDigit = ((0x2f - c) & (c - 0x3a)) >> 8
+      let isLower = ((0x60 - c) & (c - 0x67)) >> 8
+      valid &= isDigit | isLower
+      value = value << 4 | UInt32(truncatingIfNeeded: ((c - 0x30) & isDigit) | ((c - 0x57) & isLower))
+    }
+    return valid & 1 == 0 ? nil : value
+  }
+
   /// Decodes exactly `output.count * 2` lowercase hex digits into `output`.
   /// Returns false, leaving `output` partly written, on any other input.
   static func decode(_ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {

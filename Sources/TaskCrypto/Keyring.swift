@@ -49,6 +49,17 @@ public struct Keyring: Sendable, Equatable, CustomStringConvertible {
     keys.first { $0.id == id }
   }
 
+  /// Where the key with `id` is in `keys`, or nil: for the open path,
+  /// which then borrows the key in place instead of copying it out.
+  func index(of id: KeyID) -> Int? {
+    var index = 0
+    while index < keys.count {
+      if keys[index].id == id { return index }
+      index += 1
+    }
+    return nil
+  }
+
   /// Adds a key that opens but does not seal until promoted.
   ///
   /// - Throws: `TaskCryptoError.duplicateKeyID` when the id is taken.

@@ -71,8 +71,9 @@ public struct SealedValue: Sendable, Equatable {
   ///   `.resourceUnavailable` when the kernel gives no random bytes,
   ///   `.backendFailure`.
   public static func seal(_ plaintext: String, using keyring: Keyring, context: String = "") throws -> String {
-    let key = keyring.primary
-    return try withUTF8(of: plaintext) { try seal(bytes: $0, using: key, context: context, nonce: nil) }
+    // The primary borrowed in place, not copied out of the keyring.
+    let index = keyring.index(of: keyring.primaryID)!
+    return try withUTF8(of: plaintext) { try seal(bytes: $0, using: keyring.keys[index], context: context, nonce: nil) }
   }
 
   /// Seals bytes under one key, with a fresh random nonce.
@@ -107,10 +108,7 @@ public struct SealedValue: Sendable, Equatable {
   ///   verify (tampering, wrong key or wrong context), `.invalidUTF8` when
   ///   the plaintext is not text. Never returns a sealed value as plain.
   public static func open(_ value: String, using keyring: Keyring, context: String = "") throws -> String {
-    let opened = try withUTF8(of: value) { try open(text: $0, using: keyring, context: context) }
-    guard let bytes = opened else { return value }
-    guard let text = String(validating: bytes, as: UTF8.self) else { throw TaskCryptoError.invalidUTF8 }
-    return text
+    try withUTF8(of: value) { try openString(text: $0, using: keyring, context: context) } ?? value
   }
 
   /// Opens a sealed text to bytes, or returns a plain text's UTF-8 bytes.

@@ -41,6 +41,9 @@ extension SealedValue {
 
   static func marker(for keyID: KeyID) -> String { "tc1.\(keyID.hex):" }
 
+  /// `tc1.` as a little-endian 32-bit load.
+  private static let versionOnePrefix = UInt32(littleEndian: 0x2e31_6374)
+
   /// Calls `body` with the UTF-8 bytes of `text`, without a copy for native
   /// strings.
   static func withUTF8<Result>(of text: String, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows
@@ -59,6 +62,12 @@ extension SealedValue {
   /// - Throws: `TaskCryptoError.unsupportedVersion` when
   ///   `requiringVersion1` and the version is not 1.
   static func header(of text: UnsafeRawBufferPointer, requiringVersion1: Bool) throws -> Header? {
+    // The marker this build writes, `tc1.` + 8 hex + `:`, in a few loads.
+    if text.count >= Marker.byteCount, text.loadUnaligned(as: UInt32.self) == versionOnePrefix,
+      text[12] == UInt8(ascii: ":"), let kid = Hex.keyIDValue(of: UnsafeRawBufferPointer(rebasing: text[4..<12]))
+    {
+      return Header(versionDigits: 2..<3, keyID: KeyID(rawValue: kid), length: Marker.byteCount)
+    }
     guard text.count >= Marker.byteCount, text[0] == UInt8(ascii: "t"), text[1] == UInt8(ascii: "c") else {
       return nil
     }
@@ -124,6 +133,75 @@ extension SealedValue {
     }
   }
 
+  /// The payload of a version-1 sealed text whose length checks passed
+  /// (steps 1-4 of the reader): where its base64 is and how many plaintext
+  /// bytes it carries.
+  struct Payload {
+    let header: Header
+    let body: UnsafeRawBufferPointer
+    /// The plaintext's length: the payload less nonce and tag.
+    let plaintextCount: Int
+    /// What an output buffer must hold: the ciphertext and the tag are
+    /// decoded into it together, and the ciphertext decrypted in place.
+    var outputCapacity: Int { plaintextCount + AES.GCM.tagByteCount }
+
+    /// - Returns: nil for plain text.
+    /// - Throws: `TaskCryptoError.unsupportedVersion`, `.tooLarge`,
+    ///   `.invalidBase64`, `.truncated`, in that order.
+    init?(text: UnsafeRawBufferPointer) throws {
+      guard let header = try SealedValue.header(of: text, requiringVersion1: true) else { return nil }
+      let body = try SealedValue.payloadText(of: text, after: header)
+      guard let payloadCount = Base64.decodedLength(of: body) else { throw TaskCryptoError.invalidBase64 }
+      let minimum = AES.GCM.nonceByteCount + AES.GCM.tagByteCount
+      guard payloadCount >= minimum else {
+        // Tell non-canonical base64 from a short payload, as the format asks.
+        let valid =
+          payloadCount == 0
+          || withUnsafeTemporaryAllocation(of: UInt8.self, capacity: minimum) {
+            Base64.decode(body, into: $0.baseAddress!)
+          }
+        throw valid ? TaskCryptoError.truncated(byteCount: payloadCount) : TaskCryptoError.invalidBase64
+      }
+      self.header = header
+      self.body = body
+      plaintextCount = payloadCount - minimum
+    }
+
+    /// Steps 5-7: decodes the payload into `out` (`outputCapacity` bytes),
+    /// finds the key and decrypts in place. On failure the plaintext part
+    /// of `out` is wiped.
+    ///
+    /// - Throws: `TaskCryptoError.invalidBase64`, `.unknownKeyID`,
+    ///   `.authenticationFailed`, in that order.
+    func open(
+      text: UnsafeRawBufferPointer, using keyring: Keyring, context: String, into out: UnsafeMutablePointer<UInt8>
+    ) throws {
+      // The nonce is exactly the first 16 characters (4 whole groups).
+      let nonceText = UnsafeRawBufferPointer(rebasing: body[..<16])
+      let rest = UnsafeRawBufferPointer(rebasing: body[16...])
+      let count = plaintextCount
+      var nonce: (UInt64, UInt64) = (0, 0)
+      let decoded = withUnsafeMutableBytes(of: &nonce) { nonceBytes in
+        Base64.decode(nonceText, into: nonceBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
+          && Base64.decode(rest, into: out)
+      }
+      guard decoded else { throw TaskCryptoError.invalidBase64 }
+      guard let index = keyring.index(of: header.keyID) else { throw TaskCryptoError.unknownKeyID(header.keyID) }
+      let ciphertext = UnsafeMutableRawBufferPointer(start: out, count: count)
+      try withUnsafeBytes(of: nonce) { nonceBytes in
+        try SealedValue.withUTF8(of: context) { contextBytes in
+          try AES.GCM.openRaw(
+            nonce: UnsafeRawBufferPointer(rebasing: nonceBytes[..<AES.GCM.nonceByteCount]),
+            ciphertext: UnsafeRawBufferPointer(ciphertext),
+            tag: UnsafeRawBufferPointer(start: out + count, count: AES.GCM.tagByteCount),
+            using: keyring.keys[index].key,
+            authenticating: UnsafeRawBufferPointer(rebasing: text[..<Marker.byteCount]), contextBytes,
+            into: ciphertext)
+        }
+      }
+    }
+  }
+
   /// Steps 1-7 of the reader (SECURITY.md): nil for plain text, else the
   /// plaintext. The ciphertext is decoded straight into the result and
   /// decrypted in place; on failure the result is wiped and not returned.
@@ -132,44 +210,59 @@ extension SealedValue {
   ///   `.invalidBase64`, `.truncated`, `.unknownKeyID`,
   ///   `.authenticationFailed`, in that order.
   static func open(text: UnsafeRawBufferPointer, using keyring: Keyring, context: String) throws -> [UInt8]? {
-    guard let header = try header(of: text, requiringVersion1: true) else { return nil }
-    let body = try payloadText(of: text, after: header)
-    guard let payloadCount = Base64.decodedLength(of: body) else { throw TaskCryptoError.invalidBase64 }
-    let minimum = AES.GCM.nonceByteCount + AES.GCM.tagByteCount
-    guard payloadCount >= minimum else {
-      // Tell non-canonical base64 from a short payload, as the format asks.
-      let valid =
-        payloadCount == 0
-        || withUnsafeTemporaryAllocation(of: UInt8.self, capacity: minimum) {
-          Base64.decode(body, into: $0.baseAddress!)
-        }
-      throw valid ? TaskCryptoError.truncated(byteCount: payloadCount) : TaskCryptoError.invalidBase64
+    guard let payload = try Payload(text: text) else { return nil }
+    return try [UInt8](unsafeUninitializedCapacity: payload.outputCapacity) { buffer, initialized in
+      try payload.open(text: text, using: keyring, context: context, into: buffer.baseAddress!)
+      initialized = payload.plaintextCount
     }
-    // The nonce is exactly the first 16 characters (4 whole groups).
-    let nonceText = UnsafeRawBufferPointer(rebasing: body[..<16])
-    let rest = UnsafeRawBufferPointer(rebasing: body[16...])
-    let count = payloadCount - minimum
-    var nonce: (UInt64, UInt64) = (0, 0)
-    return try [UInt8](unsafeUninitializedCapacity: count + AES.GCM.tagByteCount) { buffer, initialized in
+  }
+
+  /// As `open(text:using:context:)`, then step 8 for text: the plaintext
+  /// must be UTF-8. It is decoded and decrypted straight into the new
+  /// string's storage (one allocation, no copy), and checked there before
+  /// the string exists; invalid UTF-8 is wiped and refused, never repaired.
+  ///
+  /// - Throws: as `open(text:using:context:)`, then
+  ///   `TaskCryptoError.invalidUTF8`.
+  static func openString(text: UnsafeRawBufferPointer, using keyring: Keyring, context: String) throws -> String? {
+    guard let payload = try Payload(text: text) else { return nil }
+    return try String(unsafeUninitializedCapacity: payload.outputCapacity) { buffer in
       let out = buffer.baseAddress!
-      let decoded = withUnsafeMutableBytes(of: &nonce) { nonceBytes in
-        Base64.decode(nonceText, into: nonceBytes.baseAddress!.assumingMemoryBound(to: UInt8.self))
-          && Base64.decode(rest, into: out)
+      try payload.open(text: text, using: keyring, context: context, into: out)
+      let plaintext = UnsafeMutableRawBufferPointer(start: out, count: payload.plaintextCount)
+      guard UTF8Text.isValid(UnsafeRawBufferPointer(plaintext)) else {
+        wipe(plaintext)
+        throw TaskCryptoError.invalidUTF8
       }
-      guard decoded else { throw TaskCryptoError.invalidBase64 }
-      guard let key = keyring.key(for: header.keyID) else { throw TaskCryptoError.unknownKeyID(header.keyID) }
-      let ciphertext = UnsafeMutableRawBufferPointer(start: out, count: count)
-      try withUnsafeBytes(of: nonce) { nonceBytes in
-        try withUTF8(of: context) { contextBytes in
-          try AES.GCM.openRaw(
-            nonce: UnsafeRawBufferPointer(rebasing: nonceBytes[..<AES.GCM.nonceByteCount]),
-            ciphertext: UnsafeRawBufferPointer(ciphertext),
-            tag: UnsafeRawBufferPointer(start: out + count, count: AES.GCM.tagByteCount), using: key.key,
-            authenticating: UnsafeRawBufferPointer(rebasing: text[..<Marker.byteCount]), contextBytes,
-            into: ciphertext)
-        }
-      }
-      initialized = count
+      return payload.plaintextCount
     }
+  }
+}
+
+/// UTF-8 validation for opened text: eight bytes at a time while they are
+/// ASCII (most notes), the standard library's strict validator otherwise.
+enum UTF8Text {
+  /// Whether `bytes` is well-formed UTF-8 (no overlong forms, surrogates or
+  /// values above U+10FFFF), as `String(validating:as:)` decides.
+  static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    let count = bytes.count
+    guard let base = bytes.baseAddress else { return true }
+    let highBits: UInt64 = 0x8080_8080_8080_8080
+    var offset = 0
+    while count &- offset >= 32 {
+      let words =
+        base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        | base.loadUnaligned(fromByteOffset: offset &+ 8, as: UInt64.self)
+        | base.loadUnaligned(fromByteOffset: offset &+ 16, as: UInt64.self)
+        | base.loadUnaligned(fromByteOffset: offset &+ 24, as: UInt64.self)
+      guard words & highBits == 0 else { break }
+      offset &+= 32
+    }
+    while count &- offset >= 8, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & highBits == 0 {
+      offset &+= 8
+    }
+    while offset < count, base.load(fromByteOffset: offset, as: UInt8.self) < 0x80 { offset &+= 1 }
+    guard offset < count else { return true }
+    return String(validating: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self) != nil
   }
 }

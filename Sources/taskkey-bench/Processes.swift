@@ -100,6 +100,7 @@ func processRows(options: Options) throws -> [Row] {
   }
   if options.wants("vault") { rows += try ScaleBench.vaultRows(scratch: scratch, quick: options.quick) }
   if options.wants("batch") { rows += try BatchBench.rows(scratch: scratch, quick: options.quick) }
+  if options.wants("lines") { rows += try LineInputBench.rows(scratch: scratch, quick: options.quick) }
   if options.wants("kdf") { rows += try KDFBench.rows(scratch: scratch) }
   return rows
 }

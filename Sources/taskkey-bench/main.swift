@@ -14,6 +14,7 @@
 //   make bench        (builds release, makes the Python venv, runs this)
 //   taskkey-bench [--quick] [--only SECTIONS] [--last-used v1] --python P --peer scripts/bench_peer.py
 //                 --taskkey T --empty-main E [--empty-main-static S]
+//   taskkey-bench --time OP --size N --count C    (one child of the separate-process rows)
 @_spi(Benchmark) import AssistantKeys
 import CBenchBaseline
 import Foundation
@@ -38,7 +39,7 @@ struct Options {
 
   /// Whether the section `name` runs: every section, unless `--only`
   /// names some (comma-separated: crypto, process, verify, vault, batch,
-  /// kdf, attachments), for a quick look at one goal.
+  /// lines, kdf, attachments), for a quick look at one goal.
   func wants(_ name: String) -> Bool {
     values["only"].map { $0.split(separator: ",").contains(Substring(name)) } ?? true
   }
@@ -70,8 +71,12 @@ func cryptoRows(options: Options, peer: PythonPeer) throws -> [Row] {
     let plaintext = [UInt8](repeating: 0x61, count: size)
     let sealedText = try SealedValue.seal(bytes: plaintext, using: note, context: context)
     let box = try AES.GCM.seal(plaintext, using: note.key, authenticating: aad)
-    let iterations = max(10, (options.quick ? 1 : 4) << 20 / (size + 256))
     let small = size <= 1024
+    // Small values: many short rounds (1,000 calls a side), so a burst of
+    // load on the shared machine lands in few of them; the median ratio
+    // is the figure.
+    let iterations = small ? 1000 : max(10, (options.quick ? 1 : 4) << 20 / (size + 256))
+    let rounds = small ? (options.quick ? 61 : 201) : rounds
     let throughputGoal = size >= 16 << 10
 
     // Sealed text: TaskKey's seal/open against the floor's text job.
@@ -108,7 +113,7 @@ func cryptoRows(options: Options, peer: PythonPeer) throws -> [Row] {
           Row(
             name: "\(name) / C floor", size: sizeText(size),
             measured: measured + String(format: ", %.2fx", result.ratios[0].median),
-            spread: result.ratios[0].spread, goal: "<= 2.00x", met: result.ratios[0].median <= 2.0))
+            spread: result.ratios[0].spread, goal: "<= 1.30x", met: result.ratios[0].median <= 1.3))
         rows.append(
           Row(
             name: "\(name) / \(peerName)", size: sizeText(size),
@@ -200,6 +205,12 @@ func profile(_ operation: String, size: Int) throws {
 AttachmentBench.start(quick: CommandLine.arguments.contains("--quick"))
 do {
   let options = try Options(Array(CommandLine.arguments.dropFirst()))
+  if let operation = options.values["time"] {
+    try SeparateProcesses.timeInThisProcess(
+      operation, size: Int(options.values["size"] ?? "256") ?? 256, count: Int(options.values["count"] ?? "") ?? 50_000,
+      options: options)
+    exit(0)
+  }
   if let operation = options.values["profile"] {
     try profile(operation, size: Int(options.values["size"] ?? "256") ?? 256)
     exit(0)
@@ -207,6 +218,7 @@ do {
   let peer = try PythonPeer(
     python: try options.path("python"), script: try options.path("peer"), aad: "tc1.00000000:" + context)
   var rows = options.wants("crypto") ? try cryptoRows(options: options, peer: peer) : []
+  if options.wants("crypto") { rows += try SeparateProcesses.rows(options: options) }
   if options.values["taskkey"] != nil { rows += try processRows(options: options) }
   printTable(rows)
   var missed = rows.filter { $0.met == false }.count

@@ -51,6 +51,8 @@ uint64_t taskkey_bench_run(
   char *const argv[], const char *input_path, const char *output_path, long *peak_rss_kib);
 
 /// The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
+uint64_t taskkey_bench_run_piped(char *const argv[], const char *input_path, const char *output_path);
+
 uint64_t taskkey_bench_now(void);
 
 #endif

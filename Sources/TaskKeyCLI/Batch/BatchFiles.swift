@@ -3,22 +3,19 @@
 import TaskCrypto
 import TaskSystem
 
-/// Reads a file descriptor line by line in 1 MiB chunks, in constant memory.
+/// Reads a file descriptor line by line in bounded memory and linear time
+/// (TaskSystem's `LineBuffer`: each byte is searched once, whether the
+/// input comes from a file or 64 KiB at a time from a pipe).
 struct LineReader {
   /// The largest line accepted: a sealed value at its size limit, plus
   /// room for the JSON around it.
   static let lineLimit = 24 << 20
-  private static let chunk = 1 << 20
 
   let descriptor: FileDescriptor
-  private var buffer = [UInt8]()
-  private var start = 0
-  private var ended = false
-  private var bytesRead = 0
+  private let buffer = LineBuffer(limit: lineLimit)
 
   init(_ descriptor: FileDescriptor) {
     self.descriptor = descriptor
-    buffer.reserveCapacity(Self.chunk * 2)
   }
 
   /// Calls `body` with each line (without its newline), its number from
@@ -26,57 +23,21 @@ struct LineReader {
   /// line; an empty input has none.
   ///
   /// - Throws: `CLIError.io` on a read error, `.malformedInput` for a line
-  ///   over `lineLimit`, or whatever `body` throws.
-  mutating func forEachLine(_ body: (UnsafeRawBufferPointer, Int, Int) throws -> Void) throws {
+  ///   over `lineLimit` (before more than one read past the limit is
+  ///   held), or whatever `body` throws.
+  func forEachLine(_ body: (UnsafeRawBufferPointer, Int, Int) throws -> Void) throws {
     var number = 0
     while true {
-      let from = start
-      let found = buffer.withUnsafeBytes { bytes in
-        UnsafeRawBufferPointer(rebasing: bytes[from...]).firstIndex(of: 0x0a).map { $0 + from }
-      }
-      if let end = found {
-        number += 1
-        guard end - start <= Self.lineLimit else {
-          throw CLIError.malformedInput(line: number, reason: "longer than \(Self.lineLimit) bytes")
-        }
-        try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start..<end]), number, bytesRead) }
-        start = end + 1
-        continue
-      }
-      if ended {
-        if start < buffer.count {
-          number += 1
-          guard buffer.count - start <= Self.lineLimit else {
-            throw CLIError.malformedInput(line: number, reason: "longer than \(Self.lineLimit) bytes")
-          }
-          try buffer.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[start...]), number, bytesRead) }
-        }
+      switch try buffer.nextLine(from: descriptor) {
+      case .end:
         return
-      }
-      guard buffer.count - start <= Self.lineLimit else {
+      case .tooLong:
         throw CLIError.malformedInput(line: number + 1, reason: "longer than \(Self.lineLimit) bytes")
+      case .line(let line):
+        number += 1
+        try body(line, number, buffer.bytesRead)
       }
-      buffer.removeSubrange(0..<start)
-      start = 0
-      try fill()
     }
-  }
-
-  private mutating func fill() throws {
-    let old = buffer.count
-    buffer.append(contentsOf: repeatElement(0, count: Self.chunk))
-    let count: Int
-    do {
-      count = try buffer.withUnsafeMutableBytes {
-        try descriptor.readSome(into: UnsafeMutableRawBufferPointer(rebasing: $0[old...]))
-      }
-    } catch {
-      buffer.removeSubrange(old...)
-      throw error
-    }
-    buffer.removeSubrange((old + count)...)
-    bytesRead += count
-    if count == 0 { ended = true }
   }
 }
 

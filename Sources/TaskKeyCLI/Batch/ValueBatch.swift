@@ -99,7 +99,7 @@ struct ValueBatch {
     var rendered = [UInt8]()
     for input in inputs.isEmpty ? ["-"] : inputs {
       try withInput(input) { descriptor, size in
-        var reader = LineReader(descriptor)
+        let reader = LineReader(descriptor)
         var progress = ProgressBar(total: size ?? 0, label: label, streams)
         try reader.forEachLine { line, number, bytesRead in
           if number % 4096 == 0 { progress.update(bytesRead) }
