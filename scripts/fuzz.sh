@@ -29,6 +29,11 @@ clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskSystem/shim.c \
   -I Sources/CTaskSystem/include -o "$out/support.o"
 clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskSystem/nonce_random.c \
   -I Sources/CTaskSystem/include -o "$out/nonce_random.o"
+# TaskCrypto's SSSE3 base64 loops, instrumented like the rest.
+printf 'module CTaskCrypto {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CTaskCrypto/include/ctaskcrypto.h" \
+  > "$out/CTaskCrypto.modulemap"
+clang -O1 -fsanitize=fuzzer-no-link,address -c Sources/CTaskCrypto/base64_ssse3.c \
+  -I Sources/CTaskCrypto/include -o "$out/base64_ssse3.o"
 
 build() {  # build NAME HARNESS MODULE... (modules in dependency order)
   local name="$1" harness="$2"; shift 2
@@ -42,6 +47,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
         -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
         -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
+        -Xcc -fmodule-map-file="$out/CTaskCrypto.modulemap" \
         $(find Sources/"$module" -name '*.swift' | sort) -o "$out/lib$module.a"
     fi
     libs=("$out/lib$module.a" "${libs[@]}")  # dependents before their dependencies
@@ -50,7 +56,8 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
     -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
-    "$harness" Fuzz/FuzzSupport.swift "${libs[@]}" "$out/support.o" "$out/nonce_random.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
+    -Xcc -fmodule-map-file="$out/CTaskCrypto.modulemap" \
+    "$harness" Fuzz/FuzzSupport.swift "${libs[@]}" "$out/support.o" "$out/nonce_random.o" "$out/base64_ssse3.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
     grep -v -E 'ld.gold: warning: Cannot export local symbol' || true
   test -x "$out/fuzz-$name"
 }
