@@ -12,6 +12,12 @@
 # harnesses share), links instrumented static builds of the library
 # modules it needs (built with -enable-testing, so `@testable import` reaches
 # internal parsers) and is seeded from Vectors/.
+#
+# FUZZ_OPTIMIZATION (default -O) is the Swift optimisation level: `make
+# fuzz-smoke` passes -Onone, which compiles the instrumented modules in a
+# fraction of the time (the smoke run checks that every harness builds and
+# runs, not how deep it gets in a few seconds), into a folder of its own so
+# that `make fuzz` never links those builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -19,7 +25,12 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(sealed-value key-file assistant-keys vault-file sync-bundle backup-file json-lines
   attachment)
-out=.build/fuzz
+optimization="${FUZZ_OPTIMIZATION:--O}"
+case "$optimization" in
+  -O) out=.build/fuzz ;;
+  -Onone) out=.build/fuzz-onone ;;
+  *) echo "fuzz.sh: FUZZ_OPTIMIZATION is -O or -Onone, not '$optimization'" >&2; exit 64 ;;
+esac
 mkdir -p "$out/mods"
 
 printf 'module CTaskSystem {\n  header "%s"\n  header "%s"\n  export *\n}\n' \
@@ -42,7 +53,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
     # Each library module is built once, instrumented, as a static library
     # with testing enabled so that the harness can reach internal parsers.
     if [ ! -f "$out/lib$module.a" ] || [ -n "$(find Sources/"$module" -newer "$out/lib$module.a" -name '*.swift')" ]; then
-      swiftc -O -sanitize=fuzzer,address -parse-as-library -enable-testing -module-name "$module" \
+      swiftc "$optimization" -sanitize=fuzzer,address -parse-as-library -enable-testing -module-name "$module" \
         -emit-library -static -emit-module -emit-module-path "$out/mods/$module.swiftmodule" -I "$out/mods" \
         -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
@@ -52,7 +63,7 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
     fi
     libs=("$out/lib$module.a" "${libs[@]}")  # dependents before their dependencies
   done
-  swiftc -O -sanitize=fuzzer,address -parse-as-library -I "$out/mods" \
+  swiftc "$optimization" -sanitize=fuzzer,address -parse-as-library -I "$out/mods" \
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
     -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
