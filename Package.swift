@@ -34,7 +34,7 @@ let package = Package(
       name: "TaskSystem",
       dependencies: ["CTaskSystem"]
     ),
-    // TaskCrypto's own C: the SSSE3 loop of the base64 decoder (pure computation, no libc); only TaskCrypto uses it.
+    // TaskCrypto's own C: the SSSE3 loops of the base64 codec (pure computation, no libc); only TaskCrypto uses it.
     .target(name: "CTaskCrypto"),
     .target(
       name: "TaskCrypto",

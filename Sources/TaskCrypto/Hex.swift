@@ -37,14 +37,21 @@ public enum Hex {
   /// digit so that decoding key material does not leak it through timing.
   @inline(__always)
   static func value(of ascii: UInt8) -> UInt8? {
+    let (value, valid) = digit(ascii)
+    if valid & 1 == 0 { return nil }
+    return UInt8(truncatingIfNeeded: value)
+  }
+
+  /// The branch-free test under `value(of:)` and `keyIDValue(of:)`: the
+  /// digit's value (0 when it is not one) and a mask that is all ones when
+  /// `ascii` is a lowercase hex digit, else zero.
+  @inline(__always)
+  private static func digit(_ ascii: UInt8) -> (value: Int, valid: Int) {
     let c = Int(ascii)
     // Masks are all-ones when c is in range, else zero.
     let isDigit = ((0x2f - c) & (c - 0x3a)) >> 8
     let isLower = ((0x60 - c) & (c - 0x67)) >> 8
-    let digit = (c - 0x30) & isDigit
-    let lower = (c - 0x57) & isLower
-    if (isDigit | isLower) & 1 == 0 { return nil }
-    return UInt8(truncatingIfNeeded: digit | lower)
+    return (((c - 0x30) & isDigit) | ((c - 0x57) & isLower), isDigit | isLower)
   }
 
   /// The value of exactly 8 lowercase hex digits (a key id), or nil: the
@@ -55,11 +62,9 @@ public enum Hex {
     var value: UInt32 = 0
     var valid = -1
     for index in 0..<8 {
-      let c = Int(digits[index])
-      let isDigit = ((0x2f - c) & (c - 0x3a)) >> 8
-      let isLower = ((0x60 - c) & (c - 0x67)) >> 8
-      valid &= isDigit | isLower
-      value = value << 4 | UInt32(truncatingIfNeeded: ((c - 0x30) & isDigit) | ((c - 0x57) & isLower))
+      let (digitValue, digitValid) = digit(digits[index])
+      valid &= digitValid
+      value = value << 4 | UInt32(truncatingIfNeeded: digitValue)
     }
     return valid & 1 == 0 ? nil : value
   }

@@ -46,7 +46,7 @@ public struct Keyring: Sendable, Equatable, CustomStringConvertible {
 
   /// The key with `id`, or nil.
   public func key(for id: KeyID) -> NoteKey? {
-    keys.first { $0.id == id }
+    index(of: id).map { keys[$0] }
   }
 
   /// Where the key with `id` is in `keys`, or nil: for the open path,

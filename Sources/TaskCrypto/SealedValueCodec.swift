@@ -76,12 +76,9 @@ extension SealedValue {
     let digits = 2..<index
     guard !digits.isEmpty, text[2] != UInt8(ascii: "0"), index + 10 <= text.count, text[index] == UInt8(ascii: ".")
     else { return nil }
-    var kid: UInt32 = 0
-    for offset in 1...8 {
-      guard let value = Hex.value(of: text[index + offset]) else { return nil }
-      kid = kid << 4 | UInt32(value)
-    }
-    guard text[index + 9] == UInt8(ascii: ":") else { return nil }
+    guard let kid = Hex.keyIDValue(of: UnsafeRawBufferPointer(rebasing: text[(index + 1)..<(index + 9)])),
+      text[index + 9] == UInt8(ascii: ":")
+    else { return nil }
     if requiringVersion1 && !(digits.count == 1 && text[2] == UInt8(ascii: "1")) {
       throw TaskCryptoError.unsupportedVersion(String(decoding: text[digits], as: UTF8.self))
     }

@@ -61,7 +61,6 @@ enum SeparateProcesses {
     -> UInt64
   {
     let note = keyring.primary
-    let plaintext = [UInt8](repeating: 0x61, count: size)
     let text = String(repeating: "a", count: size)
     switch operation {
     case "seal-text":
@@ -83,7 +82,6 @@ enum SeparateProcesses {
       guard let floor = taskkey_floor_new(rawKey, size, aad, aad.count) else {
         throw BenchError.failed("the OpenSSL floor could not be set up")
       }
-      _ = plaintext
       let sealing = operation == "floor-seal-text"
       return { n in sealing ? taskkey_floor_text_seal(floor, size, n) : taskkey_floor_text_open(floor, size, n) }
     default:

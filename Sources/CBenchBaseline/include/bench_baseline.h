@@ -50,9 +50,11 @@ uint64_t taskkey_floor_text_open(taskkey_floor *floor, size_t size, size_t itera
 uint64_t taskkey_bench_run(
   char *const argv[], const char *input_path, const char *output_path, long *peak_rss_kib);
 
-/// The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
+/// Like taskkey_bench_run, with standard input a pipe this process fills from
+/// `input_path` 64 KiB at a time: the child's CPU time in nanoseconds, or 0.
 uint64_t taskkey_bench_run_piped(char *const argv[], const char *input_path, const char *output_path);
 
+/// The calling thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID).
 uint64_t taskkey_bench_now(void);
 
 #endif

@@ -1,6 +1,7 @@
 // TaskCrypto's own C: the hot loops of the canonical base64 encoder and
-// decoder in SSSE3, for x86-64 machines that have it. Pure computation: no libc, no
-// allocation, no secrets (base64 here carries only public bytes).
+// decoder in SSSE3, for x86-64 machines that have it. Pure computation:
+// no libc, no allocation, no secrets (base64 here carries only public
+// bytes).
 #ifndef CTASKCRYPTO_H
 #define CTASKCRYPTO_H
 
