@@ -115,6 +115,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
       }
     case .system(let error): return error.isRefusal ? .permission : .ioError
     case .fileAccess: return .ioError
+    case .attachmentRefused: return .dataError
     }
   }
 

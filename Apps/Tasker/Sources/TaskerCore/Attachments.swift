@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TaskAttachments
 import TaskCrypto
+import TaskSystem
 
 /// The record an attachment belongs to.
 public enum AttachmentOwner: Sendable, Equatable {
@@ -52,11 +53,11 @@ extension TaskStore {
   /// database, then records it.
   ///
   /// The file is sealed with TaskKey's attachment format (under the vault's
-  /// primary note key, bound to `attachment/<file>`) when attachment
+  /// primary note key, bound to `attachment/<id>/<owner>`) when attachment
   /// encryption is on, and also when the content itself begins with the
   /// attachment magic, so that a plain file can never pass for a sealed
-  /// one; otherwise it is copied plain. The file is named by 128 random
-  /// bits, never by `name`.
+  /// one; otherwise it is copied plain. The file is named by the code from
+  /// the attachment's id (reserved first), never by `name`.
   ///
   /// - Parameters:
   ///   - owner: the task or page it belongs to.
@@ -78,44 +79,47 @@ extension TaskStore {
     let seal = try attachmentEncryption() || Attachment.isSealed(prefix: try source.peek(Attachment.magic.count))
     let keyring = seal ? try sealer.keyring() : nil
     try files.prepareDirectory(attachmentsDirectory)
-    let file = SecureRandom.bytes(count: 16).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    let path = attachmentsDirectory + "/" + file
-    let record = Self.attachmentRecordName(file)
+    let id = try reserveAttachmentID()
+    let file = AttachmentFile.current(id: id, owner: owner)
+    let path = attachmentsDirectory + "/" + file.name
     var byteCount: Int64 = 0
-    try files.create(path) { write in
-      if let keyring {
-        let summary = try Self.attachmentCall(record) {
-          try Attachment.seal(
-            reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: record)
-        }
-        byteCount = Int64(summary.plaintextByteCount)
-      } else {
-        while case let chunk = try source.next(), !chunk.isEmpty {
-          byteCount += Int64(chunk.count)
-          try write(chunk)
+    var written = false
+    do {
+      try files.create(path) { write in
+        if let keyring {
+          let summary = try Self.attachmentCall(file.record) {
+            try Attachment.seal(
+              reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: file.record)
+          }
+          byteCount = Int64(summary.plaintextByteCount)
+        } else {
+          while case let chunk = try source.next(), !chunk.isEmpty {
+            byteCount += Int64(chunk.count)
+            try write(chunk)
+          }
         }
       }
-    }
-    do {
-      let id = try connection.transaction { () -> Int64 in
+      written = true
+      try connection.transaction {
         try requireOwner(owner)
         let (task, page) = Self.ownerColumns(owner)
         try connection.prepare(
           """
-          INSERT INTO attachments (task_id, page_id, name, byte_count, media_type, file, key_id, created_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+          INSERT INTO attachments (id, task_id, page_id, name, byte_count, media_type, file, key_id, created_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
           """
         ).run([
-          task, page, .text(name), .integer(byteCount), .text(mediaType), .text(file),
+          .integer(id), task, page, .text(name), .integer(byteCount), .text(mediaType), .text(file.name),
           keyring.map { .text($0.primaryID.hex) } ?? .null, .integer(Self.now()),
         ])
-        return connection.lastInsertedRowID
       }
-      return try attachment(id: id)
     } catch {
-      files.remove(path)
+      // Only a file this call made is removed; a name that existed before is left alone.
+      if written { files.remove(path) }
+      releaseAttachmentID(id)
       throw error
     }
+    return try attachment(id: id)
   }
 
   /// Adds the file at `sourcePath` as an attachment, streaming it.
@@ -158,25 +162,31 @@ extension TaskStore {
   /// memory use does not grow with the file's size. A sealed file is
   /// verified chunk by chunk: `write` receives only authenticated bytes,
   /// but when a later chunk fails it has had the earlier ones, so a caller
-  /// writing to a file removes it on error.
+  /// writing to a file keeps them under a temporary name.
   ///
-  /// - Throws: `TaskerError.notFound`, `.fileAccess` (missing file, or a
-  ///   size that differs from the record), the key source's errors and
-  ///   `.attachment` for a sealed file, what `write` throws.
+  /// The row is checked before any byte is read: its file must be the name
+  /// the code gives it (see `AttachmentFile`), and the file must be sealed
+  /// exactly when the row records it sealed; a sealed file opens only for
+  /// its own id and owner (current binding).
+  ///
+  /// - Throws: `TaskerError.notFound`; `.attachmentRefused` (nothing
+  ///   written); `.system` (missing file); `.fileAccess` (a size that
+  ///   differs from the record); the key source's errors and `.attachment`
+  ///   for a sealed file; what `write` throws.
   public func readAttachment(id: Int64, to write: ([UInt8]) throws -> Void) throws {
-    let (record, file) = try attachmentRow(id: id)
-    let path = attachmentsDirectory + "/" + file
+    let row = try attachmentRow(id: id)
+    let file = try row.location()
+    let path = attachmentsDirectory + "/" + file.name
     let reader = try files.reader(path)
     let source = ChunkSource { try reader.next() }
+    try row.check(fileIsSealed: Attachment.isSealed(prefix: try source.peek(Attachment.magic.count)))
+    let record = row.record
     var count: Int64 = 0
     if record.sealed {
       let keyring = try sealer.keyring()
-      let name = Self.attachmentRecordName(file)
-      let summary = try Self.attachmentCall(name) {
-        try Attachment.open(reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: name)
-      }
-      guard summary.isSealed else {
-        throw TaskerError.fileAccess(path: path, reason: "the file is plain but recorded as sealed")
+      let summary = try Self.attachmentCall(file.record) {
+        try Attachment.open(
+          reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: file.record)
       }
       count = Int64(summary.plaintextByteCount)
     } else {
@@ -192,36 +202,24 @@ extension TaskStore {
     }
   }
 
-  /// Moves every sealed attachment to the keyring's primary key. Each file
-  /// is re-sealed into a temporary file and renamed over the old one only
-  /// when the old one fully verified; then its row names the new key. A
-  /// crash in between leaves a row naming the old key, so `keyUsage` keeps
-  /// reporting that key in use (it fails closed) until the next run.
+  /// Writes attachment `id`'s content to a new file at `path` (mode 0600,
+  /// never through a symbolic link, never replacing a file). The content
+  /// goes to a temporary file beside it (`.<name>.tasker-<16 hex>`), which
+  /// is flushed and given the real name only after the whole content was
+  /// read and, when sealed, verified: a failed or killed read never leaves
+  /// anything under `path`.
   ///
-  /// - Returns: how many files were re-sealed.
-  /// - Throws: the key source's errors, `.attachment` naming the first file
-  ///   that does not open (files before it are done), `.database`.
-  @discardableResult
-  public func rewrapAttachments() throws -> Int {
-    let keyring = try sealer.keyring()
-    let primary = keyring.primaryID.hex
-    let rows = try connection.prepare(
-      "SELECT id, file FROM attachments WHERE key_id IS NOT NULL AND key_id <> ? ORDER BY id"
-    ).rows([.text(primary)]) { ($0.integer(0), $0.text(1)) }
-    for (id, file) in rows {
-      let record = Self.attachmentRecordName(file)
-      _ = try Self.attachmentCall(record) {
-        try Attachment.rewrap(file: attachmentsDirectory + "/" + file, using: keyring, record: record)
-      }
-      try connection.transaction {
-        try connection.prepare("UPDATE attachments SET key_id = ? WHERE id = ?").run([.text(primary), .integer(id)])
-      }
+  /// - Throws: `TaskerError.fileAccess` when `path` exists; as
+  ///   `readAttachment(id:to:)`; `.system` for the new file.
+  public func writeAttachment(id: Int64, toNewFile path: String) throws {
+    let exists = TaskerError.fileAccess(path: path, reason: "it exists; choose a new name")
+    guard !FileStatus.exists(path) else { throw exists }
+    do {
+      try files.create(path, replacing: false) { write in try readAttachment(id: id, to: write) }
+    } catch TaskerError.system(let error) where error.isAlreadyExisting {
+      throw exists
     }
-    return rows.count
   }
-
-  /// The record a sealed attachment file is bound to: `attachment/<file>`.
-  static func attachmentRecordName(_ file: String) -> String { "attachment/" + file }
 
   /// Runs a TaskAttachments call, naming the record in any error.
   static func attachmentCall<Result>(_ record: String, _ body: () throws -> Result) throws -> Result {
@@ -230,19 +228,6 @@ extension TaskStore {
     } catch let error as AttachmentError {
       throw TaskerError.attachment(record: record, cause: error)
     }
-  }
-
-  func attachmentRow(id: Int64) throws -> (record: AttachmentRecord, file: String) {
-    let row = try connection.prepare(
-      "SELECT id, task_id, page_id, name, byte_count, media_type, key_id, file FROM attachments WHERE id = ?"
-    ).first([.integer(id)]) { (Self.attachmentRecord($0), $0.text(7)) }
-    guard let row else { throw TaskerError.notFound(kind: .attachment, id: id) }
-    return row
-  }
-
-  /// The file names of a task's attachments, for removal after its rows are deleted.
-  func attachmentFiles(ofTask id: Int64) throws -> [String] {
-    try connection.prepare("SELECT file FROM attachments WHERE task_id = ?").rows([.integer(id)]) { $0.text(0) }
   }
 
   func requireOwner(_ owner: AttachmentOwner) throws {
@@ -274,12 +259,6 @@ extension TaskStore {
     guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
       throw TaskerError.invalidValue(field: field, reason: "must not contain control characters")
     }
-  }
-}
-
-extension String {
-  func leftPadded(to width: Int) -> String {
-    String(repeating: "0", count: max(0, width - count)) + self
   }
 }
 

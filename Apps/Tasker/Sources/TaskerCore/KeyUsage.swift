@@ -27,14 +27,16 @@ public struct KeyUsageReport: Sendable, Equatable, Codable {
   public var keys: [KeyUsage] = []
   /// Plain (not sealed) non-empty bodies.
   public var plainBodies = 0
-  /// Sealed values of a format version this build cannot read: they might
-  /// use any key, so no key should be retired while any remain.
+  /// Sealed values of a format version this build cannot read, and
+  /// attachments whose file cannot be read or whose row is refused: they
+  /// might use any key, so no key should be retired while any remain.
   public var unreadable = 0
 }
 
 extension TaskStore {
   /// Counts, per key id, the bodies (and attachments) it seals. Reads only
-  /// the markers: needs no key.
+  /// the markers of bodies and the 13-byte wrappers of attachment files:
+  /// needs no key.
   ///
   /// - Throws: `TaskerError.database`.
   public func keyUsage() throws -> KeyUsageReport {
@@ -62,11 +64,13 @@ extension TaskStore {
         usage[keyID.hex] = entry
       }
     }
-    for keyID in try connection.prepare("SELECT key_id FROM attachments WHERE key_id IS NOT NULL").rows({ $0.text(0) })
-    {
-      var entry = usage[keyID] ?? KeyUsage(keyID: keyID)
+    // Attachments: the key each file's wrapper carries, never the key_id column.
+    let attachments = try attachmentKeyIDs()
+    report.unreadable += attachments.unreadable
+    for keyID in attachments.keys {
+      var entry = usage[keyID.hex] ?? KeyUsage(keyID: keyID.hex)
       entry.attachments += 1
-      usage[keyID] = entry
+      usage[keyID.hex] = entry
     }
     report.keys = usage.values.sorted { $0.keyID < $1.keyID }
     return report

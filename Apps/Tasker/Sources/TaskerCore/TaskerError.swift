@@ -38,10 +38,16 @@ public enum TaskerError: Error, Equatable, Sendable {
   case sealedBodyUnreadable(record: String, cause: TaskCryptoError)
   /// Sealing a body failed (too large, or the random source failed).
   case sealingFailed(record: String, cause: TaskCryptoError)
-  /// An attachment file did not seal or open: `record` names it
-  /// (`attachment/<file>`), `cause` says why (unknown key, altered,
-  /// truncated, I/O). Nothing of a failed chunk is released.
+  /// An attachment file did not seal or open: `record` names the record
+  /// it is sealed for (`attachment/<id>/task/<task id>`), `cause` says why
+  /// (unknown key, altered, moved, truncated, I/O). Nothing of a failed
+  /// chunk is released.
   case attachment(record: String, cause: AttachmentError)
+  /// An attachment row was refused before its file was read, written or
+  /// removed: its `file` column is not a name Tasker makes, it has no
+  /// single owner, or its file is sealed while the row records it plain
+  /// (or the reverse). `record` is `attachment/<id>`.
+  case attachmentRefused(record: String, reason: String)
   /// A system call on a file beside the database failed, or a file or
   /// folder was refused as not private (mode, owner, symlink).
   case system(SystemError)
@@ -80,6 +86,7 @@ extension TaskerError: CustomStringConvertible {
       return "\(record) is sealed and cannot be opened on this device: \(cause.description)"
     case .sealingFailed(let record, let cause): return "cannot seal \(record): \(cause.description)"
     case .attachment(let record, let cause): return "\(record): \(cause.description)"
+    case .attachmentRefused(let record, let reason): return "\(record) is refused: \(reason)"
     case .system(let error): return error.description
     case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
     }
@@ -103,6 +110,8 @@ extension TaskerError: CustomStringConvertible {
       return "the stored value was altered or moved; restore the database from a backup"
     case .attachment(_, .crypto(.unknownKeyID)):
       return "this device lacks the key: import a sync bundle with 'taskkey sync import'"
+    case .attachmentRefused:
+      return "the database row was altered; restore tasker.db from a backup or delete the attachment's row"
     case .notFound: return "run 'tasker list' (or 'tasker page list') to see the ids"
     default: return nil
     }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TaskCrypto
 import TaskSystem
 
 /// The files Tasker keeps beside its database — the database file itself,
@@ -43,9 +44,20 @@ struct TaskerFiles {
   /// writer; the name appears only when `body` returned and the data is on
   /// disk. On any error no file is left under either name.
   ///
-  /// - Throws: `TaskerError.system`, or what `body` throws.
-  func create(_ path: String, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
-    let temporary = path + ".partial"
+  /// - Parameters:
+  ///   - path: the file to make.
+  ///   - replacing: true for a name the code owns (an attachment file,
+  ///     written as `<path>.partial` and renamed over `path`); false for a
+  ///     name the user chose (written as `.<name>.tasker-<16 hex>` beside it
+  ///     and given the name by a hard link, which never replaces a file
+  ///     that appeared meanwhile).
+  ///   - body: writes the content.
+  /// - Throws: `TaskerError.system` (`isAlreadyExisting` when `path`
+  ///   appeared and `replacing` is false), or what `body` throws.
+  func create(
+    _ path: String, replacing: Bool = true, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void
+  ) throws {
+    let temporary = replacing ? path + ".partial" : Self.temporaryName(beside: path)
     let fd = try Self.system { try fileSystem.createExclusive(temporary) }
     var open = true
     do {
@@ -55,7 +67,13 @@ struct TaskerFiles {
       try Self.system { try fileSystem.fsync(fd, path: temporary) }
       open = false
       try Self.system { try fileSystem.close(fd, path: temporary) }
-      try Self.system { try fileSystem.move(temporary, to: path) }
+      if replacing {
+        try Self.system { try fileSystem.move(temporary, to: path) }
+      } else {
+        try Self.system { try fileSystem.link(temporary, to: path) }
+        // The content is complete under `path`; the second name goes.
+        try? fileSystem.unlink(temporary)
+      }
     } catch {
       if open { try? fileSystem.close(fd, path: temporary) }
       try? fileSystem.unlink(temporary)
@@ -70,6 +88,15 @@ struct TaskerFiles {
     }
   }
 
+  /// A new temporary name beside `path`: `.<name>.tasker-<16 hex>`, random
+  /// so that no other user can prepare it.
+  static func temporaryName(beside path: String) -> String {
+    let slash = path.lastIndex(of: "/")
+    let directory = slash.map { String(path[...$0]) } ?? ""
+    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    return "\(directory).\(name).tasker-\(SecureRandom.bytes(count: 8).lowercaseHex)"
+  }
+
   /// Removes a file; a missing file is not an error.
   func remove(_ path: String) {
     try? fileSystem.unlink(path)
@@ -80,6 +107,24 @@ struct TaskerFiles {
   /// - Throws: `TaskerError.system` (`isNotFound` when it is missing).
   func reader(_ path: String) throws -> ChunkReader {
     ChunkReader(file: try Self.system { try OpenFile.reading(path) })
+  }
+
+  /// The first `count` bytes of a file (fewer when it is shorter), read
+  /// without reading the rest.
+  ///
+  /// - Throws: `TaskerError.system` (`isNotFound` when it is missing).
+  func prefix(of path: String, count: Int) throws -> [UInt8] {
+    let file = try Self.system { try OpenFile.reading(path) }
+    var bytes = [UInt8](repeating: 0, count: count)
+    var filled = 0
+    while filled < count {
+      let read = try Self.system {
+        try bytes.withUnsafeMutableBytes { try file.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+      }
+      if read == 0 { break }
+      filled += read
+    }
+    return Array(bytes[..<filled])
   }
 
   /// The folder that holds `path`, as `dirname` gives it: trailing slashes

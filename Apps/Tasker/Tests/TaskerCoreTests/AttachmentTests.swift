@@ -28,7 +28,7 @@ struct AttachmentTests {
 
     let files = try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory)
     #expect(files.count == 2)
-    #expect(files.allSatisfy { $0.count == 32 }, "files are named by random ids, never by the user's name")
+    #expect(files.sorted() == ["1", "2"], "files are named by the attachment's id, never by the user's name")
     let mode = try FileManager.default.attributesOfItem(atPath: store.attachmentsDirectory)[.posixPermissions] as? Int
     #expect(mode == 0o700)
 

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import TaskSystem
 import TaskerCore
 
 /// `tasker attach add|get|list`: files attached to tasks and pages.
@@ -24,7 +23,8 @@ struct AttachCommand: Command {
       --page ID         The page it belongs to.
       --name NAME       The name to record (default: FILE's last component).
       --type MEDIA      The media type (default: from the name's extension).
-      --out FILE        (get) Write to a new file instead of standard output.
+      --out FILE        (get) Write to a new file instead of standard output;
+                        it appears only once the whole content is verified.
       --json            Print JSON.
       -h, --help        Show this help.
     """
@@ -90,7 +90,7 @@ struct AttachCommand: Command {
       let store = try context.reader()
       _ = try store.attachment(id: id)
       guard let out else { return try store.readAttachment(id: id) { try context.output.write($0) } }
-      try OutputFile.create(out) { write in try store.readAttachment(id: id, to: write) }
+      try store.writeAttachment(id: id, toNewFile: out)
     case .list(let owner):
       let records = try context.reader().attachments(of: owner)
       if json { return try context.output.json(records) }
@@ -116,37 +116,8 @@ enum MediaType {
   }
 }
 
-/// Writes `attach get --out FILE`: a new file only (created exclusively,
-/// mode 0600, never through a symbolic link), removed again on failure.
+/// File names of `attach add` and `attach get --out`.
 enum OutputFile {
-  static func create(_ path: String, _ body: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws {
-    let files = PosixFileSystem()
-    let fd: Int32
-    do {
-      fd = try files.createExclusive(path)
-    } catch let error as SystemError where error.isAlreadyExisting {
-      throw CLIError.cannotWrite(path: path, reason: "it exists; choose a new name")
-    } catch {
-      throw CLIError.cannotWrite(path: path, reason: "cannot create it (\(error))")
-    }
-    var open = true
-    do {
-      try body { bytes in
-        do {
-          try bytes.withUnsafeBytes { try files.write(fd, $0, path: path) }
-        } catch {
-          throw CLIError.cannotWrite(path: path, reason: "write failed")
-        }
-      }
-      open = false
-      try files.close(fd, path: path)
-    } catch {
-      if open { try? files.close(fd, path: path) }
-      try? files.unlink(path)
-      throw error
-    }
-  }
-
   /// The last component of `path` (trailing slashes ignored), as a default
   /// attachment name.
   static func fileName(of path: String) -> String {

@@ -1,0 +1,275 @@
+import TaskAttachments
+import TaskCrypto
+
+/// Where an attachment's bytes live and the record they are sealed for,
+/// derived by the code from the row's id and owner. The row's `file`
+/// column is only compared with what the code derives; it is never used as
+/// a path.
+///
+/// Two bindings exist:
+/// - **current**: the file is `attachments/<id>` (the id in decimal) and a
+///   sealed file is bound to `attachment/<id>/task/<task id>` or
+///   `attachment/<id>/page/<page id>`, so a row moved to another owner, or
+///   two rows swapped, no longer opens.
+/// - **legacy** (rows written before this binding, by a build that named
+///   files by 128 random bits): the `file` column is exactly 32 lowercase
+///   hex digits and a sealed file is bound to `attachment/<file>` only. Such
+///   rows keep opening; the binding names the file, not the owner.
+///
+/// Anything else is refused: `TaskerError.attachmentRefused`.
+struct AttachmentFile: Equatable {
+  /// The two naming rules.
+  enum Binding: String, Equatable {
+    /// `attachments/<id>`, sealed for `attachment/<id>/<owner>`.
+    case current
+    /// `attachments/<32 hex>`, sealed for `attachment/<32 hex>`.
+    case legacy
+  }
+
+  /// The file's name inside `attachments/`: never a path, never empty.
+  let name: String
+  /// The record a sealed file is bound to (its context).
+  let record: String
+  /// Which rule made `name` and `record`.
+  let binding: Binding
+
+  /// The file and record this build gives a new attachment.
+  static func current(id: Int64, owner: AttachmentOwner) -> AttachmentFile {
+    AttachmentFile(name: String(id), record: "attachment/\(id)/\(owner.record)", binding: .current)
+  }
+
+  /// The file and record of a stored row, checked: `file` must be the name
+  /// the code gives attachment `id` (`current`), or a legacy name.
+  ///
+  /// - Parameters:
+  ///   - id: the row's id.
+  ///   - taskID: the row's `task_id`.
+  ///   - pageID: the row's `page_id`; exactly one of the two is set.
+  ///   - file: the row's `file` column.
+  /// - Throws: `TaskerError.attachmentRefused` naming `attachment/<id>`.
+  static func checked(id: Int64, taskID: Int64?, pageID: Int64?, file: String) throws -> AttachmentFile {
+    guard id >= 1 else { throw refused(id, "its id is not a positive number") }
+    let owner: AttachmentOwner
+    switch (taskID, pageID) {
+    case (let task?, nil): owner = .task(task)
+    case (nil, let page?): owner = .page(page)
+    default: throw refused(id, "it belongs to no single task or page")
+    }
+    let current = current(id: id, owner: owner)
+    if file == current.name { return current }
+    if isLegacyName(file) { return AttachmentFile(name: file, record: "attachment/" + file, binding: .legacy) }
+    throw refused(id, "its file column is not a name Tasker makes")
+  }
+
+  /// Whether `file` is a name the builds before the current binding made:
+  /// exactly 32 lowercase hex digits (so no separator, no dot).
+  static func isLegacyName(_ file: String) -> Bool {
+    file.utf8.count == 32 && file.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+  }
+
+  /// The refusal of row `id`.
+  static func refused(_ id: Int64, _ reason: String) -> TaskerError {
+    .attachmentRefused(record: "attachment/\(id)", reason: reason)
+  }
+}
+
+/// What the first bytes of an attachment file say, read without a key.
+enum AttachmentHeader: Equatable {
+  /// No attachment magic: a plain file.
+  case plain
+  /// Sealed under this key id.
+  case sealed(KeyID)
+  /// The magic, then a wrapper this build cannot read (cut short, or a
+  /// version other than 1): it might use any key.
+  case unreadable
+
+  /// Parses the first bytes of a file (up to `Attachment.wrapperByteCount`),
+  /// as steps 1-3 of docs/formats/attachment.md do.
+  init(prefix: [UInt8]) {
+    guard Attachment.isSealed(prefix: prefix) else {
+      self = .plain
+      return
+    }
+    guard prefix.count >= Attachment.wrapperByteCount, prefix[8] == Attachment.formatVersion else {
+      self = .unreadable
+      return
+    }
+    // The kid: 4 bytes, big-endian, at offset 9.
+    self = .sealed(KeyID(rawValue: prefix[9..<13].reduce(0) { $0 << 8 | UInt32($1) }))
+  }
+
+  /// Whether the file carries the attachment magic.
+  var isSealed: Bool { self != .plain }
+}
+
+/// One row of the attachments table, before its file is trusted.
+struct AttachmentRow {
+  /// The metadata, as stored.
+  let record: AttachmentRecord
+  /// The `file` column, as stored (unchecked).
+  let file: String
+  /// The `key_id` column, as stored (a hint only: the file's wrapper says
+  /// which key sealed it).
+  let keyID: String?
+
+  /// The columns `init(_:)` reads, in order.
+  static let columns = "id, task_id, page_id, name, byte_count, media_type, key_id, file"
+
+  init(_ row: Statement) {
+    record = TaskStore.attachmentRecord(row)
+    keyID = row.optionalText(6)
+    file = row.text(7)
+  }
+
+  /// The checked file and record.
+  ///
+  /// - Throws: `TaskerError.attachmentRefused`.
+  func location() throws -> AttachmentFile {
+    try AttachmentFile.checked(id: record.id, taskID: record.taskID, pageID: record.pageID, file: file)
+  }
+
+  /// Refuses a row whose file and `key_id` disagree about being sealed: a
+  /// row recorded plain whose file carries the magic (never returned raw),
+  /// or a row recorded sealed whose file is plain (a sealed file replaced).
+  ///
+  /// - Throws: `TaskerError.attachmentRefused`.
+  func check(fileIsSealed: Bool) throws {
+    guard fileIsSealed == record.sealed else {
+      throw AttachmentFile.refused(
+        record.id,
+        fileIsSealed
+          ? "its file is sealed but the database records it as plain"
+          : "its file is plain but the database records it as sealed")
+    }
+  }
+}
+
+extension TaskStore {
+  /// Every attachment row, in id order.
+  func attachmentRows() throws -> [AttachmentRow] {
+    try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments ORDER BY id").rows(AttachmentRow.init)
+  }
+
+  /// One attachment row.
+  ///
+  /// - Throws: `TaskerError.notFound`, `.database`.
+  func attachmentRow(id: Int64) throws -> AttachmentRow {
+    let row = try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE id = ?")
+      .first([.integer(id)], AttachmentRow.init)
+    guard let row else { throw TaskerError.notFound(kind: .attachment, id: id) }
+    return row
+  }
+
+  /// The checked file names of a task's attachments, for removal after its
+  /// rows are deleted: only names the code makes, inside `attachments/`.
+  ///
+  /// - Throws: `TaskerError.attachmentRefused` for a row whose file column
+  ///   is not such a name (the caller's transaction then changes nothing).
+  func attachmentFiles(ofTask id: Int64) throws -> [String] {
+    try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE task_id = ?")
+      .rows([.integer(id)], AttachmentRow.init).map { try $0.location().name }
+  }
+
+  /// Reserves the next attachment id, so that a new file can be named and
+  /// sealed for it before its row exists (the row is inserted with this id
+  /// once the file is on disk: never a row without its file). The
+  /// reservation raises the table's AUTOINCREMENT counter in
+  /// `sqlite_sequence`, so no other writer is given the same id; it is
+  /// above every stored id even when the counter was lowered.
+  ///
+  /// - Throws: `TaskerError.database`.
+  func reserveAttachmentID() throws -> Int64 {
+    try connection.transaction { () -> Int64 in
+      try connection.prepare(
+        """
+        INSERT INTO sqlite_sequence (name, seq) SELECT 'attachments', 0
+        WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'attachments')
+        """
+      ).run()
+      try connection.prepare(
+        """
+        UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(id), 0) FROM attachments)) + 1
+        WHERE name = 'attachments'
+        """
+      ).run()
+      return try connection.prepare("SELECT max(seq) FROM sqlite_sequence WHERE name = 'attachments'")
+        .first { $0.integer(0) } ?? 0
+    }
+  }
+
+  /// Gives back a reserved id whose add failed, when no later id was
+  /// reserved since (so a failed add leaves no gap); otherwise the id
+  /// stays unused.
+  func releaseAttachmentID(_ id: Int64) {
+    try? connection.transaction {
+      try connection.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'attachments' AND seq = ?")
+        .run([.integer(id - 1), .integer(id)])
+    }
+  }
+
+  /// The key id each attachment file actually carries, read from the
+  /// files' wrappers (no key needed), never from the `key_id` column: a
+  /// file put back from before a rewrap counts for the key it carries.
+  ///
+  /// - Returns: one key id per sealed file, and how many rows could not be
+  ///   read (a refused row, a missing or unreadable file, a wrapper of an
+  ///   unknown version): they might use any key.
+  /// - Throws: `TaskerError.database`.
+  func attachmentKeyIDs() throws -> (keys: [KeyID], unreadable: Int) {
+    var keys = [KeyID]()
+    var unreadable = 0
+    for row in try attachmentRows() {
+      guard let file = try? row.location(),
+        let prefix = try? files.prefix(of: attachmentsDirectory + "/" + file.name, count: Attachment.wrapperByteCount)
+      else {
+        unreadable += 1
+        continue
+      }
+      switch AttachmentHeader(prefix: prefix) {
+      case .plain: continue
+      case .sealed(let keyID): keys.append(keyID)
+      case .unreadable: unreadable += 1
+      }
+    }
+    return (keys, unreadable)
+  }
+
+  /// Moves every sealed attachment file to the keyring's primary key,
+  /// choosing the files by the key their wrapper carries (never by the
+  /// `key_id` column). Each file is re-sealed for its own record into a
+  /// temporary file and renamed over the old one only when the old one
+  /// fully verified; then its row names the new key. A crash in between
+  /// leaves a file the next run finds already done.
+  ///
+  /// - Returns: how many files were re-sealed.
+  /// - Throws: the key source's errors; `.attachmentRefused` for a row
+  ///   whose file name or sealing does not match it; `.attachment` naming
+  ///   the first file that does not open; `.system` for a missing file;
+  ///   `.database`. Files before the failing one are done.
+  @discardableResult
+  public func rewrapAttachments() throws -> Int {
+    let keyring = try sealer.keyring()
+    let primary = keyring.primaryID
+    var count = 0
+    for row in try attachmentRows() {
+      let file = try row.location()
+      let path = attachmentsDirectory + "/" + file.name
+      let header = AttachmentHeader(prefix: try files.prefix(of: path, count: Attachment.wrapperByteCount))
+      try row.check(fileIsSealed: header.isSealed)
+      guard header.isSealed else { continue }
+      if header != .sealed(primary) {
+        _ = try Self.attachmentCall(file.record) {
+          try Attachment.rewrap(file: path, using: keyring, record: file.record)
+        }
+        count += 1
+      }
+      if row.keyID != primary.hex {
+        try connection.transaction {
+          try connection.prepare("UPDATE attachments SET key_id = ? WHERE id = ?")
+            .run([.text(primary.hex), .integer(row.record.id)])
+        }
+      }
+    }
+    return count
+  }
+}
