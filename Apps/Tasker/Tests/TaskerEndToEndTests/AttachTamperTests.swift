@@ -17,6 +17,14 @@ struct AttachTamperTests {
     #expect(result.status == 0, "\(result.stderr)")
   }
 
+  /// The one file in the attachments folder.
+  func onlyFile(_ device: TestDevice) throws -> String {
+    let directory = device.home.attachmentsDirectory
+    let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+    try #require(names.count == 1, "\(names)")
+    return directory + "/" + names[0]
+  }
+
   /// Break 1: `file` set to a path out of `attachments/`: `delete` is
   /// refused and unlinks nothing (the vault stays), `get` prints nothing.
   @Test func aFileColumnThatIsAPathIsRefusedAndDeleteUnlinksNothing() throws {
@@ -51,7 +59,9 @@ struct AttachTamperTests {
     #expect(try device.tasker(["add", "t"]).status == 0)
     #expect(try device.tasker(["settings", "set", "attachment-encryption", "on"]).status == 0)
     try attach(device, task: 1, "sealed text")
-    try sql(device, "UPDATE attachments SET key_id = NULL")
+    let size = try FileManager.default.attributesOfItem(atPath: try onlyFile(device))[.size] as? Int
+    // What the writer did: the row now describes the sealed file as a plain one, size and all.
+    try sql(device, "UPDATE attachments SET key_id = NULL, byte_count = \(try #require(size))")
     let got = try device.tasker(["attach", "get", "1"])
     #expect(got.status == 65, "\(got.stderr)")
     #expect(got.stdout.isEmpty)
@@ -100,7 +110,7 @@ struct AttachTamperTests {
     #expect(try device.tasker(["add", "t"]).status == 0)
     #expect(try device.tasker(["settings", "set", "attachment-encryption", "on"]).status == 0)
     try attach(device, task: 1, "kept across rotations")
-    let stored = device.home.attachmentsDirectory + "/1"
+    let stored = try onlyFile(device)
     let before = try Data(contentsOf: URL(fileURLWithPath: stored))
     let old = try device.vault().noteKeyring().primaryID.hex
     #expect(try device.taskkey(["rotate"]).status == 0)
@@ -144,7 +154,7 @@ struct AttachTamperTests {
     let left = try FileManager.default.contentsOfDirectory(atPath: device.root.path).filter {
       $0.hasPrefix(".out.bin.tasker-")
     }
-    #expect(left.count == 1, "\(left)")
+    try #require(left.count == 1, "\(left)")
     let mode = try FileManager.default.attributesOfItem(atPath: device.root.path(left[0]))[.posixPermissions] as? Int
     #expect(mode == 0o600)
   }
