@@ -134,7 +134,7 @@ struct AttachTamperTests {
     let source = device.root.path("large.bin")
     #expect(FileManager.default.createFile(atPath: source, contents: nil))
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
-    try handle.truncate(atOffset: 512 << 20)
+    try handle.truncate(atOffset: 128 << 20)
     try handle.close()
     #expect(try device.tasker(["attach", "add", "--task", "1", source]).status == 0)
     try FileManager.default.removeItem(atPath: source)
