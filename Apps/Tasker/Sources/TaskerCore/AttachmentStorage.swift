@@ -241,6 +241,10 @@ extension TaskStore {
   /// fully verified; then its row names the new key. A crash in between
   /// leaves a file the next run finds already done.
   ///
+  /// A sealed file of a legacy row (see `AttachmentFile`) is re-sealed for
+  /// the current binding, whatever key it carries: see
+  /// `upgradeLegacyAttachment`.
+  ///
   /// - Returns: how many files were re-sealed.
   /// - Throws: the key source's errors; `.attachmentRefused` for a row
   ///   whose file name or sealing does not match it; `.attachment` naming
@@ -257,6 +261,10 @@ extension TaskStore {
       let header = AttachmentHeader(prefix: try files.prefix(of: path, count: Attachment.wrapperByteCount))
       try row.check(fileIsSealed: header.isSealed)
       guard header.isSealed else { continue }
+      if file.binding == .legacy {
+        if try upgradeLegacyAttachment(row, from: file, keyring: keyring) { count += 1 }
+        continue
+      }
       if header != .sealed(primary) {
         _ = try Self.attachmentCall(file.record) {
           try Attachment.rewrap(file: path, using: keyring, record: file.record)
@@ -271,5 +279,58 @@ extension TaskStore {
       }
     }
     return count
+  }
+
+  /// Re-seals the sealed file of a legacy row (bound to `attachment/<file>`
+  /// only) for the row's current binding (`attachment/<id>/<owner>`, file
+  /// `attachments/<id>`) under the primary key, streaming: the old file is
+  /// opened with random access (wrapper, commitment and final chunk checked
+  /// first, every chunk verified as it is read) straight into a new
+  /// sealer, so no plaintext touches the disk. The new file is written as
+  /// `<id>.partial`, flushed and renamed (over a leftover of an
+  /// interrupted run, which no row can name); then the row is switched to
+  /// it in one transaction, and the old file is removed. A crash before
+  /// the switch leaves the row as it was (the next run starts again); a
+  /// crash after it leaves the old file unreferenced.
+  ///
+  /// - Returns: false when the row changed or went meanwhile (the new file
+  ///   is removed again unless a row names it).
+  /// - Throws: `.attachment` naming the legacy record when the old file
+  ///   does not open, `.system`, `.database`.
+  func upgradeLegacyAttachment(_ row: AttachmentRow, from legacy: AttachmentFile, keyring: Keyring) throws -> Bool {
+    let current = AttachmentFile.current(id: row.record.id, owner: row.record.owner)
+    let oldPath = attachmentsDirectory + "/" + legacy.name
+    let newPath = attachmentsDirectory + "/" + current.name
+    let reader = try Self.attachmentCall(legacy.record) {
+      try AttachmentReader(path: oldPath, keyring: keyring, record: legacy.record)
+    }
+    var offset: UInt64 = 0
+    try files.create(newPath) { write in
+      _ = try Self.attachmentCall(current.record) {
+        try Attachment.seal(
+          reading: { buffer in
+            let count = Int(min(UInt64(buffer.count), reader.byteCount - offset))
+            guard count > 0 else { return 0 }
+            try Self.attachmentCall(legacy.record) {
+              try reader.read(offset: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<count]))
+            }
+            offset += UInt64(count)
+            return count
+          }, writing: { try write(Array($0)) }, using: keyring, record: current.record)
+      }
+    }
+    let (switched, referenced) = try connection.transaction { () -> (Bool, Bool) in
+      try connection.prepare("UPDATE attachments SET file = ?, key_id = ? WHERE id = ? AND file = ?").run([
+        .text(current.name), .text(keyring.primaryID.hex), .integer(row.record.id), .text(legacy.name),
+      ])
+      if connection.changes == 1 { return (true, true) }
+      // Another rewrap switched the row first (the new name is its, and as good), or the row went.
+      let named = try connection.prepare("SELECT 1 FROM attachments WHERE file = ?")
+        .first([.text(current.name)]) { _ in true }
+      return (false, named != nil)
+    }
+    if switched { files.remove(oldPath) }
+    if !referenced { files.remove(newPath) }
+    return switched
   }
 }

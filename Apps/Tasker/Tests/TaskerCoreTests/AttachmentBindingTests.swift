@@ -175,8 +175,9 @@ struct AttachmentBindingTests {
   }
 
   /// Rows written before the current binding (files named by 32 random
-  /// hex digits, sealed for `attachment/<file>`) keep opening, rewrap
-  /// and delete.
+  /// hex digits, sealed for `attachment/<file>`) keep opening; rewrap
+  /// re-seals a sealed one for its id and owner (then a move is detected),
+  /// and leaves a plain one as it is; delete removes both.
   @Test func legacyRowsKeepWorking() throws {
     let directory = try TemporaryDirectory()
     var keyring = try Keyring.generate()
@@ -200,9 +201,30 @@ struct AttachmentBindingTests {
     #expect(try store.attachmentContent(3) == content)
     try keyring.rotate()
     let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    // An altered legacy file stops the upgrade: the row and its file stay, no new file is left.
+    let legacy = try bytes(file(store, sealedName))
+    var altered = legacy
+    altered[altered.count - 1] ^= 1
+    try write(altered, file(store, sealedName))
+    #expect(throws: TaskerError.self) { try rotated.rewrapAttachments() }
+    #expect(!FileManager.default.fileExists(atPath: file(store, "3")))
+    #expect(!FileManager.default.fileExists(atPath: file(store, "3.partial")))
+    try write(legacy, file(store, sealedName))
+    // A leftover of an interrupted upgrade (no row names it) is replaced.
+    try write(Array("leftover".utf8), file(store, "3"))
     #expect(try rotated.rewrapAttachments() == 1)
     #expect(try rotated.keyUsage().keys == [KeyUsage(keyID: keyring.primaryID.hex, attachments: 1)])
     #expect(try rotated.attachmentContent(3) == content)
+    #expect(
+      try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).sorted() == ["1", "3", plainName])
+    #expect(try rotated.rewrapAttachments() == 0)
+    try rotated.addTask(TaskDraft(title: "other"))
+    try rotated.connection.execute("UPDATE attachments SET task_id = 2 WHERE id = 3")
+    #expect(throws: TaskerError.attachment(record: "attachment/3/task/2", cause: .crypto(.commitmentMismatch))) {
+      try rotated.attachmentContent(3)
+    }
+    try rotated.connection.execute("UPDATE attachments SET task_id = 1 WHERE id = 3")
+    #expect(try rotated.attachmentContent(2) == Array("plain".utf8))
     try rotated.deleteTask(id: 1)
     #expect(try FileManager.default.contentsOfDirectory(atPath: store.attachmentsDirectory).isEmpty)
   }
