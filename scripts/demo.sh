@@ -82,7 +82,7 @@ if [ -n "${2:-}" ]; then
   export TASKER_HOME="$home/tasker"
   step "Tasker: add a task with a note; the app seals it with the vault's note key"
   "$taskkey" unlock --passphrase-file passphrase
-  "$tasker" add "Call the bank" --notes "Ask about the mortgage rate, account 1234" --due 2026-12-02 --estimate 20 --priority high
+  printf %s "Ask about the mortgage rate, account 1234" | "$tasker" add "Call the bank" --notes - --due 2026-12-02 --estimate 20 --priority high
 
   step "sqlite3 on Tasker's database: the title is plain, the note is ciphertext"
   sqlite3 "$TASKER_HOME/tasker.db" "SELECT id, title, notes FROM tasks" | tee rows.txt

@@ -60,7 +60,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "tasker",
-      dependencies: ["TaskerCLI"]
+      dependencies: ["TaskerCLI"] + taskKey("TaskSystem")
     ),
     // Tasker at scale against SQLite and process-start floors: `make app-bench`.
     .executableTarget(

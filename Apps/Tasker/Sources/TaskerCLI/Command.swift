@@ -72,14 +72,18 @@ final class CommandContext {
     return store
   }
 
-  /// A body given as an option: `-` means standard input (one trailing
-  /// newline removed).
-  func body(_ value: String?) throws -> String? {
-    guard let value else { return nil }
-    guard value == "-" else { return value }
-    var text = String(decoding: try input(), as: UTF8.self)
-    if text.hasSuffix("\n") { text.removeLast() }
-    return text
+  /// The text a body option names (standard input, a file, or the
+  /// editor opened on `current`), checked as UTF-8; nil when none was given.
+  ///
+  /// - Throws: `CLIError.invalidUTF8`, `.inputTooLarge`, `.cannotRead`,
+  ///   `.editorFailed`, and `current`'s errors.
+  func body(_ source: BodySource?, current: () throws -> String = { "" }) throws -> String? {
+    guard let source else { return nil }
+    switch source {
+    case .standardInput: return try BodySource.text(try input(), from: "standard input")
+    case .file(let path): return try BodySource.text(try BodySource.read(path), from: path)
+    case .editor: return try BodyEditor(environment: environment).edit(try current())
+    }
   }
 }
 
@@ -94,8 +98,17 @@ final class OutputStream {
     self.err = err
   }
 
-  /// Writes `text` and a newline to standard output.
+  /// Writes `text` and a newline to standard output, with every control
+  /// character but newline and tab made visible (`TerminalText`): the net
+  /// under every plain printer, so nothing stored or typed reaches the
+  /// terminal raw. Fields inside a line are made visible whole by the
+  /// printer before (`TerminalText.visible(_:)`).
   func print(_ text: String) throws {
+    try write(Array((TerminalText.visible(text, keepingLines: true) + "\n").utf8))
+  }
+
+  /// Writes one line of JSON text, exactly as its writer encoded it.
+  func printJSON(_ text: String) throws {
     try write(Array((text + "\n").utf8))
   }
 
@@ -117,8 +130,9 @@ final class OutputStream {
     try write(bytes)
   }
 
-  /// Writes a line to standard error.
+  /// Writes a line to standard error, control characters but newline and
+  /// tab made visible (errors echo the values they refuse).
   func printError(_ text: String) {
-    try? err.write(Array((text + "\n").utf8))
+    try? err.write(Array((TerminalText.visible(text, keepingLines: true) + "\n").utf8))
   }
 }

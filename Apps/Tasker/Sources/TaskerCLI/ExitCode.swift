@@ -39,12 +39,14 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case databaseTooNew = 41
   /// Another Tasker process holds the database.
   case databaseBusy = 42
-  /// SQLite reported an error, or the file is not a Tasker database.
+  /// SQLite reported an error, or the file is not a Tasker database, or
+  /// it is damaged (a schema version no Tasker writes).
   case databaseError = 43
   /// The gate refused: the approval was already decided, the receipt
   /// cannot be undone or was undone, or the key that asked is no longer valid.
   case gateRefused = 44
-  /// The HTTP server could not listen on the address.
+  /// The HTTP server could not listen on the address, or the editor of
+  /// `--notes-in-editor` could not start or did not exit 0.
   case unavailable = 69
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
@@ -54,6 +56,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case noInput = 66
   /// An internal error.
   case software = 70
+  /// The process could not be hardened (core dumps off, fatal signals
+  /// ending it silently) at start-up, so it did nothing (as `taskkey`).
+  case osError = 71
   /// Reading or writing a file failed.
   case ioError = 74
   /// A file or folder is not private to the user (mode, owner, symlink) and was refused.
@@ -78,13 +83,14 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .notFound: return "no task, page or attachment with that id"
     case .databaseTooNew: return "the database was written by a newer Tasker"
     case .databaseBusy: return "another Tasker process holds the database"
-    case .databaseError: return "SQLite error, or not a Tasker database"
+    case .databaseError: return "SQLite error, or not a Tasker database, or a damaged one"
     case .gateRefused: return "the gate refused: approval decided, receipt not undoable, or key no longer valid"
-    case .unavailable: return "the HTTP server could not listen on the address"
+    case .unavailable: return "the HTTP server could not listen, or the editor failed (nothing changed)"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "a value was refused (empty title, bad date, too large)"
     case .noInput: return "an input file or the database cannot be opened"
     case .software: return "internal error"
+    case .osError: return "the process could not be hardened at start-up (as taskkey)"
     case .ioError: return "read or write failed"
     case .permission: return "a file or folder is not private to you and was refused"
     }
@@ -94,7 +100,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   static func of(_ error: TaskerError) -> ExitCode {
     switch error {
     case .databaseNotFound: return .noInput
-    case .notADatabase, .database: return .databaseError
+    case .notADatabase, .database, .damagedDatabase: return .databaseError
     case .databaseTooNew: return .databaseTooNew
     case .databaseBusy: return .databaseBusy
     case .notFound: return .notFound

@@ -44,6 +44,52 @@ public enum TaskerMain {
       """
   }
 
+  /// The environment variables `tasker` reads (and the vault it opens).
+  public static let environmentNames: Set<String> = [
+    "TASKER_HOME", "TASKKEY_HOME", "XDG_DATA_HOME", "HOME", "XDG_RUNTIME_DIR", "TASKER_ASSISTANT_KEY", "VISUAL",
+    "EDITOR",
+  ]
+
+  /// Runs `tasker` from the bytes the process was started with. Every
+  /// argument, and every variable of `environmentNames`, must be valid
+  /// UTF-8: one that is not is refused with exit 65 before anything is read
+  /// or written, never repaired into U+FFFD (a repaired title or note would
+  /// store other text than the user's, a repaired path would name another
+  /// directory).
+  ///
+  /// - Parameters:
+  ///   - argumentBytes: the arguments without the program name.
+  ///   - environmentBytes: `NAME=value` entries; other variables that are
+  ///     not UTF-8 are left out.
+  /// - Returns: the exit code.
+  public static func run(argumentBytes: [[UInt8]], environmentBytes: [[UInt8]]) -> Int32 {
+    var environment = [String: String]()
+    var refused: String?
+    for entry in environmentBytes {
+      guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
+      let name = String(decoding: entry[..<equals], as: UTF8.self)
+      if let value = String(validating: entry[(equals + 1)...], as: UTF8.self) {
+        environment[name] = value
+      } else if environmentNames.contains(name) {
+        refused = refused ?? "the environment variable \(name)"
+      }
+    }
+    var arguments = [String]()
+    for (index, bytes) in argumentBytes.enumerated() {
+      if let argument = String(validating: bytes, as: UTF8.self) {
+        arguments.append(argument)
+      } else {
+        refused = refused ?? "argument \(index + 1)"
+      }
+    }
+    if let refused {
+      let error = CLIError.invalidUTF8(source: refused)
+      report(error.message, hint: error.hint, to: OutputStream())
+      return error.exitCode.rawValue
+    }
+    return run(arguments, environment: environment)
+  }
+
   /// Runs `tasker` with `arguments` (without the program name).
   ///
   /// - Returns: the exit code.
@@ -58,20 +104,26 @@ public enum TaskerMain {
       try dispatch(arguments, context: context)
       return ExitCode.success.rawValue
     } catch let error as CLIError {
-      output.printError("tasker: error: \(error.message)")
-      if let hint = error.hint { output.printError("hint: \(hint)") }
+      report(error.message, hint: error.hint, to: output)
       return error.exitCode.rawValue
     } catch let error as GateError {
-      output.printError("tasker: error: \(error.message)")
+      report(error.message, hint: nil, to: output)
       return ExitCode.of(error).rawValue
     } catch let error as TaskerError {
-      output.printError("tasker: error: \(error.description)")
-      if let hint = error.hint { output.printError("hint: \(hint)") }
+      report(error.description, hint: error.hint, to: output)
       return ExitCode.of(error).rawValue
     } catch {
-      output.printError("tasker: error: \(error)")
+      report("\(error)", hint: nil, to: output)
       return ExitCode.software.rawValue
     }
+  }
+
+  /// Prints an error and its hint on standard error. The message is one
+  /// line, so every control character in it is made visible (it may echo a
+  /// refused value); the hint may hold a usage of several lines.
+  static func report(_ message: String, hint: String?, to output: OutputStream) {
+    output.printError("tasker: error: \(TerminalText.visible(message))")
+    if let hint { output.printError("hint: \(hint)") }
   }
 
   static func dispatch(_ arguments: [String], context: CommandContext) throws {
@@ -111,7 +163,7 @@ public enum TaskerMain {
       let chunk = try readStandardInputChunk()
       if chunk.isEmpty { return bytes }
       bytes.append(contentsOf: chunk)
-      guard bytes.count <= limit else { throw CLIError.inputTooLarge(limit: limit) }
+      guard bytes.count <= limit else { throw CLIError.inputTooLarge(source: "standard input", limit: limit) }
     }
   }
 

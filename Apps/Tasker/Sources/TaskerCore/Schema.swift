@@ -70,24 +70,36 @@ enum Schema {
   /// - Throws: `TaskerError.databaseTooNew` for a newer database,
   ///   `TaskerError.database`, `.notADatabase`.
   static func isCurrent(_ connection: Connection) throws -> Bool {
-    let version = try connection.prepare("PRAGMA user_version").first { Int($0.integer(0)) } ?? 0
-    guard version <= current else {
-      throw TaskerError.databaseTooNew(path: connection.path, version: version, supported: current)
+    try version(connection) == current
+  }
+
+  /// The database's schema version, checked before it is used: the
+  /// database is data, and `user_version` is whatever a writer put there.
+  ///
+  /// - Returns: a version from 0 to `current`.
+  /// - Throws: `TaskerError.databaseTooNew` above `current`,
+  ///   `.damagedDatabase` below 0 (no Tasker writes one), `.database`.
+  static func version(_ connection: Connection) throws -> Int {
+    let version = try connection.prepare("PRAGMA user_version").first { $0.integer(0) } ?? 0
+    guard version >= 0 else {
+      throw TaskerError.damagedDatabase(
+        path: connection.path, reason: "schema version \(version) is none that Tasker writes (0 to \(current))")
     }
-    return version == current
+    guard version <= current else {
+      throw TaskerError.databaseTooNew(path: connection.path, version: Int(version), supported: current)
+    }
+    return Int(version)
   }
 
   /// Brings the database to `current`.
   ///
-  /// - Throws: `TaskerError.databaseTooNew` for a newer database (nothing is
-  ///   changed), `TaskerError.database` when a migration fails (it is rolled
+  /// - Throws: `TaskerError.databaseTooNew` for a newer database,
+  ///   `.damagedDatabase` for a negative version (nothing is changed),
+  ///   `TaskerError.database` when a migration fails (it is rolled
   ///   back whole).
   static func migrate(_ connection: Connection) throws {
     try connection.transaction {
-      let version = try connection.prepare("PRAGMA user_version").first { Int($0.integer(0)) } ?? 0
-      guard version <= current else {
-        throw TaskerError.databaseTooNew(path: connection.path, version: version, supported: current)
-      }
+      let version = try version(connection)
       guard version < current else { return }
       for step in migrations[version...] {
         try connection.execute(step)

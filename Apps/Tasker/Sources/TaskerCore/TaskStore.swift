@@ -37,8 +37,10 @@ public final class TaskStore {
   ///   - keys: where note keys come from; asked only when a body is sealed
   ///     or a sealed body is opened.
   ///   - create: make the database when it does not exist.
-  /// - Throws: `TaskerError.databaseNotFound`, `.notADatabase`,
-  ///   `.databaseTooNew`, `.database`.
+  /// - Throws: `TaskerError.system` when the directory, the database, its
+  ///   `-wal`/`-shm` or the attachments folder is not private to the user
+  ///   (`TaskerHome.checkPrivate`), `.databaseNotFound`, `.notADatabase`,
+  ///   `.databaseTooNew`, `.damagedDatabase`, `.database`.
   public convenience init(databasePath: String, keys: NoteKeySource, create: Bool = true) throws {
     try self.init(databasePath: databasePath, keys: keys, create: create, fileSystem: PosixFileSystem())
   }
@@ -50,6 +52,8 @@ public final class TaskStore {
   init(
     databasePath: String, keys: NoteKeySource, create: Bool, fileSystem: FileSystem, readOnly: Bool = false
   ) throws {
+    // Before SQLite opens anything, for reading and writing alike.
+    try TaskerHome.checkPrivate(databasePath: databasePath)
     self.databasePath = databasePath
     files = TaskerFiles(fileSystem: fileSystem)
     sealer = BodySealer(source: keys)
@@ -72,8 +76,9 @@ public final class TaskStore {
   /// A change through this store fails with `TaskerError.database`
   /// (`SQLITE_READONLY`).
   ///
-  /// - Throws: `TaskerError.databaseNotFound`, `.notADatabase`,
-  ///   `.databaseTooNew`, `.database`.
+  /// - Throws: `TaskerError.system` when a file is not private (as
+  ///   `init(databasePath:keys:create:)`), `.databaseNotFound`,
+  ///   `.notADatabase`, `.databaseTooNew`, `.damagedDatabase`, `.database`.
   public static func reading(home: TaskerHome, keys: NoteKeySource) throws -> TaskStore {
     try TaskStore(
       databasePath: home.databasePath, keys: keys, create: false, fileSystem: PosixFileSystem(), readOnly: true)
@@ -233,11 +238,12 @@ public final class TaskStore {
     ).rows([.text(pattern), .integer(Int64(max(0, limit)))], Self.summary)
   }
 
-  /// One task with its notes opened.
+  /// One task with its notes opened; with `openingNotes` false, its plain
+  /// fields only (`notes` empty, no key asked for: `show` on a locked vault).
   ///
   /// - Throws: `TaskerError.notFound`, the key source's errors when the
   ///   notes are sealed, `.sealedBodyUnreadable`, `.database`.
-  public func task(id: Int64) throws -> TaskRecord {
+  public func task(id: Int64, openingNotes: Bool = true) throws -> TaskRecord {
     let row = try connection.prepare(
       """
       SELECT id, title, notes, due, estimate_minutes, priority, energy, status, created_at, completed_at, contexts
@@ -257,6 +263,7 @@ public final class TaskStore {
     }
     guard let (stored, found) = row else { throw TaskerError.notFound(kind: .task, id: id) }
     var record = found
+    guard openingNotes else { return record }
     record.notes = try sealer.open(stored, context: BodyContext.notes(ofTask: id))
     return record
   }

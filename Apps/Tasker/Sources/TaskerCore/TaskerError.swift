@@ -16,6 +16,10 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// The database was written by a newer Tasker (schema `version`, this
   /// build knows up to `supported`); it was not touched.
   case databaseTooNew(path: String, version: Int, supported: Int)
+  /// The database holds a value no Tasker writes where the store checks
+  /// it before use (a negative schema version); `reason` says which. It
+  /// was not touched.
+  case damagedDatabase(path: String, reason: String)
   /// Another process held the database lock for longer than the busy timeout.
   case databaseBusy(path: String)
   /// SQLite reported an error: its extended result `code` and message.
@@ -73,6 +77,7 @@ extension TaskerError: CustomStringConvertible {
     case .notADatabase(let path): return "'\(path)' is not a Tasker database"
     case .databaseTooNew(let path, let version, let supported):
       return "'\(path)' has schema version \(version); this build reads up to \(supported)"
+    case .damagedDatabase(let path, let reason): return "'\(path)' is damaged: \(reason)"
     case .databaseBusy(let path): return "'\(path)' is locked by another Tasker process"
     case .database(let path, let code, let message): return "database error \(code) on '\(path)': \(message)"
     case .notFound(let kind, let id): return "no \(kind.rawValue) with id \(id)"
@@ -97,11 +102,14 @@ extension TaskerError: CustomStringConvertible {
     switch self {
     case .databaseNotFound: return "add a task with 'tasker add TITLE' to create it, or set TASKER_HOME"
     case .databaseTooNew: return "upgrade Tasker"
+    case .damagedDatabase: return "restore tasker.db from a backup; nothing was changed"
     case .databaseBusy: return "wait for the other Tasker command to finish and try again"
     case .vaultLocked: return "run 'taskkey unlock'"
     case .vaultNotFound: return "run 'taskkey init' (or import this device's keys), or set TASKKEY_HOME"
     case .noVaultLocation: return "set TASKKEY_HOME to the vault directory"
     case .vault(let error): return error.hint
+    case .system(.notOwner(let path)):
+      return "Tasker uses only files you own: run as the user who owns '\(path)', or take it: chown $(id -u) '\(path)'"
     case .system(let error): return error.hint
     case .sealedBodyUnreadable(_, let cause):
       if case .unknownKeyID = cause {

@@ -8,9 +8,9 @@ struct KeyRotationTests {
   @Test func rotateRewrapRetire() throws {
     let device = try TestDevice()
     for index in 1...3 {
-      #expect(try device.tasker(["add", "task \(index)", "--notes", "note \(index)"]).status == 0)
+      #expect(try device.tasker(["add", "task \(index)", "--notes", "-"], input: "note \(index)").status == 0)
     }
-    #expect(try device.tasker(["page", "new", "p", "--body", "page body"]).status == 0)
+    #expect(try device.tasker(["page", "new", "p", "--body", "-"], input: "page body").status == 0)
     #expect(try device.tasker(["settings", "set", "attachment-encryption", "on"]).status == 0)
     #expect(try device.tasker(["attach", "add", "--task", "1", "-", "--name", "a.txt"], input: "attached").status == 0)
     let old = try device.vault().noteKeyring().primaryID.hex
@@ -50,7 +50,7 @@ struct KeyRotationTests {
 
   @Test func aBodyOfARetiredKeyIsAnErrorNeverText() throws {
     let device = try TestDevice()
-    #expect(try device.tasker(["add", "t", "--notes", "sealed by the old key"]).status == 0)
+    #expect(try device.tasker(["add", "t", "--notes", "-"], input: "sealed by the old key").status == 0)
     let old = try device.vault().noteKeyring().primaryID.hex
     #expect(try device.taskkey(["rotate"]).status == 0)
     #expect(try device.taskkey(["retire", old, "--force"]).status == 0)

@@ -16,10 +16,11 @@ struct PlanContextCanaryTests {
     let file = device.root.path("attachment.txt")
     try Data("attachment content".utf8).write(to: URL(fileURLWithPath: file))
     for index in 1...6 {
-      let added = try device.tasker([
-        "add", "title \(index)", "--notes", canary("notes"), "--contexts", canary("contexts"),
-        "--due", "2026-11-2\(index)", "--estimate", "\(index * 10)", "--priority", "medium", "--energy", "high",
-      ])
+      let added = try device.tasker(
+        [
+          "add", "title \(index)", "--notes", "-", "--contexts", canary("contexts"),
+          "--due", "2026-11-2\(index)", "--estimate", "\(index * 10)", "--priority", "medium", "--energy", "high",
+        ], input: canary("notes"))
       #expect(added.status == 0, "\(added.stderr)")
       let attached = try device.tasker(["attach", "add", "--task", "\(index)", file, "--name", canary("attachment")])
       #expect(attached.status == 0, "\(attached.stderr)")

@@ -17,7 +17,7 @@ struct StartupLoadTests {
 
   @Test func everydayCommandsNeverLoadTheHTTPLibrary() throws {
     let device = try TestDevice()
-    #expect(try device.tasker(["add", "Call the bank", "--notes", "account 1234"]).status == 0)
+    #expect(try device.tasker(["add", "Call the bank", "--notes", "-"], input: "account 1234").status == 0)
     var debug = device.environment
     debug["LD_DEBUG"] = "files"
     for arguments in [["--version"], ["show", "1"], ["list"], ["plan-context", "--json"]] {

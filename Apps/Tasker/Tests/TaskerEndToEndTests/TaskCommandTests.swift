@@ -6,9 +6,8 @@ import Testing
 struct TaskCommandTests {
   @Test func addListShowRoundTrip() throws {
     let device = try TestDevice()
-    let added = try device.tasker([
-      "add", "Buy milk", "--notes", "two litres", "--due", "2026-12-03", "--priority", "high",
-    ])
+    let added = try device.tasker(
+      ["add", "Buy milk", "--notes", "-", "--due", "2026-12-03", "--priority", "high"], input: "two litres\n")
     #expect(added.status == 0, "\(added.stderr)")
     #expect(added.stdoutText == "Added task 1: Buy milk\n")
     let listed = try device.tasker(["list"])
@@ -46,7 +45,7 @@ struct TaskCommandTests {
 
     let page = try device.tasker(["page", "new", "Ideas", "--body", "-", "--json"], input: "from stdin\n")
     #expect(page.status == 0, "\(page.stderr)")
-    #expect(try device.tasker(["page", "edit", "1", "--body", "changed"]).status == 0)
+    #expect(try device.tasker(["page", "edit", "1", "--body", "-"], input: "changed").status == 0)
     let shown = try #require(try device.tasker(["page", "show", "1", "--json"]).json() as? [String: Any])
     #expect(shown["body"] as? String == "changed")
     #expect(try device.tasker(["page", "list"]).stdoutText == "1\tIdeas\n")
@@ -61,8 +60,8 @@ struct TaskCommandTests {
 
   @Test func theDatabaseHoldsCiphertextForBodiesAndPlainTitles() throws {
     let device = try TestDevice()
-    #expect(try device.tasker(["add", "Dentist", "--notes", "tooth at the back hurts"]).status == 0)
-    #expect(try device.tasker(["page", "new", "Diary", "--body", "a private day"]).status == 0)
+    #expect(try device.tasker(["add", "Dentist", "--notes", "-"], input: "tooth at the back hurts").status == 0)
+    #expect(try device.tasker(["page", "new", "Diary", "--body", "-"], input: "a private day").status == 0)
     let keyID = try device.vault().noteKeyring().primaryID.hex
     let rows = try device.sqlite("SELECT title, notes FROM tasks; SELECT title, body FROM pages;")
     #expect(rows.status == 0, "\(rows.stderr)")
@@ -82,10 +81,10 @@ struct TaskCommandTests {
     #expect(try device.tasker(["add", "first"]).status == 0, "a task without notes needs no key")
     let before = try device.sqlite(".dump").stdoutText
     for arguments in [
-      ["add", "second", "--notes", "secret"], ["edit", "1", "--notes", "secret"], ["page", "new", "p", "--body", "x"],
+      ["add", "second", "--notes", "-"], ["edit", "1", "--notes", "-"], ["page", "new", "p", "--body", "-"],
       ["encrypt"],
     ] {
-      let refused = try device.tasker(arguments)
+      let refused = try device.tasker(arguments, input: "secret")
       #expect(refused.status == 14, "\(arguments)")
       #expect(refused.stderr.contains("the TaskKey vault is locked"))
       #expect(refused.stderr.hasSuffix("hint: run 'taskkey unlock'\n"))

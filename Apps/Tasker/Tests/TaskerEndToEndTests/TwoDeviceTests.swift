@@ -7,9 +7,9 @@ struct TwoDeviceTests {
   @Test func deviceBJoinsThroughASyncBundleAndShowsEveryNote() throws {
     let deviceA = try TestDevice(passphrase: "laptop passphrase")
     for index in 1...5 {
-      #expect(try deviceA.tasker(["add", "task \(index)", "--notes", "note \(index) from A"]).status == 0)
+      #expect(try deviceA.tasker(["add", "task \(index)", "--notes", "-"], input: "note \(index) from A").status == 0)
     }
-    #expect(try deviceA.tasker(["page", "new", "Journal", "--body", "page from A"]).status == 0)
+    #expect(try deviceA.tasker(["page", "new", "Journal", "--body", "-"], input: "page from A").status == 0)
     let bundle = deviceA.root.path("keys.tksync")
     let exported = try deviceA.taskkey(["sync", "export", "--out", bundle, "--passphrase-file", deviceA.passphraseFile])
     #expect(exported.status == 0, "\(exported.stderr)")

@@ -44,6 +44,19 @@ public struct Binary: Sendable {
     Binary(path: ProcessInfo.processInfo.environment["TASKKEY_BINARY"] ?? productsDirectory + "/taskkey")
   }
 
+  /// The shipped builds that exist on this machine: `make app-release`'s
+  /// `tasker` (Apps/Tasker/.build/shipped/release) and `make release`'s
+  /// `taskkey` (.build/release), for tests that must hold for what users run.
+  public static var shipped: [Binary] {
+    let app = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    return [
+      app.appendingPathComponent(".build/shipped/release/tasker").path,
+      app.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(".build/release/taskkey")
+        .path,
+    ].filter { FileManager.default.isExecutableFile(atPath: $0) }.map(Binary.init(path:))
+  }
+
   /// The first `name` on `/usr/bin:/bin`, or `name` itself.
   public static func which(_ name: String) -> String {
     for directory in ["/usr/local/bin", "/usr/bin", "/bin", "/usr/sbin", "/sbin"]
@@ -121,6 +134,34 @@ public final class RunningProcess: @unchecked Sendable {
   public func kill() {
     Foundation.kill(process.processIdentifier, SIGKILL)
   }
+
+  /// The process id.
+  public var pid: Int32 { process.processIdentifier }
+
+  /// Writes to the process's standard input, leaving it open.
+  public func write(_ bytes: [UInt8]) throws {
+    try input.fileHandleForWriting.write(contentsOf: Data(bytes))
+  }
+
+  /// Sends `signal`.
+  public func send(_ signal: Int32) {
+    Foundation.kill(process.processIdentifier, signal)
+  }
+
+  /// Waits until the process sleeps reading (standard input), or `seconds` pass.
+  public func waitUntilBlockedReading(seconds: Double = 10) {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+      let wchan = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? ""
+      if stat.contains(") S ") && (wchan.contains("pipe") || wchan.contains("read")) { return }
+      usleep(20_000)
+    }
+  }
+
+  /// Whether the process ended by a signal (then `status` of `finish` is
+  /// the signal's number); valid once it has ended.
+  public var signalled: Bool { process.terminationReason == .uncaughtSignal }
 }
 
 private final class DataBox: @unchecked Sendable {

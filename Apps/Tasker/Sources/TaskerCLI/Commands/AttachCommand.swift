@@ -84,8 +84,9 @@ struct AttachCommand: Command {
         record = try store.addAttachment(to: owner, copying: source, name: name, mediaType: mediaType)
       }
       if json { return try context.output.json(record) }
+      let name = TerminalText.visible(record.name)
       try context.output.print(
-        "Attached \(record.id): \(record.name) (\(record.byteCount) bytes\(record.sealed ? ", sealed" : ""))")
+        "Attached \(record.id): \(name) (\(record.byteCount) bytes\(record.sealed ? ", sealed" : ""))")
     case .get(let id, let out):
       let store = try context.reader()
       _ = try store.attachment(id: id)
@@ -96,7 +97,8 @@ struct AttachCommand: Command {
       if json { return try context.output.json(records) }
       for record in records {
         try context.output.print(
-          "\(record.id)\t\(record.owner.record)\t\(record.name)\t\(record.byteCount) bytes\t\(record.mediaType)"
+          "\(record.id)\t\(record.owner.record)\t\(TerminalText.visible(record.name))\t\(record.byteCount) bytes\t"
+            + TerminalText.visible(record.mediaType)
             + (record.sealed ? "\tsealed" : ""))
       }
     }

@@ -52,11 +52,10 @@ struct ApprovalsCommand: Command {
     switch action {
     case .list(let all, let json):
       let approvals = try store.approvals(pendingOnly: !all)
-      if json { return try context.output.print(JSONValue.array(approvals.map(GateReceiptFormat.json)).text) }
+      if json { return try context.output.printJSON(JSONValue.array(approvals.map(GateReceiptFormat.json)).text) }
       for approval in approvals {
-        try context.output.print(
-          "#\(approval.id)\t\(approval.status)\t\(approval.assistant) (\(approval.keyID))\t\(approval.reason)\t"
-            + approval.summary)
+        let fields = [approval.status, "\(approval.assistant) (\(approval.keyID))", approval.reason, approval.summary]
+        try context.output.print("#\(approval.id)\t" + fields.map { TerminalText.visible($0) }.joined(separator: "\t"))
       }
     case .approve(let id):
       let authenticator = GateAuthenticator(vaultDirectory: Vault.defaultDirectory(environment: context.environment))
@@ -104,11 +103,12 @@ struct ReceiptsCommand: Command {
 
   func run(_ context: CommandContext) throws {
     let receipts = try context.store().receipts(limit: limit)
-    if json { return try context.output.print(JSONValue.array(receipts.map(GateReceiptFormat.json)).text) }
+    if json { return try context.output.printJSON(JSONValue.array(receipts.map(GateReceiptFormat.json)).text) }
     for receipt in receipts {
       let who = receipt.keyID.map { "\(receipt.assistant ?? "?") (\($0))" } ?? receipt.actor
       var line = "r\(receipt.id)\t\(Self.isoTime(receipt.at))\t"
-      line += "\(who)\t\(receipt.tool)\t\(receipt.decision)\t\(receipt.summary)"
+      line += [who, receipt.tool, receipt.decision, receipt.summary].map { TerminalText.visible($0) }
+        .joined(separator: "\t")
       if receipt.undo != nil { line += "\t(undo: tasker undo r\(receipt.id))" }
       try context.output.print(line)
     }
@@ -220,9 +220,10 @@ struct GateCommand: Command {
       try store.setGateSetting("quiet-hours", hours?.description)
       try context.output.print(hours.map { "Quiet hours set to \($0) (local time)." } ?? "Quiet hours off.")
     case .show:
-      try context.output.print("quiet-hours\t\(try store.gateSetting("quiet-hours") ?? "off")")
-      try context.output.print(
-        "budget.default\t\(try store.gateSetting("budget.default") ?? "\(GateToolbox.defaultBudget)")")
+      let quiet = try store.gateSetting("quiet-hours") ?? "off"
+      let budget = try store.gateSetting("budget.default") ?? "\(GateToolbox.defaultBudget)"
+      try context.output.print("quiet-hours\t\(TerminalText.visible(quiet))")
+      try context.output.print("budget.default\t\(TerminalText.visible(budget))")
     }
   }
 }

@@ -5,9 +5,9 @@ struct PageCommand: Command {
   static let name = "page"
   static let abstract = "Pages: a plain title and a body sealed before it is written."
   static let usage = """
-    tasker page new TITLE [--body TEXT|-] [--json]
+    tasker page new TITLE [--body - | --body-file F] [--json]
            tasker page show ID [--json]
-           tasker page edit ID [--title T] [--body TEXT|-] [--json]
+           tasker page edit ID [--title T] [--body - | --body-file F | --body-in-editor] [--json]
            tasker page list [--json]
     """
   static let options = """
@@ -19,7 +19,8 @@ struct PageCommand: Command {
 
     OPTIONS:
       --title T         (edit) A new title.
-      --body TEXT       The body; '-' reads it from standard input.
+    \(BodySource.help("body", what: "body", editor: true))
+                        --body-in-editor is for 'page edit'.
       --json            Print JSON.
       -h, --help        Show this help.
     """
@@ -33,12 +34,12 @@ struct PageCommand: Command {
 
   let action: Action
   let title: String?
-  let body: String?
+  let body: BodySource?
   let json: Bool
 
   init(parsing arguments: inout Arguments) throws {
     title = try arguments.option("--title")
-    body = try arguments.option("--body")
+    body = try BodySource.parse("body", editor: true, from: &arguments)
     json = try arguments.flag("--json")
     let words = try arguments.positionals()
     switch (words.first, words.count) {
@@ -49,7 +50,9 @@ struct PageCommand: Command {
     default: throw arguments.usageError("expected 'page new TITLE', 'page show ID', 'page edit ID' or 'page list'")
     }
     switch action {
-    case .new: if title != nil { throw arguments.usageError("--title is for 'page edit'") }
+    case .new:
+      if title != nil { throw arguments.usageError("--title is for 'page edit'") }
+      if body == .editor { throw arguments.usageError("--body-in-editor is for 'page edit'") }
     case .show, .list:
       if title != nil || body != nil {
         throw arguments.usageError("--title and --body are for 'page new' and 'page edit'")
@@ -64,19 +67,23 @@ struct PageCommand: Command {
     case .new(let title):
       let page = try context.store(create: true).addPage(title: title, body: try context.body(body) ?? "")
       if json { return try context.output.json(page) }
-      try context.output.print("Added page \(page.id): \(page.title)")
+      try context.output.print("Added page \(page.id): \(TerminalText.visible(page.title))")
     case .show(let id):
       let page = try context.reader().page(id: id)
       if json { return try context.output.json(page) }
-      try context.output.print("Page \(page.id): \(page.title)" + (page.body.isEmpty ? "" : "\n\n" + page.body))
+      let body = page.body.isEmpty ? "" : "\n\n" + TerminalText.visible(page.body, keepingLines: true)
+      try context.output.print("Page \(page.id): \(TerminalText.visible(page.title))" + body)
     case .edit(let id):
-      let page = try context.store().editPage(id: id, title: title, body: try context.body(body))
+      let text = try context.body(body) { try context.store().page(id: id).body }
+      let page = try context.store().editPage(id: id, title: title, body: text)
       if json { return try context.output.json(page) }
-      try context.output.print("Changed page \(page.id): \(page.title)")
+      try context.output.print("Changed page \(page.id): \(TerminalText.visible(page.title))")
     case .list:
       let pages = try context.reader().pages()
       if json { return try context.output.json(pages) }
-      if !pages.isEmpty { try context.output.print(pages.map { "\($0.id)\t\($0.title)" }.joined(separator: "\n")) }
+      if !pages.isEmpty {
+        try context.output.print(pages.map { "\($0.id)\t\(TerminalText.visible($0.title))" }.joined(separator: "\n"))
+      }
     }
   }
 }

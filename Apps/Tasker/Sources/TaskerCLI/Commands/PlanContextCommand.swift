@@ -36,7 +36,7 @@ struct PlanContextCommand: Command {
     let plan = try context.reader().planContext(today: today ?? CalendarDate.today(), limit: limit)
     if json { return try context.output.json(plan) }
     for candidate in plan.candidates {
-      var line = candidate.title
+      var line = TerminalText.visible(candidate.title)
       if let due = candidate.due { line += "  due \(due)" + (candidate.overdue ? " (overdue)" : "") }
       if let minutes = candidate.estimateMinutes { line += "  \(minutes) min" }
       if candidate.priority != .none { line += "  !\(candidate.priority.name)" }

@@ -39,7 +39,7 @@ struct ListCommand: Command {
     for task in tasks {
       text += String(task.id)
       text += task.status == .done ? "\t[x] " : "\t[ ] "
-      text += task.title
+      text += TerminalText.visible(task.title)
       if let due = task.due {
         text += "  due "
         text += due.description
@@ -76,17 +76,72 @@ struct ShowCommand: Command {
     id = try arguments.id(try arguments.positionals(exactly: ["ID"])[0])
   }
 
+  /// Prints the task. With the vault locked and the notes sealed, it
+  /// prints the plain fields and a line saying the notes are locked, then
+  /// fails with the vault's error (exit 14), so a script can tell a locked
+  /// note from an empty one; `--json` then gives the fields and
+  /// `"notesLocked": true` instead of `notes`.
   func run(_ context: CommandContext) throws {
-    let task = try context.reader().task(id: id)
-    if json { return try context.output.json(task) }
-    var lines = ["Task \(task.id): \(task.title)", "Status:    \(task.status.rawValue)"]
+    let store = try context.reader()
+    let task: TaskRecord
+    var locked: TaskerError?
+    do {
+      task = try store.task(id: id)
+    } catch let error as TaskerError where ExitCode.of(error) == .vaultLocked {
+      task = try store.task(id: id, openingNotes: false)
+      locked = error
+    }
+    if json {
+      if locked != nil { try context.output.json(LockedTask(task)) } else { try context.output.json(task) }
+    } else {
+      try context.output.print(Self.lines(task, notesLocked: locked != nil).joined(separator: "\n"))
+    }
+    if let locked { throw locked }
+  }
+
+  /// The plain text of `task`: every field made visible, the notes on
+  /// lines of their own.
+  static func lines(_ task: TaskRecord, notesLocked: Bool) -> [String] {
+    var lines = ["Task \(task.id): \(TerminalText.visible(task.title))", "Status:    \(task.status.rawValue)"]
     if let due = task.due { lines.append("Due:       \(due)") }
     if let estimate = task.estimateMinutes { lines.append("Estimate:  \(estimate) min") }
     if task.priority != .none { lines.append("Priority:  \(task.priority.name)") }
     if let energy = task.energy { lines.append("Energy:    \(energy.name)") }
-    if !task.contexts.isEmpty { lines.append("Contexts:  \(task.contexts)") }
-    if !task.notes.isEmpty { lines += ["", task.notes] }
-    try context.output.print(lines.joined(separator: "\n"))
+    if !task.contexts.isEmpty { lines.append("Contexts:  \(TerminalText.visible(task.contexts))") }
+    if notesLocked {
+      lines.append("Notes:     locked (sealed; run 'taskkey unlock' to read them)")
+    } else if !task.notes.isEmpty {
+      lines += ["", TerminalText.visible(task.notes, keepingLines: true)]
+    }
+    return lines
+  }
+}
+
+/// `show --json` for a task whose notes are sealed while the vault is
+/// locked: the task's fields under their usual names, no `notes`, and
+/// `"notesLocked": true`.
+struct LockedTask: Encodable {
+  let task: TaskRecord
+
+  init(_ task: TaskRecord) { self.task = task }
+
+  enum CodingKeys: String, CodingKey {
+    case id, title, due, estimateMinutes, priority, energy, status, created, completed, contexts, notesLocked
+  }
+
+  func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(task.id, forKey: .id)
+    try container.encode(task.title, forKey: .title)
+    try container.encodeIfPresent(task.due, forKey: .due)
+    try container.encodeIfPresent(task.estimateMinutes, forKey: .estimateMinutes)
+    try container.encode(task.priority, forKey: .priority)
+    try container.encodeIfPresent(task.energy, forKey: .energy)
+    try container.encode(task.status, forKey: .status)
+    try container.encode(task.created, forKey: .created)
+    try container.encodeIfPresent(task.completed, forKey: .completed)
+    try container.encode(task.contexts, forKey: .contexts)
+    try container.encode(true, forKey: .notesLocked)
   }
 }
 

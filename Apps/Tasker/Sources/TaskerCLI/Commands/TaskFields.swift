@@ -3,7 +3,6 @@ import TaskerCore
 /// The task field options shared by `add` and `edit`.
 struct TaskFieldOptions {
   static let help = """
-      --notes TEXT      The note text; '-' reads it from standard input.
       --due DATE        Due day, YYYY-MM-DD.
       --estimate MIN    Estimate in minutes.
       --priority P      none, low, medium or high.
@@ -11,15 +10,16 @@ struct TaskFieldOptions {
       --contexts TEXT   Contexts and tags as free text (stored plain).
     """
 
-  var notes: String?
+  var notes: BodySource?
   var due: String?
   var estimate: String?
   var priority: Priority?
   var energy: String?
   var contexts: String?
 
-  init(parsing arguments: inout Arguments) throws {
-    notes = try arguments.option("--notes")
+  /// Reads the options; `editor` allows `--notes-in-editor` (`edit`).
+  init(parsing arguments: inout Arguments, editor: Bool) throws {
+    notes = try BodySource.parse("notes", editor: editor, from: &arguments)
     due = try arguments.option("--due")
     estimate = try arguments.option("--estimate")
     priority = try arguments.option("--priority", Priority.init(parsing:))
@@ -60,12 +60,13 @@ struct AddCommand: Command {
   static let name = "add"
   static let abstract = "Add a task; its notes are sealed before they are written."
   static let usage =
-    "tasker add TITLE [--notes TEXT|-] [--due DATE] [--estimate MIN] [--priority P] [--energy E] [--contexts TEXT] [--json]"
+    "tasker add TITLE [--notes - | --notes-file F] [--due DATE] [--estimate MIN] [--priority P] [--energy E] [--contexts TEXT] [--json]"
   static let options = """
     ARGUMENTS:
       TITLE             The task's title (stored plain).
 
     OPTIONS:
+    \(BodySource.help("notes", what: "note text", editor: false))
     \(TaskFieldOptions.help)
       --json            Print the new task as JSON.
       -h, --help        Show this help.
@@ -76,7 +77,7 @@ struct AddCommand: Command {
   let json: Bool
 
   init(parsing arguments: inout Arguments) throws {
-    fields = try TaskFieldOptions(parsing: &arguments)
+    fields = try TaskFieldOptions(parsing: &arguments, editor: false)
     json = try arguments.flag("--json")
     title = try arguments.positionals(exactly: ["TITLE"])[0]
   }
@@ -91,7 +92,7 @@ struct AddCommand: Command {
     draft.contexts = fields.contexts ?? ""
     let task = try context.store(create: true).addTask(draft)
     if json { return try context.output.json(task) }
-    try context.output.print("Added task \(task.id): \(task.title)")
+    try context.output.print("Added task \(task.id): \(TerminalText.visible(task.title))")
   }
 }
 
@@ -100,13 +101,14 @@ struct EditCommand: Command {
   static let name = "edit"
   static let abstract = "Change a task's title, notes or other fields."
   static let usage =
-    "tasker edit ID [--title T] [--notes TEXT|-] [--due DATE|none] [--estimate MIN|none] [--priority P] [--energy E|none] [--contexts TEXT] [--json]"
+    "tasker edit ID [--title T] [--notes - | --notes-file F | --notes-in-editor] [--due DATE|none] [--estimate MIN|none] [--priority P] [--energy E|none] [--contexts TEXT] [--json]"
   static let options = """
     ARGUMENTS:
       ID                The task's id.
 
     OPTIONS:
       --title T         A new title.
+    \(BodySource.help("notes", what: "note text", editor: true))
     \(TaskFieldOptions.help)
                         'none' clears --due, --estimate and --energy.
       --json            Print the task after the change as JSON.
@@ -120,7 +122,7 @@ struct EditCommand: Command {
 
   init(parsing arguments: inout Arguments) throws {
     title = try arguments.option("--title")
-    fields = try TaskFieldOptions(parsing: &arguments)
+    fields = try TaskFieldOptions(parsing: &arguments, editor: true)
     json = try arguments.flag("--json")
     id = try arguments.id(try arguments.positionals(exactly: ["ID"])[0])
     if title == nil && fields.notes == nil && fields.due == nil && fields.estimate == nil && fields.priority == nil
@@ -133,7 +135,7 @@ struct EditCommand: Command {
   func run(_ context: CommandContext) throws {
     var changes = TaskChanges()
     changes.title = title
-    changes.notes = try context.body(fields.notes)
+    changes.notes = try context.body(fields.notes) { try context.store().notes(ofTask: id) }
     changes.due = try TaskFieldOptions.clearable(fields.due, CalendarDate.init(parsing:))
     changes.estimateMinutes = TaskFieldOptions.clearable(fields.estimate) { Int($0) ?? 0 }
     changes.priority = fields.priority
@@ -141,6 +143,6 @@ struct EditCommand: Command {
     changes.contexts = fields.contexts
     let task = try context.store().editTask(id: id, changes)
     if json { return try context.output.json(task) }
-    try context.output.print("Changed task \(task.id): \(task.title)")
+    try context.output.print("Changed task \(task.id): \(TerminalText.visible(task.title))")
   }
 }

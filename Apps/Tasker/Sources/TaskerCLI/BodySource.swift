@@ -1,0 +1,78 @@
+import TaskSystem
+
+/// Where a note or a page body comes from. Never the command line: every
+/// local user reads a process's arguments in `/proc/PID/cmdline`, so
+/// `--notes TEXT` is refused and the text arrives on standard input
+/// (`--notes -`), from a file (`--notes-file F`) or from the editor
+/// (`--notes-in-editor`, `edit` only).
+enum BodySource: Equatable {
+  /// `--notes -`: standard input, one trailing newline removed.
+  case standardInput
+  /// `--notes-file F`: the file's text, one trailing newline removed.
+  case file(String)
+  /// `--notes-in-editor`: `$VISUAL` or `$EDITOR` on a private tmpfs file
+  /// holding the current text (`BodyEditor`).
+  case editor
+
+  /// Reads `--NAME -`, `--NAME-file F` and, when `editor` is true,
+  /// `--NAME-in-editor`; at most one of them.
+  ///
+  /// - Returns: nil when none was given.
+  /// - Throws: `CLIError.textOnCommandLine` for `--NAME TEXT`, usage errors.
+  static func parse(_ name: String, editor: Bool, from arguments: inout Arguments) throws -> BodySource? {
+    let option = "--" + name
+    var found = [BodySource]()
+    if let value = try arguments.option(option) {
+      guard value == "-" else { throw CLIError.textOnCommandLine(option: option, editor: editor) }
+      found.append(.standardInput)
+    }
+    if let path = try arguments.option(option + "-file") { found.append(.file(path)) }
+    if editor, try arguments.flag(option + "-in-editor") { found.append(.editor) }
+    guard found.count <= 1 else {
+      throw arguments.usageError(
+        "give one of \(option) -, \(option)-file\(editor ? " and \(option)-in-editor" : ""), not several")
+    }
+    return found.first
+  }
+
+  /// The help lines for the options of `name`.
+  static func help(_ name: String, what: String, editor: Bool) -> String {
+    let option = "--" + name
+    var lines = [
+      "  \(TaskerMain.padded(option + " -", to: 18))Read the \(what) from standard input.",
+      "  \(TaskerMain.padded(option + "-file F", to: 18))Read the \(what) from the file F.",
+    ]
+    if editor {
+      lines.append(
+        "  \(TaskerMain.padded(option + "-in-editor", to: 18))Edit the \(what) in $VISUAL or $EDITOR (a private")
+      lines.append("                    tmpfs file, wiped and removed after).")
+    }
+    lines.append("                    The \(what) is never taken on the command line,")
+    lines.append("                    where every local user can read it.")
+    return lines.joined(separator: "\n")
+  }
+
+  /// Reads the file at `path`, at most `TaskerMain.inputLimit` bytes.
+  ///
+  /// - Throws: `CLIError.inputTooLarge`, `.cannotRead`.
+  static func read(_ path: String) throws -> [UInt8] {
+    do {
+      return try OpenFile.reading(path).readAll(limit: TaskerMain.inputLimit)
+    } catch SystemError.tooLarge {
+      throw CLIError.inputTooLarge(source: path, limit: TaskerMain.inputLimit)
+    } catch let error as SystemError {
+      throw CLIError.cannotRead(path: path, reason: error.description)
+    }
+  }
+
+  /// `bytes` as text, one trailing newline removed; refused unless valid
+  /// UTF-8 (never repaired into U+FFFD, which would store other text than
+  /// the user's).
+  ///
+  /// - Throws: `CLIError.invalidUTF8` naming `source`.
+  static func text(_ bytes: [UInt8], from source: String) throws -> String {
+    guard var text = String(validating: bytes, as: UTF8.self) else { throw CLIError.invalidUTF8(source: source) }
+    if text.hasSuffix("\n") { text.removeLast() }
+    return text
+  }
+}
