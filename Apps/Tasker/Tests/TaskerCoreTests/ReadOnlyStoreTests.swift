@@ -44,7 +44,8 @@ import Testing
     let directory = try TemporaryDirectory()
     let home = TaskerHome(directory: directory.path)
     do {
-      _ = FileManager.default.createFile(atPath: home.databasePath, contents: nil)
+      _ = FileManager.default.createFile(
+        atPath: home.databasePath, contents: nil, attributes: [.posixPermissions: 0o600])
       let old = try Connection(path: home.databasePath, create: false)
       try old.execute(Schema.migrations[0])
       try old.execute("PRAGMA user_version = 1")

@@ -49,11 +49,28 @@ import Testing
     #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
   }
 
+  /// Issue 22: `user_version = -1` made `migrations[version...]` trap
+  /// (SIGILL) in every command. A negative version is a damaged database,
+  /// for the writer and the reader alike, and the file is not touched.
+  @Test(arguments: [-1, Int(Int32.min)])
+  func aNegativeSchemaVersionIsADamagedDatabaseNotACrash(version: Int) throws {
+    let directory = try TemporaryDirectory()
+    let home = TaskerHome(directory: directory.path)
+    try TaskStore(home: home, keys: try Keyring.generate()).addTask(TaskDraft(title: "kept"))
+    try Connection(path: home.databasePath, create: false).execute("PRAGMA user_version = \(version)")
+    let before = try Data(contentsOf: URL(fileURLWithPath: home.databasePath))
+    let damaged = TaskerError.damagedDatabase(
+      path: home.databasePath, reason: "schema version \(version) is none that Tasker writes (0 to \(Schema.current))")
+    #expect(throws: damaged) { try TaskStore(home: home, keys: try Keyring.generate()) }
+    #expect(throws: damaged) { try TaskStore.reading(home: home, keys: try Keyring.generate()) }
+    #expect(try Data(contentsOf: URL(fileURLWithPath: home.databasePath)) == before)
+  }
+
   @Test func aVersionOneDatabaseMigratesForwardWithItsRows() throws {
     let directory = try TemporaryDirectory()
     let path = directory.path("t.db")
     do {
-      #expect(FileManager.default.createFile(atPath: path, contents: nil))
+      #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
       let old = try Connection(path: path, create: false)
       try old.execute(Schema.migrations[0])
       try old.execute("PRAGMA user_version = 1")
@@ -76,7 +93,9 @@ import Testing
     }
     #expect(!(FileManager.default.fileExists(atPath: missing)))
     let junk = directory.path("junk.db")
-    #expect(FileManager.default.createFile(atPath: junk, contents: Data(repeating: 0x41, count: 4096)))
+    #expect(
+      FileManager.default.createFile(
+        atPath: junk, contents: Data(repeating: 0x41, count: 4096), attributes: [.posixPermissions: 0o600]))
     #expect(throws: TaskerError.notADatabase(path: junk)) {
       try TaskStore(databasePath: junk, keys: try Keyring.generate())
     }

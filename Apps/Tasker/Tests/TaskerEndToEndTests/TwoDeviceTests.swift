@@ -46,7 +46,9 @@ struct TwoDeviceTests {
   /// Tasker process has exited, so the write-ahead log is folded in).
   func copyDatabase(from source: TestDevice, to target: TestDevice) throws {
     #expect(!FileManager.default.fileExists(atPath: source.home.databasePath + "-wal"))
-    try FileManager.default.createDirectory(atPath: target.home.directory, withIntermediateDirectories: true)
+    // Private, as tasker makes it: tasker refuses a home open to others.
+    try FileManager.default.createDirectory(
+      atPath: target.home.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     try FileManager.default.copyItem(atPath: source.home.databasePath, toPath: target.home.databasePath)
   }
 }
