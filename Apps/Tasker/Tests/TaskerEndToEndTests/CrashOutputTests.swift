@@ -34,7 +34,11 @@ struct CrashOutputTests {
   static func running(_ binary: Binary, _ arguments: [String], _ device: TestDevice, _ extra: [String: String])
     throws -> RunningProcess
   {
-    let process = try binary.start(arguments, environment: device.environment.merging(extra) { $1 })
+    // Started with core files allowed (this machine's default limit may be
+    // 0 already): the binary itself must bring the limit to 0.
+    let allowCores = "ulimit -c unlimited 2>/dev/null || ulimit -c 4096 2>/dev/null; exec \"$0\" \"$@\""
+    let process = try Binary(path: "/bin/sh").start(
+      ["-c", allowCores, binary.path] + arguments, environment: device.environment.merging(extra) { $1 })
     try process.write(plaintext)
     process.waitUntilBlockedReading()
     return process
@@ -58,17 +62,36 @@ struct CrashOutputTests {
   }
 
   /// RLIMIT_CORE is 0 (soft and hard) in every running process, read from
-  /// /proc/PID/limits, so no core file can hold the note.
-  @Test func noCoreFileLimitInEitherBinary() throws {
+  /// /proc/PID/limits, and the process is not dumpable: run as another
+  /// user (65534, so that the kernel's rule shows), a process that called
+  /// `PR_SET_DUMPABLE 0` has its /proc/PID files owned by root, so no core
+  /// file can hold the note and no process of that user can attach or read
+  /// its memory. (Under `swift test` the hard core limit may be 0 already;
+  /// the dumpable check fails on a binary without the hardening wherever.)
+  @Test func noCoreFileAndNotDumpableInEitherBinary() throws {
     let device = try Self.device()
+    let nobody = try TemporaryDirectory()
+    let key = nobody.path("k")
+    try FileManager.default.copyItem(atPath: device.root.path("k"), toPath: key)
+    #expect(chown(nobody.path, 65534, 65534) == 0 && chown(key, 65534, 65534) == 0)
+    let allowCores = "ulimit -c unlimited 2>/dev/null || ulimit -c 4096 2>/dev/null; exec \"$0\" \"$@\""
     for (binary, arguments) in Self.readers(device) {
-      let process = try Self.running(binary, arguments, device, [:])
+      let asNobody = arguments.map { $0 == device.root.path("k") ? key : $0 }
+      let process = try Binary(path: "/usr/bin/setpriv").start(
+        ["--reuid", "65534", "--regid", "65534", "--clear-groups", "/bin/sh", "-c", allowCores, binary.path]
+          + asNobody, environment: ["HOME": nobody.path])
+      try process.write(Self.plaintext)
+      process.waitUntilBlockedReading()
       let limits = try String(contentsOfFile: "/proc/\(process.pid)/limits", encoding: .utf8)
       let core = limits.split(separator: "\n").first { $0.hasPrefix("Max core file size") }
       let fields = core.map { $0.split(separator: " ", omittingEmptySubsequences: true) } ?? []
       #expect(fields.count >= 6 && fields[4] == "0" && fields[5] == "0", "\(binary.path): \(core ?? "no line")")
+      let owner = try FileManager.default.attributesOfItem(atPath: "/proc/\(process.pid)/environ")[.ownerAccountID]
+      #expect(
+        (owner as? NSNumber)?.intValue == 0, "\(binary.path) is dumpable: /proc/PID/environ owned by \(owner ?? "?")")
       process.kill()
-      _ = try process.finish()
+      let ending = try process.finish()
+      #expect(process.signalled && ending.status == SIGKILL, "\(binary.path) ended before the check: \(ending.stderr)")
     }
   }
 }
