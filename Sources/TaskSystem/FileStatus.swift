@@ -50,6 +50,21 @@ public struct FileStatus: Sendable, Equatable {
     return lstat(path, &info) == 0
   }
 
+  /// The absolute path of the existing file or directory at `path`, with
+  /// every symlink, `.` and `..` resolved (`realpath`): one spelling for
+  /// one file, so that something keyed by a file's location finds it
+  /// whichever way the path was written.
+  ///
+  /// - Throws: `SystemError.failed` with the call `realpath` (for example
+  ///   `ENOENT` when nothing is there).
+  public static func canonicalPath(_ path: String) throws -> String {
+    guard let resolved = realpath(path, nil) else {
+      throw SystemError.failed(call: "realpath", path: path, errno: errno)
+    }
+    defer { free(resolved) }
+    return String(cString: resolved)
+  }
+
   /// Sets the permission bits of the file or directory at `path` without
   /// following a symlink (open with `O_NOFOLLOW`, then `fchmod`).
   ///

@@ -122,6 +122,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .system(let error): return error.isRefusal ? .permission : .ioError
     case .fileAccess: return .ioError
     case .attachmentRefused: return .dataError
+    case .protectionSettingsUnreadable: return .vaultFailure
     }
   }
 

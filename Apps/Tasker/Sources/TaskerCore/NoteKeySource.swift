@@ -12,6 +12,11 @@ public protocol NoteKeySource {
   ///
   /// - Throws: `TaskerError.vaultLocked`, `.vaultNotFound` or `.vault`.
   func noteKeyring() throws -> Keyring
+
+  /// Where this source keeps each database's protection settings (a
+  /// vault), or nil when it keeps none (a bare keyring: the store then
+  /// keeps them in memory for its life). Never the database itself.
+  var protectionRecords: (any ProtectionRecords)? { get }
 }
 
 /// A keyring the caller already holds (an app that manages keys itself).

@@ -28,6 +28,13 @@ public final class TaskStore {
   let connection: Connection
   let sealer: BodySealer
   let files: TaskerFiles
+  /// Where the protection settings are kept (the vault), or nil when the
+  /// key source keeps none; then `keptProtection` holds them.
+  let protectionRecords: (any ProtectionRecords)?
+  /// The protection settings of a store whose key source keeps none (a
+  /// keyring the app holds itself): for this store's life, never read
+  /// from the database.
+  var keptProtection = ProtectionSettings.defaults
 
   /// Opens the database at `databasePath`, creating it (and bringing its
   /// schema up to date) when asked.
@@ -57,6 +64,7 @@ public final class TaskStore {
     self.databasePath = databasePath
     files = TaskerFiles(fileSystem: fileSystem)
     sealer = BodySealer(source: keys)
+    protectionRecords = keys.protectionRecords
     if readOnly {
       let reader = try Connection(path: databasePath, create: false, readOnly: true)
       if try Schema.isCurrent(reader) {
@@ -96,36 +104,6 @@ public final class TaskStore {
   static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
 
   // MARK: - Settings
-
-  /// Whether new note text and page bodies are sealed (on by default).
-  ///
-  /// - Throws: `TaskerError.database`.
-  public func bodyEncryption() throws -> Bool {
-    try setting("body-encryption") != "off"
-  }
-
-  /// Turns sealing of new bodies on or off. Turning it off does not open
-  /// bodies already sealed; `tasker encrypt` seals the plain ones.
-  ///
-  /// - Throws: `TaskerError.database`.
-  public func setBodyEncryption(_ on: Bool) throws {
-    try setSetting("body-encryption", on ? "on" : "off")
-  }
-
-  /// Whether new attachment files are sealed (off by default).
-  ///
-  /// - Throws: `TaskerError.database`.
-  public func attachmentEncryption() throws -> Bool {
-    try setting("attachment-encryption") == "on"
-  }
-
-  /// Turns sealing of new attachment files on or off; files already stored
-  /// stay as they are.
-  ///
-  /// - Throws: `TaskerError.database`.
-  public func setAttachmentEncryption(_ on: Bool) throws {
-    try setSetting("attachment-encryption", on ? "on" : "off")
-  }
 
   func setting(_ name: String) throws -> String? {
     try connection.prepare("SELECT value FROM settings WHERE name = ?").first([.text(name)]) { $0.text(0) }
@@ -177,8 +155,8 @@ public final class TaskStore {
       try Self.check(title: draft.title)
       try Self.check(estimate: draft.estimateMinutes)
     }
-    let sealing = try bodyEncryption()
-    if sealing && drafts.contains(where: { !$0.notes.isEmpty }) { _ = try sealer.keyring() }
+    let sealing = try drafts.contains(where: { !$0.notes.isEmpty }) && bodyEncryption()
+    if sealing { _ = try sealer.keyring() }
     let created = Self.now()
     return try connection.transaction { () -> [Int64] in
       let insert = try connection.prepare(

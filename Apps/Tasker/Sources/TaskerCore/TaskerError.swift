@@ -57,6 +57,9 @@ public enum TaskerError: Error, Equatable, Sendable {
   case system(SystemError)
   /// A file beside the database could not be read or written.
   case fileAccess(path: String, reason: String)
+  /// The vault item that records this database's protection settings
+  /// (`item`) was refused: `problem` says how (ProtectionSettings.swift).
+  case protectionSettingsUnreadable(item: String, problem: ProtectionRecordProblem)
 }
 
 /// The kinds of record the store holds.
@@ -94,6 +97,8 @@ extension TaskerError: CustomStringConvertible {
     case .attachmentRefused(let record, let reason): return "\(record) is refused: \(reason)"
     case .system(let error): return error.description
     case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
+    case .protectionSettingsUnreadable(let item, let problem):
+      return "the protection settings recorded in the TaskKey vault (item '\(item)') were refused: \(problem.rawValue)"
     }
   }
 
@@ -121,6 +126,8 @@ extension TaskerError: CustomStringConvertible {
     case .attachmentRefused:
       return "the database row was altered; restore tasker.db from a backup or delete the attachment's row"
     case .notFound: return "run 'tasker list' (or 'tasker page list') to see the ids"
+    case .protectionSettingsUnreadable:
+      return "record them again with 'tasker settings set encryption on|off' (the other setting is then on)"
     default: return nil
     }
   }

@@ -61,15 +61,17 @@ struct BodyEncryptionTests {
   }
 
   @Test func encryptRefusesAnOutOfRangeBatchAndALockedVaultBeforeWriting() throws {
-    let device = try TestDevice(unlock: false)
+    let device = try TestDevice()
     let store = try device.store()
     try store.setBodyEncryption(false)
     let draft = TaskDraft(title: "t", notes: "plain")
     try store.addTask(draft)
+    try device.vault().lock()
     #expect(throws: TaskerError.invalidValue(field: "batch size", reason: "must be 1 to 100000")) {
       try store.encryptBodies(batchSize: 0)
     }
     #expect(throws: TaskerError.vaultLocked(reason: .notUnlocked)) { try store.encryptBodies() }
+    try device.vault().unlock(passphrase: device.secret())
     #expect(try store.bodyEncryption() == false, "a refused run leaves the setting alone")
     #expect(try storedBodies(store) == ["plain"])
   }

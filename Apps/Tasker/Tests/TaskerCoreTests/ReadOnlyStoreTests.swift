@@ -55,7 +55,7 @@ import Testing
     #expect(try first.task(id: 1).notes == "plain")
     #expect(try first.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == Int64(Schema.current))
     let second = try TaskStore.reading(home: home, keys: try Keyring.generate())
-    #expect(throws: TaskerError.self) { try second.setBodyEncryption(false) }
+    #expect(throws: TaskerError.self) { try second.addTask(TaskDraft(title: "a read-only store writes nothing")) }
   }
 
   @Test func aNewerDatabaseIsRefusedUntouchedAndAMissingOneIsNotMade() throws {

@@ -48,7 +48,7 @@ struct SealedAttachmentTests {
     let device = try TestDevice(unlock: false)
     let store = try device.store()
     try store.addTask(TaskDraft(title: "t"))
-    try store.setAttachmentEncryption(true)
+    // Locked, the vault cannot say whether attachments are to be sealed, so nothing is written either way.
     #expect(throws: TaskerError.vaultLocked(reason: .notUnlocked)) {
       try store.addAttachment(to: .task(1), name: "a", mediaType: "text/plain", read: chunkedReader(Array("x".utf8)))
     }

@@ -150,6 +150,9 @@ struct SettingsCommand: Command {
                               'tasker encrypt' turns it on and seals old ones.
       attachment-encryption   Seal new attachment files (default off).
 
+    Both are kept in the TaskKey vault (a device-only item for this database),
+    never in the database, so showing or changing them needs the vault unlocked.
+
     OPTIONS:
       --json            Print the settings as JSON.
       -h, --help        Show this help.
@@ -177,15 +180,15 @@ struct SettingsCommand: Command {
 
   func run(_ context: CommandContext) throws {
     let store = try context.store(create: change != nil)
+    let current: ProtectionSettings
     if let change {
-      if change.name == "encryption" {
-        try store.setBodyEncryption(change.on)
-      } else {
-        try store.setAttachmentEncryption(change.on)
+      current = try store.changeProtection {
+        if change.name == "encryption" { $0.bodyEncryption = change.on } else { $0.attachmentEncryption = change.on }
       }
+    } else {
+      current = try store.protectionSettings()
     }
-    let settings = Settings(
-      encryption: try store.bodyEncryption(), attachmentEncryption: try store.attachmentEncryption())
+    let settings = Settings(encryption: current.bodyEncryption, attachmentEncryption: current.attachmentEncryption)
     if json { return try context.output.json(settings) }
     try context.output.print(
       "encryption             \(settings.encryption ? "on" : "off")\n"
