@@ -72,6 +72,20 @@ final class CommandContext {
     return store
   }
 
+  /// Warns on standard error when the command's last checkpoint found
+  /// another process reading and left the database's log in place (the
+  /// change itself is committed): earlier versions of the changed pages
+  /// stay in `tasker.db` or `tasker.db-wal` until a later checkpoint.
+  func warnIfLogKept() {
+    guard let opened, opened.logKeptByReader else { return }
+    output.printError(
+      "tasker: warning: another process is reading the database, so earlier versions of the changed pages "
+        + "(old note text, or bodies under an older key) remain in tasker.db or tasker.db-wal; the change itself is saved"
+    )
+    output.printError(
+      "hint: stop the other Tasker process (such as 'tasker mcp') and run the command again to clear the log")
+  }
+
   /// The text a body option names (standard input, a file, or the
   /// editor opened on `current`), checked as UTF-8; nil when none was given.
   ///

@@ -102,6 +102,7 @@ public enum TaskerMain {
     }
     do {
       try dispatch(arguments, context: context)
+      context.warnIfLogKept()
       return ExitCode.success.rawValue
     } catch let error as CLIError {
       report(error.message, hint: error.hint, to: output)

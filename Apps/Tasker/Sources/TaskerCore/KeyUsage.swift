@@ -35,8 +35,9 @@ public struct KeyUsageReport: Sendable, Equatable, Codable {
 
 extension TaskStore {
   /// Counts, per key id, the bodies (and attachments) it seals. Reads only
-  /// the markers of bodies and the 13-byte wrappers of attachment files:
-  /// needs no key.
+  /// the markers of bodies, one row at a time, and the 13-byte wrappers of
+  /// attachment files: needs no key, and memory does not grow with the
+  /// number of bodies.
   ///
   /// - Throws: `TaskerError.database`.
   public func keyUsage() throws -> KeyUsageReport {
@@ -44,24 +45,24 @@ extension TaskStore {
     var usage = [String: KeyUsage]()
     for body in BodyColumn.allCases {
       // Only the marker is needed: the first 13 characters, `tc1.<kid>:`.
-      let markers = try connection.prepare(
+      try connection.prepare(
         "SELECT substr(\(body.column), 1, 64) FROM \(body.table) WHERE \(body.column) <> ''"
-      ).rows { $0.text(0) }
-      for marker in markers {
+      ).each { row in
         let keyID: KeyID?
         do {
-          keyID = try SealedValue.keyID(of: marker)
+          keyID = try SealedValue.keyID(of: row.text(0))
         } catch {
           report.unreadable += 1
-          continue
+          return true
         }
         guard let keyID else {
           report.plainBodies += 1
-          continue
+          return true
         }
         var entry = usage[keyID.hex] ?? KeyUsage(keyID: keyID.hex)
         if body == .taskNotes { entry.taskNotes += 1 } else { entry.pageBodies += 1 }
         usage[keyID.hex] = entry
+        return true
       }
     }
     // Attachments: the key each file's wrapper carries, never the key_id column.
@@ -76,20 +77,21 @@ extension TaskStore {
     return report
   }
 
-  /// Every sealed body with its record, for `taskkey retire KID --input -
-  /// --field value`, which refuses while any of them uses the key.
+  /// Hands every sealed body with its record to `each`, in table and id
+  /// order, one at a time as it is read (for `tasker keys --values`, which
+  /// writes each line before reading the next), for `taskkey retire KID
+  /// --input - --field value`, which refuses while any of them uses the key.
   ///
-  /// - Throws: `TaskerError.database`.
-  public func sealedRecords() throws -> [SealedRecord] {
-    var records = [SealedRecord]()
+  /// - Throws: `TaskerError.database`, or what `each` throws.
+  public func sealedRecords(_ each: (SealedRecord) throws -> Void) throws {
     for body in BodyColumn.allCases {
-      let rows = try connection.prepare(
+      try connection.prepare(
         "SELECT id, \(body.column) FROM \(body.table) WHERE \(body.column) <> '' ORDER BY id"
-      ).rows { ($0.integer(0), $0.text(1)) }
-      for (id, value) in rows where SealedValue.isSealed(value) {
-        records.append(SealedRecord(record: body.context(id), value: value))
+      ).each { row in
+        let value = row.text(1)
+        if SealedValue.isSealed(value) { try each(SealedRecord(record: body.context(row.integer(0)), value: value)) }
+        return true
       }
     }
-    return records
   }
 }

@@ -287,6 +287,8 @@ public final class TaskStore {
       try connection.prepare("UPDATE tasks SET \(assignments.joined(separator: ", ")) WHERE id = ?")
         .run(values + [.integer(id)])
     }
+    // No earlier version of the notes stays in the log (logKeptByReader says when one does).
+    if changes.notes != nil { try connection.truncateLog() }
     return try task(id: id)
   }
 

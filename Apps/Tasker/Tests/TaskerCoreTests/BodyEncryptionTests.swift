@@ -94,7 +94,10 @@ struct BodyEncryptionTests {
     try keyring.rotate()
     let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
     let report = try rotated.rewrapBodies()
-    #expect(report == RewrapReport(rewrapped: 5, current: 0, plain: 1, primaryKeyID: keyring.primaryID.hex))
+    #expect(
+      report
+        == RewrapReport(
+          rewrapped: 5, current: 0, plain: 1, primaryKeyID: keyring.primaryID.hex, batches: 2, logTruncated: true))
     let usage = try rotated.keyUsage()
     #expect(usage.keys == [KeyUsage(keyID: keyring.primaryID.hex, taskNotes: 4, pageBodies: 1)])
     #expect(usage.plainBodies == 1)
@@ -107,7 +110,51 @@ struct BodyEncryptionTests {
     #expect(try TaskStore(databasePath: directory.path("t.db"), keys: keyring).page(id: 1).body == "page body")
   }
 
-  @Test func rewrapChangesNothingWhenOneBodyDoesNotOpen() throws {
+  @Test func aBatchEndsAtFourMiBOfBodiesWhateverTheRowLimit() throws {
+    let directory = try TemporaryDirectory()
+    let keyring = try Keyring.generate()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    try store.setBodyEncryption(false)
+    // 1.5 MiB each: three fill a batch (4.5 MiB ≥ 4 MiB), so ten take four.
+    for index in 1...10 {
+      try store.addTask(TaskDraft(title: "t", notes: "\(index) " + String(repeating: "x", count: 3 << 19)))
+    }
+    let report = try store.encryptBodies(batchSize: 5000)
+    #expect(report.sealed == 10)
+    #expect(report.batches == 4)
+    #expect(report.logTruncated)
+    var keyring2 = keyring
+    try keyring2.rotate()
+    let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring2)
+    let rewrap = try rotated.rewrapBodies()
+    #expect(rewrap.rewrapped == 10)
+    #expect(rewrap.batches == 5, "sealed bodies are larger: two per batch")
+    #expect(try rotated.task(id: 7).notes.hasPrefix("7 xxx"))
+  }
+
+  @Test func rewrapStopsAtABodyThatDoesNotOpenAndARunAfterFinishesTheRest() throws {
+    let directory = try TemporaryDirectory()
+    var keyring = try Keyring.generate()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    for index in 1...6 { try store.addTask(TaskDraft(title: "t\(index)", notes: "note \(index)")) }
+    let stranger = try SealedValue.seal("x", using: try Keyring.generate(), context: "task/5/notes")
+    try store.connection.prepare("UPDATE tasks SET notes = ? WHERE id = 5").run([.text(stranger)])
+    try keyring.rotate()
+    let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    var committed = [RewrapReport]()
+    #expect(throws: TaskerError.self) { try rotated.rewrapBodies(batchSize: 2) { committed.append($0) } }
+    #expect(committed.map(\.rewrapped) == [2, 4], "tasks 1-4 in two batches, then the batch of 5 and 6 rolled back")
+    let primary = "tc1.\(keyring.primaryID.hex):"
+    #expect(try storedBodies(rotated).map { $0.hasPrefix(primary) } == [true, true, true, true, false, false])
+    // The user removes the note that cannot open; a second run finishes.
+    try store.connection.prepare("UPDATE tasks SET notes = '' WHERE id = 5").run()
+    let finished = try rotated.rewrapBodies(batchSize: 2)
+    #expect(finished.rewrapped == 1)
+    #expect(finished.current == 4)
+    #expect(try rotated.task(id: 6).notes == "note 6")
+  }
+
+  @Test func rewrapChangesNothingWhenOneBodyOfTheBatchDoesNotOpen() throws {
     let directory = try TemporaryDirectory()
     var keyring = try Keyring.generate()
     let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
@@ -137,7 +184,8 @@ struct BodyEncryptionTests {
     try store.addTask(draft)
     try store.addTask(TaskDraft(title: "empty"))
     try store.addPage(title: "p", body: "b")
-    let records = try store.sealedRecords()
+    var records = [SealedRecord]()
+    try store.sealedRecords { records.append($0) }
     #expect(records.map(\.record) == ["task/1/notes", "page/1/body"])
     #expect(try records.allSatisfy { try SealedValue.open($0.value, using: keyring, context: $0.record).count == 1 })
     // A value of an unknown format version is counted, never guessed at.

@@ -15,6 +15,8 @@ import Testing
     #expect(try pragma("user_version") == String(Schema.current))
     #expect(try pragma("busy_timeout") == "5000")
     #expect(try pragma("page_size") == "16384")
+    #expect(try pragma("synchronous") == "2", "FULL: the log is synced at every commit")
+    #expect(try pragma("secure_delete") == "1")
     let mode = try FileManager.default.attributesOfItem(atPath: directory.path("t.db"))[.posixPermissions] as? Int
     #expect(mode == 0o600)
   }

@@ -7,13 +7,17 @@ struct EncryptCommand: Command {
   static let usage = "tasker encrypt [--batch N] [--json]"
   static let options = """
     OPTIONS:
-      --batch N         Rows per transaction (default 5000, at most 100000).
+      --batch N         Rows per transaction (default 5000, at most 100000);
+                        a batch also ends at 4 MiB of bodies.
       --json            Print the report as JSON.
       -h, --help        Show this help.
 
     Each batch is one transaction, so the command can be interrupted at any
     point and run again: every body ends plain or sealed, never lost or
-    sealed twice, and a run over a sealed database changes nothing.
+    sealed twice, and a run over a sealed database changes nothing. At the
+    end the database's log is truncated so no plain copy of a sealed body
+    stays in tasker.db-wal; a warning says so when another process's read
+    kept it (run the command again once that process is done).
     """
 
   let batch: Int
@@ -21,11 +25,7 @@ struct EncryptCommand: Command {
 
   init(parsing arguments: inout Arguments) throws {
     json = try arguments.flag("--json")
-    let text = try arguments.option("--batch") ?? "5000"
-    guard let batch = Int(text), (1...TaskStore.maximumEncryptionBatch).contains(batch) else {
-      throw arguments.usageError("--batch must be a whole number from 1 to \(TaskStore.maximumEncryptionBatch)")
-    }
-    self.batch = batch
+    batch = try arguments.batchSize()
     _ = try arguments.positionals(exactly: [])
   }
 
@@ -41,34 +41,55 @@ struct EncryptCommand: Command {
 /// `tasker rewrap`: move every sealed body to the primary key.
 struct RewrapCommand: Command {
   static let name = "rewrap"
-  static let abstract = "After 'taskkey rotate', reseal every body under the primary key (one transaction)."
-  static let usage = "tasker rewrap [--json]"
+  static let abstract = "After 'taskkey rotate', reseal every body under the primary key (resumable)."
+  static let usage = "tasker rewrap [--batch N] [--json]"
   static let options = """
     OPTIONS:
+      --batch N         Rows per transaction (default 5000, at most 100000);
+                        a batch also ends at 4 MiB of bodies.
       --json            Print the report as JSON.
       -h, --help        Show this help.
 
-    Either every sealed body ends under the primary key, or (when one does
-    not open) no body changes; then each sealed attachment file is re-sealed
-    and replaced atomically. 'tasker keys' shows which key ids are still in
-    use, and 'taskkey retire' can remove the others.
+    Each batch is one transaction, so the command can be interrupted at any
+    point and run again: a body under the primary key is left as it is. A
+    body that does not open stops the run (exit 10-12) with its batch rolled
+    back; the batches before it stay under the primary key. Then each
+    sealed attachment file is re-sealed and replaced atomically, and the
+    database's log is truncated so no body under the old key stays in
+    tasker.db-wal. 'tasker keys' shows which key ids are still in use, and
+    'taskkey retire' can remove the others.
     """
 
+  let batch: Int
   let json: Bool
 
   init(parsing arguments: inout Arguments) throws {
     json = try arguments.flag("--json")
+    batch = try arguments.batchSize()
     _ = try arguments.positionals(exactly: [])
   }
 
   func run(_ context: CommandContext) throws {
     let store = try context.store()
-    var report = try store.rewrapBodies()
+    var report = try store.rewrapBodies(batchSize: batch)
     report.attachmentsRewrapped = try store.rewrapAttachments()
     if json { return try context.output.json(report) }
     try context.output.print(
-      "Rewrapped \(report.rewrapped) bodies and \(report.attachmentsRewrapped) attachments to key "
-        + "\(report.primaryKeyID); \(report.current) bodies were under it already.")
+      "Rewrapped \(report.rewrapped) bodies in \(report.batches) batches and \(report.attachmentsRewrapped) "
+        + "attachments to key \(report.primaryKeyID); \(report.current) bodies were under it already.")
+  }
+}
+
+extension Arguments {
+  /// `--batch N` of `encrypt` and `rewrap`: 5000 unless given.
+  ///
+  /// - Throws: a usage error for anything but 1 to `maximumEncryptionBatch`.
+  mutating func batchSize() throws -> Int {
+    let text = try option("--batch") ?? "5000"
+    guard let batch = Int(text), (1...TaskStore.maximumEncryptionBatch).contains(batch) else {
+      throw usageError("--batch must be a whole number from 1 to \(TaskStore.maximumEncryptionBatch)")
+    }
+    return batch
   }
 }
 
@@ -123,8 +144,7 @@ struct KeysCommand: Command {
       return try context.output.print("No body or attachment uses key \(check).")
     }
     if values {
-      for record in try store.sealedRecords() { try context.output.json(record) }
-      return
+      return try store.sealedRecords { try context.output.json($0) }
     }
     let report = try store.keyUsage()
     if json { return try context.output.json(report) }

@@ -2,8 +2,12 @@ import CSQLite
 
 /// One SQLite connection, configured the way SQLite's authors advise:
 /// write-ahead logging, foreign keys enforced, a busy timeout, and every
-/// statement prepared with bound parameters. Only the store's files see
-/// the C API; no C type leaves this folder.
+/// statement prepared with bound parameters. A connection that writes
+/// also syncs the log at every commit (`synchronous = FULL`, so a change
+/// is on the disk before `COMMIT` returns and before anything is
+/// acknowledged) and overwrites deleted content with zeros
+/// (`secure_delete = ON`); both are read back after they are set. Only the
+/// store's files see the C API; no C type leaves this folder.
 final class Connection {
   /// The database file.
   let path: String
@@ -20,7 +24,8 @@ final class Connection {
   /// already) and refuses every change with `SQLITE_READONLY`.
   ///
   /// - Throws: `TaskerError.databaseNotFound` when the file is missing and
-  ///   `create` is false; `TaskerError.database` for any SQLite failure.
+  ///   `create` is false; `TaskerError.database` for any SQLite failure,
+  ///   and when `synchronous` or `secure_delete` does not read back as set.
   init(path: String, create: Bool, readOnly: Bool = false) throws {
     precondition(!(create && readOnly), "a read-only connection cannot create its database")
     self.path = path
@@ -47,10 +52,30 @@ final class Connection {
       try execute("PRAGMA page_size = 16384")
       try execute("PRAGMA foreign_keys = ON")
       try execute("PRAGMA journal_mode = WAL")
-      try execute("PRAGMA synchronous = NORMAL")
+      // FULL: the log is synced before COMMIT returns (NORMAL syncs it only
+      // at a checkpoint, so a power cut could lose an acknowledged change).
+      try execute("PRAGMA synchronous = FULL")
+      try require("synchronous", is: Self.synchronousFull)
+      // Deleted and overwritten content becomes zeros, whatever SQLite's
+      // build default (Debian's is on, SQLite's own is off).
+      try execute("PRAGMA secure_delete = ON")
+      try require("secure_delete", is: 1)
     } catch {
       sqlite3_close_v2(handle)
       throw error
+    }
+  }
+
+  /// The value `PRAGMA synchronous` reads back as for FULL.
+  static let synchronousFull: Int64 = 2
+
+  /// Throws unless `PRAGMA name` reads back as `expected`.
+  private func require(_ name: String, is expected: Int64) throws {
+    let value = try prepare("PRAGMA \(name)").first { $0.integer(0) }
+    guard value == expected else {
+      throw TaskerError.database(
+        path: path, code: SQLITE_ERROR,
+        message: "PRAGMA \(name) reads \(value.map(String.init) ?? "nothing") after setting it to \(expected)")
     }
   }
 
@@ -99,6 +124,35 @@ final class Connection {
       try? prepare("ROLLBACK").run()
       throw error
     }
+  }
+
+  /// Whether the last `truncateLog()` found the log in use by another
+  /// connection's read transaction and left it in place.
+  private(set) var logKeptByReader = false
+
+  /// Copies every page in the write-ahead log into the database file,
+  /// syncs it, and truncates `-wal` to zero bytes, so earlier versions of
+  /// changed pages (which may hold text since overwritten or deleted)
+  /// remain in neither file. Waits up to the busy timeout for other
+  /// connections' read transactions to end; one still reading then keeps
+  /// the log, and this returns false (and sets `logKeptByReader`). Call it
+  /// outside a transaction.
+  ///
+  /// - Returns: true when the log was checkpointed and truncated.
+  /// - Throws: `TaskerError.database` for any other SQLite failure.
+  @discardableResult
+  func truncateLog() throws -> Bool {
+    precondition(transactionDepth == 0, "a checkpoint cannot run inside a transaction")
+    var logFrames: Int32 = 0
+    var copied: Int32 = 0
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copied)
+    if code & 0xff == SQLITE_BUSY {
+      logKeptByReader = true
+      return false
+    }
+    try check(code)
+    logKeptByReader = false
+    return true
   }
 
   /// The rowid of the last row this connection inserted.

@@ -92,6 +92,20 @@ final class Statement {
     return result
   }
 
+  /// Binds `values` and hands the rows to `row` one at a time, until it
+  /// returns false or the rows end; then resets the statement. Only the
+  /// row being read is in memory (what `row` keeps is its own affair), so
+  /// this is how the store reads a table of any size.
+  ///
+  /// - Throws: `TaskerError.database`, or what `row` throws.
+  func each(_ values: [SQLValue] = [], _ row: (Statement) throws -> Bool) throws {
+    try bind(values)
+    defer { sqlite3_reset(handle) }
+    while try step() {
+      guard try row(self) else { return }
+    }
+  }
+
   /// Maps every row of a statement without parameters through `row`.
   ///
   /// - Throws: `TaskerError.database`, or what `row` throws.
