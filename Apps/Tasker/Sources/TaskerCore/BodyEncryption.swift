@@ -195,14 +195,18 @@ extension TaskStore {
     afterBatch: () -> Void
   ) throws {
     try connection.execute("PRAGMA cache_size = -\(Self.batchCacheKiB)")
-    let read = try connection.prepare("SELECT id, \(body.column) FROM \(body.table) WHERE id > ? ORDER BY id")
+    // The first batch starts at the smallest id there can be (a row a
+    // database writer gave a negative id is covered too), the others after
+    // the last id of the batch before.
+    let first = try connection.prepare("SELECT id, \(body.column) FROM \(body.table) WHERE id >= ? ORDER BY id")
+    let next = try connection.prepare("SELECT id, \(body.column) FROM \(body.table) WHERE id > ? ORDER BY id")
     let update = try connection.prepare("UPDATE \(body.table) SET \(body.column) = ? WHERE id = ?")
-    var after: Int64 = 0
+    var after: Int64?
     while true {
       let last = try connection.transaction { () -> Int64? in
         var rows = [(id: Int64, stored: String)]()
         var bytes = 0
-        try read.each([.integer(after)]) { row in
+        try (after == nil ? first : next).each([.integer(after ?? .min)]) { row in
           let stored = row.text(1)
           rows.append((row.integer(0), stored))
           bytes += stored.utf8.count

@@ -132,6 +132,21 @@ struct BodyEncryptionTests {
     #expect(try rotated.task(id: 7).notes.hasPrefix("7 xxx"))
   }
 
+  @Test func rowsWithNegativeIdsAreSealedAndRewrappedToo() throws {
+    let directory = try TemporaryDirectory()
+    var keyring = try Keyring.generate()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    try store.setBodyEncryption(false)
+    try store.connection.prepare("INSERT INTO tasks (id, title, notes, created_at) VALUES (-7, 't', 'below zero', 0)")
+      .run()
+    try store.addTask(TaskDraft(title: "t", notes: "above"))
+    #expect(try store.encryptBodies(batchSize: 1).sealed == 2)
+    try keyring.rotate()
+    let rotated = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
+    #expect(try rotated.rewrapBodies().rewrapped == 2)
+    #expect(try rotated.task(id: -7).notes == "below zero")
+  }
+
   @Test func rewrapStopsAtABodyThatDoesNotOpenAndARunAfterFinishesTheRest() throws {
     let directory = try TemporaryDirectory()
     var keyring = try Keyring.generate()

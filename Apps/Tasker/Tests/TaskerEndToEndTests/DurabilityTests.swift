@@ -12,12 +12,15 @@ struct TracedCall {
   /// Parses `PID name(FD<path>, …` (as `strace -f -y` writes it); nil for
   /// signals, exits and resumed calls.
   init?(_ line: String) {
+    // The PID is padded to the width of the largest: one space or more.
     let words = line.split(separator: " ", maxSplits: 1)
-    guard words.count == 2, let open = words[1].firstIndex(of: "("), let start = words[1].firstIndex(of: "<"),
-      let end = words[1][start...].firstIndex(of: ">"), open < start
+    guard words.count == 2 else { return nil }
+    let call = words[1].drop { $0 == " " }
+    guard let open = call.firstIndex(of: "("), let start = call.firstIndex(of: "<"),
+      let end = call[start...].firstIndex(of: ">"), open < start
     else { return nil }
-    name = String(words[1][..<open])
-    path = String(words[1][words[1].index(after: start)..<end])
+    name = String(call[..<open])
+    path = String(call[call.index(after: start)..<end])
     self.line = line
   }
 
