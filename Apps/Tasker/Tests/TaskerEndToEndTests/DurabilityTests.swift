@@ -69,18 +69,18 @@ struct DurabilityTests {
   func everyCLIChangeIsSyncedBeforeItIsAcknowledged() throws {
     try #require(Sandbox.canTrace, "strace cannot trace here: run 'make strace'")
     let device = try TestDevice()
-    let steps: [(arguments: [String], acknowledgment: String)] = [
-      (["add", "Call the bank", "--notes", "account 1234"], "Added task 1"),
-      (["add", "Water the plants"], "Added task 2"),
-      (["edit", "1", "--priority", "high"], "Changed task 1"),
-      (["edit", "1", "--notes", "account 5678"], "Changed task 1"),
-      (["done", "2"], "Completed task 2"),
-      (["delete", "2"], "Deleted task 2"),
-      (["page", "new", "Journal", "--body", "today"], "Added page 1"),
-      (["page", "edit", "1", "--body", "tomorrow"], "Changed page 1"),
+    let steps: [(arguments: [String], input: String, acknowledgment: String)] = [
+      (["add", "Call the bank", "--notes", "-"], "account 1234", "Added task 1"),
+      (["add", "Water the plants"], "", "Added task 2"),
+      (["edit", "1", "--priority", "high"], "", "Changed task 1"),
+      (["edit", "1", "--notes", "-"], "account 5678", "Changed task 1"),
+      (["done", "2"], "", "Completed task 2"),
+      (["delete", "2"], "", "Deleted task 2"),
+      (["page", "new", "Journal", "--body", "-"], "today", "Added page 1"),
+      (["page", "edit", "1", "--body", "-"], "tomorrow", "Changed page 1"),
     ]
     for step in steps {
-      let calls = try trace(device, step.arguments)
+      let calls = try trace(device, step.arguments, input: step.input)
       expectSyncedBefore(calls, "tasker \(step.arguments)") { $0.line.contains(step.acknowledgment) }
     }
     #expect(try device.tasker(["show", "1"]).stdoutText.hasSuffix("\naccount 5678\n"))

@@ -33,8 +33,8 @@ struct PlaintextResidueTests {
     throw SetupFailure("tasker mcp did not open the database")
   }
 
-  func run(_ device: TestDevice, _ arguments: [String]) throws -> ProcessResult {
-    let result = try device.tasker(arguments)
+  func run(_ device: TestDevice, _ arguments: [String], input: String = "") throws -> ProcessResult {
+    let result = try device.tasker(arguments, input: input)
     #expect(result.status == 0, "tasker \(arguments): \(result.stderr)")
     #expect(!result.stderr.contains("warning"), "tasker \(arguments): \(result.stderr)")
     return result
@@ -44,8 +44,8 @@ struct PlaintextResidueTests {
     let device = try TestDevice()
     _ = try run(device, ["settings", "set", "encryption", "off"])
     let canaries = (1...40).map { "CANARY-\($0)-\(UUID().uuidString)" }
-    for canary in canaries[..<30] { _ = try run(device, ["add", "t", "--notes", canary]) }
-    _ = try run(device, ["page", "new", "p", "--body", canaries[30]])
+    for canary in canaries[..<30] { _ = try run(device, ["add", "t", "--notes", "-"], input: canary) }
+    _ = try run(device, ["page", "new", "p", "--body", "-"], input: canaries[30])
     let gate = try openGate(device)
     defer { gate.kill() }
     // The test can fail: with encryption off the canaries are in the files.
@@ -68,12 +68,12 @@ struct PlaintextResidueTests {
 
     // A plain body replaced by a sealed one: the plain text is gone.
     _ = try run(device, ["settings", "set", "encryption", "off"])
-    _ = try run(device, ["add", "t", "--notes", canaries[31]])
-    _ = try run(device, ["page", "new", "p", "--body", canaries[32]])
+    _ = try run(device, ["add", "t", "--notes", "-"], input: canaries[31])
+    _ = try run(device, ["page", "new", "p", "--body", "-"], input: canaries[32])
     _ = try run(device, ["settings", "set", "encryption", "on"])
     #expect(!filesHolding(canaries[31], device).isEmpty)
-    _ = try run(device, ["edit", "31", "--notes", "replaced"])
-    _ = try run(device, ["page", "edit", "2", "--body", "replaced"])
+    _ = try run(device, ["edit", "31", "--notes", "-"], input: "replaced")
+    _ = try run(device, ["page", "edit", "2", "--body", "-"], input: "replaced")
     #expect(filesHolding(canaries[31], device).isEmpty, "after tasker edit --notes")
     #expect(filesHolding(canaries[32], device).isEmpty, "after tasker page edit --body")
     #expect(try device.tasker(["show", "31"]).stdoutText.hasSuffix("\nreplaced\n"))
@@ -91,7 +91,7 @@ struct PlaintextResidueTests {
     let device = try TestDevice()
     _ = try run(device, ["settings", "set", "encryption", "off"])
     let canary = "CANARY-\(UUID().uuidString)"
-    _ = try run(device, ["add", "t", "--notes", canary])
+    _ = try run(device, ["add", "t", "--notes", "-"], input: canary)
     _ = try run(device, ["settings", "set", "encryption", "on"])
     // A reader in the middle of a read transaction, until its input ends.
     let ready = device.root.path("reader-ready")
@@ -110,7 +110,7 @@ struct PlaintextResidueTests {
     for _ in 0..<500 where !FileManager.default.fileExists(atPath: ready) { usleep(10_000) }
     #expect(FileManager.default.fileExists(atPath: ready), "the reader started")
 
-    let edited = try device.tasker(["edit", "1", "--notes", "replaced"])
+    let edited = try device.tasker(["edit", "1", "--notes", "-"], input: "replaced")
     #expect(edited.status == 0, "the change is saved: \(edited.stderr)")
     #expect(edited.stderr.contains("tasker: warning: another process is reading the database"), "\(edited.stderr)")
     // The documented outcome: the reader's snapshot keeps the old page in the database file.
@@ -120,7 +120,7 @@ struct PlaintextResidueTests {
 
     _ = try reader.finish()
     // Once the reader is done, running the command again clears the log.
-    _ = try run(device, ["edit", "1", "--notes", "replaced"])
+    _ = try run(device, ["edit", "1", "--notes", "-"], input: "replaced")
     #expect(filesHolding(canary, device).isEmpty)
   }
 }
