@@ -65,6 +65,59 @@ def open_chunks(body, aead_key, base_nonce, released=None):
     return bytes(out)
 
 
+def opens(aead, base_nonce, index, piece):
+    """Whether `piece` (ciphertext and tag) opens as chunk `index`."""
+    try:
+        aead.decrypt(nonce(base_nonce, index), piece, None)
+        return True
+    except InvalidTag:
+        return False
+
+
+def refine(aead, base_nonce, piece, index, step_outcome, limit=None):
+    """Rules 1-3 of "Refining a failure" for a piece that failed as chunk
+    `index`; `limit` bounds rule 2 (a random-access reader's chunk count)."""
+    for length in range(16, min(len(piece) - 1, SEALED_CHUNK - 1) + 1):
+        if opens(aead, base_nonce, index, piece[:length]):
+            return "trailing_data"
+    end = min(index + 1024 + 1, limit if limit is not None else 2**38, 2**38)
+    for other in range(max(0, index - 1024), end):
+        if other != index and opens(aead, base_nonce, other, piece):
+            return "chunk_out_of_place"
+    return step_outcome
+
+
+def open_chunks_refined(body, aead_key, base_nonce, random_access):
+    """Steps 7-10 as TaskKey's stream (random_access False) or random-access
+    reader (True, reading the whole plaintext) report them, refined."""
+    full, rest = divmod(len(body), SEALED_CHUNK)
+    if rest == 0:
+        raise Outcome("missing_final_chunk")
+    if rest < 16:
+        raise Outcome("truncated_chunk")
+    aead = AESGCM(aead_key)
+    piece = lambda i: body[i * SEALED_CHUNK:(i + 1) * SEALED_CHUNK]
+    order = [full] + list(range(full)) if random_access else list(range(full + 1))
+    out = {}
+    for index in order:
+        try:
+            out[index] = aead.decrypt(nonce(base_nonce, index), piece(index), None)
+        except InvalidTag:
+            final = index == full
+            limit = full + 1 if random_access and not final else None
+            got = refine(aead, base_nonce, piece(index), index,
+                         "final_chunk_authentication_failed" if final else "chunk_authentication_failed", limit)
+            if random_access and final and got == "final_chunk_authentication_failed" and full > 0:
+                # Rule 4: the real final chunk before the computed one.
+                if refine(aead, base_nonce, piece(full - 1), full - 1, None, 0) == "trailing_data":
+                    got = "trailing_data"
+                elif any(opens(aead, base_nonce, j, piece(j)[:rest])
+                         for j in range(full - 2, max(0, full - 1024) - 1, -1)):
+                    got = "trailing_data"
+            raise Outcome(got)
+    return b"".join(out[i] for i in range(full + 1))
+
+
 def open_payload(payload, key, context, released=None):
     """The standard's message: steps 5-10."""
     if len(payload) < HEADER:
@@ -76,8 +129,10 @@ def open_payload(payload, key, context, released=None):
     return open_chunks(payload[HEADER:], aead_key, base_nonce, released)
 
 
-def open_attachment(data, keys, record):
-    """Returns ('plain', data) or ('valid', plaintext); raises Outcome."""
+def open_attachment(data, keys, record, refined=None):
+    """Returns ('plain', data) or ('valid', plaintext); raises Outcome. With
+    `refined` ("stream" or "random access"), failures are refined as that
+    TaskKey reader refines them."""
     if len(data) < len(MAGIC) or data[:8] != MAGIC:
         return "plain", data
     if len(data) < WRAPPER:
@@ -87,7 +142,15 @@ def open_attachment(data, keys, record):
     kid = data[9:13].hex()
     if kid not in keys:
         raise Outcome("unknown_key_id")
-    return "valid", open_payload(data[WRAPPER:], keys[kid], data[:WRAPPER] + record.encode())
+    if refined is None:
+        return "valid", open_payload(data[WRAPPER:], keys[kid], data[:WRAPPER] + record.encode())
+    payload = data[WRAPPER:]
+    if len(payload) < HEADER:
+        raise Outcome("truncated_header")
+    aead_key, base_nonce, expected = derive(keys[kid], payload[:24], data[:WRAPPER] + record.encode())
+    if not hmac.compare_digest(expected, payload[24:56]):
+        raise Outcome("commitment_mismatch")
+    return "valid", open_chunks_refined(payload[HEADER:], aead_key, base_nonce, refined == "random access")
 
 
 def seal_chunks(plaintext, aead_key, base_nonce):
@@ -122,6 +185,16 @@ def check_vectors(doc, name, report):
         except Outcome as outcome:
             got, out = outcome.args[0], None
         ok = got == expect or got in REFINED.get(expect, ())
+        # The refining rules, as each TaskKey reader applies them, give the
+        # vector's outcome exactly.
+        for reader in ("stream", "random access"):
+            try:
+                refined = open_attachment(data, keys, case["record"], refined=reader)[0]
+            except Outcome as outcome:
+                refined = outcome.args[0]
+            if refined != expect:
+                ok = False
+                got = f"{got} ({reader}, refined: {refined})"
         if expect == "valid" and ok:
             ok = out == bytes.fromhex(case["plaintext"])
             kid = data[9:13].hex()
@@ -187,6 +260,27 @@ def check_binary(taskkey, report):
                                capture_output=True)
             report(r.returncode == 10 and not os.path.exists(out),
                    f"taskkey refuses a tampered attachment of {size} bytes (exit 10, no output)")
+        # Extended by whole pieces, or to a whole number of them: both of
+        # taskkey's readers give the exit code of the refined outcome.
+        record = "attachment/extended"
+        sealed = seal_attachment(secrets.token_bytes(2 * CHUNK + 100), kid, key, record)
+        rest = (len(sealed) - WRAPPER - HEADER) % SEALED_CHUNK
+        exits = {"missing_final_chunk": 65, "trailing_data": 10}
+        for label, extra in (("to a whole number of pieces", SEALED_CHUNK - rest), ("by one whole piece", SEALED_CHUNK),
+                             ("by two whole pieces", 2 * SEALED_CHUNK)):
+            path = os.path.join(home, "extended")
+            data = sealed + secrets.token_bytes(extra)
+            open(path, "wb").write(data)
+            try:
+                open_attachment(data, {kid: key}, record, refined="stream")
+                want = None
+            except Outcome as outcome:
+                want = exits.get(outcome.args[0])
+            base = [taskkey, "attach", "open", path, "--record", record, "--key-file", key_file]
+            got = [subprocess.run(base + more, capture_output=True).returncode for more in ([], ["--range", "0:1"])]
+            report(want is not None and got == [want, want],
+                   f"taskkey's stream and random-access readers agree on an attachment extended {label} "
+                   f"(exits {got}, the spec's refined outcome gives {want})")
 
 
 def main():

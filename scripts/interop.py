@@ -168,10 +168,16 @@ def check_key_file(doc, name, taskkey=None):
                 report(r.returncode == exits[t.get("error")], f"taskkey open --key-file, {name} case {t['id']}")
 
 
-def sync_merge(local, bundle, adopt):
-    """docs/formats/sync-bundle.md, "Import": the merged store, or the error."""
+def sync_merge(local, bundle, choice):
+    """docs/formats/sync-bundle.md, "Import": the merged store, or the error.
+    `choice` is "adopt" (--adopt-primary), "keep" (--keep-primary) or
+    "automatic" (neither option)."""
     keys, primary = dict(local["keys"]), local["primary"]
     retired = set(local["retired"]) | set(bundle["retired"])
+    if choice == "automatic":  # a primary new here and retired nowhere
+        adopt = bundle["primary"] not in keys and bundle["primary"] not in retired
+    else:
+        adopt = choice == "adopt"
     for kid, key in bundle["keys"].items():
         if kid in retired:
             continue
@@ -199,7 +205,9 @@ def sync_merge(local, bundle, adopt):
 
 def check_sync_import(doc, name):
     for t in doc["tests"]:
-        got = sync_merge(t["local"], t["bundle"], t["adopt_primary"])
+        choice = {(True, False): "adopt", (False, True): "keep", (False, False): "automatic"}.get(
+            (t["adopt_primary"], t.get("keep_primary", False)))
+        got = sync_merge(t["local"], t["bundle"], choice) if choice else "both options"
         want = t.get("error") if t["result"] == "invalid" else dict(t["expected"], **{"device_only_items": []})
         if isinstance(got, dict):
             got["device_only_items"] = []

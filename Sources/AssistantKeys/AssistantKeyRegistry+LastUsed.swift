@@ -38,9 +38,15 @@ extension AssistantKeyRegistry {
     }
   }
 
-  /// The version-1 way, under the lock: the whole file read and replaced.
+  /// The version-1 way, under the lock: the whole file read and replaced,
+  /// only when it is an authentic version-1 file. Any other file (a
+  /// version-2 file with a damaged version line, a newer version, damage)
+  /// is left as it is and nothing is recorded: a verify never replaces
+  /// the other keys' times with a file of one key; the next registry write
+  /// rebuilds it (docs/formats/last-used.md).
   private func recordUseVersion1(of id: AssistantKeyID, at now: Int64) throws {
-    var table = readLastUsed()
+    let read = try files.read(files.lastUsedPath, limit: LastUsedFormat.maximumFileByteCount)
+    guard let bytes = read?.bytes, var table = try? LastUsedFormat.decode(bytes, key: key) else { return }
     if let stored = table[id], stored <= now, now - stored < Self.lastUsedResolution {
       lastUsedKnown[id] = stored
       return

@@ -217,9 +217,11 @@ public enum AssistantKeyVectors {
 
   // MARK: - Deciding one case
 
-  /// Reads a last-used file, version 1: (`result`, `damage`, the table).
+  /// Reads a last-used file of the version-1 vectors as `list` does: a
+  /// file that starts with the version-2 line is read as version 2
+  /// (docs/formats/last-used.md): (`result`, `damage`, the table).
   static func lastUsedOutcome(_ text: String, integrityKey: SymmetricKey) -> (String, String?, [String: Int64]?) {
-    lastUsedOutcome { try LastUsedFormat.decode(Array(text.utf8), key: integrityKey) }
+    lastUsedOutcome(Array(text.utf8), integrityKey: integrityKey)
   }
 
   /// The outcome names of reading a last-used file with `read`:
@@ -270,14 +272,17 @@ public enum AssistantKeyVectors {
     }
   }
 
-  /// Presents `key` to `registry` at `now`: the verify decision without files.
+  /// Presents `key` to `registry` at `now`: the verify decision without
+  /// files, through the reader verify uses (a file that starts with the
+  /// version-2 line is read as version 2, docs/formats/registry.md).
   static func registryOutcome(key: String, registry: String, integrityKey: SymmetricKey, now: Int64) -> (
     String, String?, String?, AssistantIdentity?
   ) {
     do {
       let digest = try Array(key.utf8).withUnsafeBytes { try AssistantKey.check($0) }
-      let index = RegistryIndex(try RegistryFormat.decode(Array(registry.utf8), key: integrityKey))
-      guard let entry = index.entry(for: digest) else { return ("invalid", "unknown_key", nil, nil) }
+      guard let entry = try RegistryReading.lookup(digest, in: Array(registry.utf8), key: integrityKey) else {
+        return ("invalid", "unknown_key", nil, nil)
+      }
       return ("valid", nil, nil, try entry.verdict(at: now))
     } catch {
       let (result, name, damage) = verifyFailure(error)

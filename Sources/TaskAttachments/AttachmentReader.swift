@@ -46,18 +46,34 @@ public final class AttachmentReader {
       (isSealed, keyID, byteCount, opener) = (false, nil, size, nil)
       return
     }
+    // The reader keeps `input` open; the closure reads through it.
+    let (id, opener) = try Self.open(head: head, size: size, keyring: keyring, record: record) {
+      [input] position, buffer in
+      try SystemIO.read(input.descriptor.rawValue, into: buffer, at: position, name: path)
+    }
+    (isSealed, keyID, byteCount, self.opener) = (true, id, opener.plaintextByteCount, opener)
+  }
+
+  /// The reading steps a random-access reader runs before the first read
+  /// (docs/formats/attachment.md, steps 2–7, then step 9 on the final
+  /// chunk) for a sealed file of `size` bytes beginning with `head`.
+  ///
+  /// - Parameter read: fills a buffer from an offset of the whole file.
+  /// - Returns: the key id and the opener of the payload.
+  /// - Throws: as `init(path:keyring:record:)`.
+  static func open(
+    head: [UInt8], size: UInt64, keyring: Keyring, record: String,
+    read: @escaping (UInt64, UnsafeMutableRawBufferPointer) throws -> Void
+  ) throws -> (KeyID, ChunkedEncryption.RandomAccessOpener) {
     let id = try Attachment.parseWrapper(head)
     guard let key = keyring.key(for: id) else { throw AttachmentError.crypto(.unknownKeyID(id)) }
     let offset = UInt64(Attachment.wrapperByteCount)
-    // The reader keeps `input` open; the closure reads through it.
     let opener = try attachmentCall {
       try ChunkedEncryption.RandomAccessOpener(
         key: key.key, context: Attachment.context(wrapper: head, record: record), sealedByteCount: size - offset
-      ) { [input] position, buffer in
-        try SystemIO.read(input.descriptor.rawValue, into: buffer, at: offset + position, name: path)
-      }
+      ) { position, buffer in try read(offset + position, buffer) }
     }
-    (isSealed, keyID, byteCount, self.opener) = (true, id, opener.plaintextByteCount, opener)
+    return (id, opener)
   }
 
   /// Fills `buffer` with the plaintext at `offset`.

@@ -3,8 +3,9 @@ import TaskCrypto
 
 /// Checks `Vectors/attachment-v1.json` against this build, for `taskkey
 /// vectors check` and for auditors: every case's file is opened as a
-/// stream with the file's keyring and the case's record, and must give the
-/// one outcome its `expect` names: `valid` (opens to `plaintext`), `plain`
+/// stream and by the random-access reader (the whole plaintext) with the
+/// file's keyring and the case's record, and both must give the one
+/// outcome its `expect` names: `valid` (opens to `plaintext`), `plain`
 /// (passes through unchanged) or an error code (`AttachmentError.code`).
 public enum AttachmentVectors {
   /// The format name in the file.
@@ -96,11 +97,38 @@ public enum AttachmentVectors {
     }
   }
 
+  /// The outcome word of the random-access reader (`AttachmentReader`,
+  /// `attach open --range`) opening `bytes` and reading its whole
+  /// plaintext, with the plaintext.
+  static func randomAccessOutcome(_ bytes: [UInt8], keyring: Keyring, record: String) -> (String, [UInt8]) {
+    let head = Array(bytes.prefix(Attachment.wrapperByteCount))
+    guard Attachment.isSealed(prefix: head) else { return ("plain", bytes) }
+    do {
+      let (_, opener) = try AttachmentReader.open(
+        head: head, size: UInt64(bytes.count), keyring: keyring, record: record
+      ) { position, buffer in
+        let start = Int(position)
+        guard start + buffer.count <= bytes.count else { throw AttachmentError.truncatedWrapper(byteCount: start) }
+        bytes[start..<(start + buffer.count)].withUnsafeBytes { buffer.copyMemory(from: $0) }
+      }
+      let plaintext = try attachmentCall { try opener.read(offset: 0, count: Int(opener.plaintextByteCount)) }
+      return ("valid", plaintext)
+    } catch let error as AttachmentError {
+      return (error.code, [])
+    } catch {
+      return ("\(error)", [])
+    }
+  }
+
   static func check(_ test: Case, keyring: Keyring) -> String? {
     let name = "case \(test.id) (\(test.comment))"
     guard let bytes = hex(test.file) else { return "\(name): 'file' is not hex" }
     let (got, output) = outcome(bytes, keyring: keyring, record: test.record)
     guard got == test.expect else { return "\(name): expected \(test.expect), got \(got)" }
+    // Both readers give the case's outcome (issue 22, item 13).
+    let (random, randomOutput) = randomAccessOutcome(bytes, keyring: keyring, record: test.record)
+    guard random == test.expect else { return "\(name): random access: expected \(test.expect), got \(random)" }
+    if test.expect == "valid" && randomOutput != output { return "\(name): random access opened to other bytes" }
     if test.expect == "valid" && output != hex(test.plaintext ?? "") { return "\(name): opened to other bytes" }
     if test.expect == "plain" && output != bytes { return "\(name): a plain file changed" }
     return nil

@@ -41,7 +41,7 @@ enum ChunkDiagnosis {
     scratch: UnsafeMutableRawBufferPointer
   ) -> UInt64? {
     let lowest = index > searchWindow ? index - searchWindow : 0
-    let end = Swift.min(limit ?? (index + searchWindow + 1), ChunkedEncryption.maximumChunkCount)
+    let end = Swift.min(index + searchWindow + 1, limit ?? .max, ChunkedEncryption.maximumChunkCount)
     var other = lowest
     while other < end {
       if other != index && cipher.authenticates(sealed, index: other, scratch: scratch) { return other }

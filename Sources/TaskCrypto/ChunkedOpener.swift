@@ -13,6 +13,14 @@ extension ChunkedEncryption {
   /// altered later chunk): treat the output as unusable until `finish`
   /// returns. Once it has failed, every later call fails with the same
   /// error; it never turns into a clean end.
+  ///
+  /// The checks run in the order of docs/formats/attachment.md, as a
+  /// reader that knows the length first: the length of what follows the
+  /// last whole chunk (step 7) is decided before a whole chunk's failure
+  /// (step 8). So a whole chunk that fails is not reported by `update`:
+  /// nothing is emitted from it on, the rest of the input is only counted,
+  /// and `finish` reports `missingFinalChunk` or `truncatedChunk` when the
+  /// input's length says so, else that chunk's failure.
   public final class Opener {
     private let inputKey: SymmetricKey?
     private let context: [UInt8]
@@ -29,6 +37,9 @@ extension ChunkedEncryption {
     /// the counter's limits.
     var chunkIndex: UInt64 = 0
     private var failure: TaskCryptoError?
+    /// The first whole chunk that failed; `finish` reports it unless the
+    /// input's length is refused first.
+    private var chunkFailure: TaskCryptoError?
     private var finished = false
 
     /// Prepares to open a message sealed under `key` for `context`.
@@ -70,9 +81,9 @@ extension ChunkedEncryption {
     ///   - emit: receives verified plaintext in order; valid only during
     ///     the call.
     /// - Throws: `TaskCryptoError.commitmentMismatch` (wrong key or context,
-    ///   altered header), `.chunkAuthenticationFailed`, `.chunkOutOfPlace`,
-    ///   `.trailingData`, `.tooLarge`, or errors of `emit`; then the same
-    ///   error on every later call.
+    ///   altered header), `.tooLarge`, or errors of `emit`; then the same
+    ///   error on every later call. A whole chunk's failure is reported by
+    ///   `finish`.
     public func update(_ bytes: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) throws -> Void) throws {
       precondition(!finished, "ChunkedEncryption.Opener used after finish")
       if let failure { throw failure }
@@ -94,8 +105,10 @@ extension ChunkedEncryption {
     /// Ends the input: opens the final chunk and emits what is left.
     ///
     /// - Throws: `TaskCryptoError.truncatedHeader`, `.missingFinalChunk`,
-    ///   `.truncatedChunk`, `.finalChunkAuthenticationFailed` or
-    ///   `.trailingData` when the message is not whole; any earlier error.
+    ///   `.truncatedChunk`, then a whole chunk's failure
+    ///   (`.chunkAuthenticationFailed`, `.chunkOutOfPlace`, `.trailingData`),
+    ///   then `.finalChunkAuthenticationFailed` or `.trailingData` for the
+    ///   final chunk, in that order; any earlier error.
     public func finish(emit: (UnsafeRawBufferPointer) throws -> Void) throws {
       if let failure { throw failure }
       precondition(!finished, "ChunkedEncryption.Opener finished twice")
@@ -105,6 +118,7 @@ extension ChunkedEncryption {
         if sealedCount < AES.GCM.tagByteCount {
           throw TaskCryptoError.truncatedChunk(chunkIndex: chunkIndex, byteCount: sealedCount)
         }
+        if let chunkFailure { throw chunkFailure }
         let piece = UnsafeRawBufferPointer(rebasing: sealed[0..<sealedCount])
         let plainCount = sealedCount - AES.GCM.tagByteCount
         let target = UnsafeMutableRawBufferPointer(rebasing: output[0..<plainCount])
@@ -135,7 +149,8 @@ extension ChunkedEncryption {
         try checkHeader()
       }
       // A whole 16 400-byte chunk is never the final one, so it can be
-      // opened at once; the final chunk is known only at `finish`.
+      // opened at once (its failure waits for the length, step 7); the
+      // final chunk is known only at `finish`.
       try ChunkedEncryption.cutIntoChunks(
         bytes, from: offset, size: ChunkedEncryption.sealedChunkByteCount, pending: sealed, pendingCount: &sealedCount
       ) { try openFullChunk($0, emit: emit) }
@@ -158,8 +173,17 @@ extension ChunkedEncryption {
       guard chunkIndex + 1 < ChunkedEncryption.maximumChunkCount else {
         throw TaskCryptoError.tooLarge(byteCount: Int.max, limit: Int(ChunkedEncryption.maximumChunkCount))
       }
+      // After a failed chunk the rest is only counted, for step 7.
+      guard chunkFailure == nil else {
+        chunkIndex += 1
+        return
+      }
       guard try cipher.open(chunk, index: chunkIndex, into: output) else {
-        throw ChunkDiagnosis.cause(of: chunk, index: chunkIndex, isFinal: false, chunkCount: nil, cipher: cipher)
+        chunkFailure = ChunkDiagnosis.cause(
+          of: chunk, index: chunkIndex, isFinal: false, chunkCount: nil, cipher: cipher)
+        wipe(output)
+        chunkIndex += 1
+        return
       }
       chunkIndex += 1
       // Not wiped after `emit`: the next chunk overwrites it.

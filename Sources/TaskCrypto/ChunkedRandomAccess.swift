@@ -79,20 +79,33 @@ extension ChunkedEncryption {
     }
 
     /// Decrypts the final chunk at its computed index; on failure, names
-    /// appended data when the chunk before it ends early.
+    /// appended data when the real final chunk is found before it
+    /// (docs/formats/attachment.md, "Refining a failure", rule 4).
     private func authenticateFinalChunk() throws {
       let last = chunkCount - 1
       do {
         _ = try openChunk(last)
       } catch TaskCryptoError.finalChunkAuthenticationFailed(let index) where last > 0 {
+        defer { wipe(plain) }
         // Appended bytes longer than a chunk move the computed final chunk;
         // the real one then starts the chunk before it.
         let full = try readChunk(last - 1)
         if ChunkDiagnosis.endsEarly(full, index: last - 1, cipher: cipher, scratch: plain) {
-          wipe(plain)
           throw TaskCryptoError.trailingData(afterChunkIndex: last - 1)
         }
-        wipe(plain)
+        // Whole chunks appended: the real final chunk has the computed
+        // final chunk's length and starts an earlier chunk.
+        let length = Int(plaintextByteCount % UInt64(ChunkedEncryption.chunkByteCount)) + AES.GCM.tagByteCount
+        let lowest = last > ChunkDiagnosis.searchWindow ? last - ChunkDiagnosis.searchWindow : 0
+        var candidate = last - 1
+        while candidate > lowest {
+          candidate -= 1
+          let piece = try readChunk(candidate)
+          let prefix = UnsafeRawBufferPointer(rebasing: piece[0..<length])
+          if cipher.authenticates(prefix, index: candidate, scratch: plain) {
+            throw TaskCryptoError.trailingData(afterChunkIndex: candidate)
+          }
+        }
         throw TaskCryptoError.finalChunkAuthenticationFailed(chunkIndex: index)
       }
     }

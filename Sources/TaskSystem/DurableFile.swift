@@ -47,11 +47,16 @@ extension FileSystem {
   ///     confirmation after the rename fails.
   ///   - confirm: reads back and checks a file (first the temporary file,
   ///     then `path` after the rename); throwing rejects the write.
+  ///   - beforeRename: runs once the new contents are staged (the
+  ///     temporary file written, synced and confirmed) and before anything
+  ///     else changes, so a full disk or a lack of inodes fails before it
+  ///     runs; throwing removes the temporary file and leaves `path` as it
+  ///     was.
   /// - Throws: `SystemError.failed` naming the failed step, or what
-  ///   `confirm` throws.
+  ///   `confirm` or `beforeRename` throws.
   public func replace(
     _ path: String, contents: UnsafeRawBufferPointer, temporary: String? = nil, previous: String? = nil,
-    confirm: (String) throws -> Void = { _ in }
+    confirm: (String) throws -> Void = { _ in }, beforeRename: () throws -> Void = {}
   ) throws {
     let temporary = temporary ?? path + ".tmp"
     let directory = Self.directory(of: path)
@@ -68,6 +73,7 @@ extension FileSystem {
     do {
       try close(fd, path: temporary)
       try confirm(temporary)
+      try beforeRename()
     } catch {
       try? unlink(temporary)
       throw error

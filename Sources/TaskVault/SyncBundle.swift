@@ -1,6 +1,21 @@
 import Foundation
 import TaskCrypto
 
+/// Which primary note key a sync import leaves (docs/formats/sync-bundle.md,
+/// "Import").
+public enum SyncPrimaryChoice: Sendable, Equatable {
+  /// `taskkey sync import` without an option: adopt the bundle's primary
+  /// when this vault did not hold that key before the import (the other
+  /// device rotated) and neither side retired it; otherwise keep this
+  /// vault's.
+  case automatic
+  /// `--adopt-primary`: always adopt the bundle's primary; refused with
+  /// `retiredKey` when either side retired it.
+  case adopt
+  /// `--keep-primary`: never adopt; this vault's primary stays.
+  case keep
+}
+
 /// What `importSyncBundle` changed.
 public struct SyncImportReport: Sendable, Equatable {
   /// Note keys the bundle brought that this vault lacked, in bundle order.
@@ -159,23 +174,24 @@ extension Vault {
   /// Keys merge by key id: retirements win (a key either side retired is
   /// removed here and never added back; both lists are kept), a key the
   /// vault lacks is added, a key it holds with the same bytes is unchanged,
-  /// and no other key is removed. The
-  /// primary stays unless `adoptPrimary` is true. Items merge by name: the
+  /// and no other key is removed. The primary follows `primary`
+  /// (docs/formats/sync-bundle.md, "Import"). Items merge by name: the
   /// later `modified` wins; a name held by a device-only item is skipped.
   ///
   /// - Parameters:
   ///   - bundle: the bundle bytes.
   ///   - passphrase: the passphrase the bundle was exported under.
-  ///   - adoptPrimary: make the bundle's primary key the primary here.
+  ///   - primary: which primary key the merge leaves; `taskkey sync
+  ///     import` without an option is `.automatic`.
   /// - Returns: what changed.
   /// - Throws: `TaskVaultError.wrongPassphrase`, `.damaged`, `.tampered`,
   ///   `.unsupportedVersion` for the bundle; `.retiredKey` when the bundle
-  ///   retires this vault's primary (after any adoption) or `adoptPrimary`
+  ///   retires this vault's primary (after any adoption) or `.adopt`
   ///   names a retired key;
   ///   `.keyConflict` when a key id
   ///   is held with other bytes (nothing is written); `.locked`.
-  public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, adoptPrimary: Bool = false) throws
-    -> SyncImportReport
+  public func importSyncBundle(_ bundle: [UInt8], passphrase: SecureBytes, primary: SyncPrimaryChoice = .automatic)
+    throws -> SyncImportReport
   {
     try VaultCodec.checkPassphrase(passphrase)
     let incoming = try SyncBundle.open(bundle, passphrase: passphrase).contents
@@ -185,7 +201,7 @@ extension Vault {
     var report: SyncImportReport?
     try modify { stores in
       report = try SyncMerge.merge(
-        incoming, keyring: incomingKeyring, into: &stores, adoptPrimary: adoptPrimary, path: layout.vaultFile)
+        incoming, keyring: incomingKeyring, into: &stores, primary: primary, path: layout.vaultFile)
     }
     return report!
   }

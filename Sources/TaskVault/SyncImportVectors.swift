@@ -30,9 +30,9 @@ public enum SyncImportVectors {
         deviceOnly: StoreContents(
           keyring: nil,
           items: try test.local.deviceOnlyItems.sorted().map { try Item(name: $0, modified: 0, value: "").stored() }))
+      guard let choice = test.choice else { return "\(name): both 'adopt_primary' and 'keep_primary'" }
       let outcome = Result {
-        try SyncMerge.merge(
-          incoming, keyring: incoming.keyring!, into: &stores, adoptPrimary: test.adoptPrimary, path: "vault.tkv")
+        try SyncMerge.merge(incoming, keyring: incoming.keyring!, into: &stores, primary: choice, path: "vault.tkv")
       }
       switch (outcome, test.result) {
       case (.failure(TaskVaultError.keyConflict), "invalid") where test.error == "key_conflict": return nil
@@ -64,7 +64,11 @@ public enum SyncImportVectors {
     var comment: String
     var local: Store
     var bundle: Store
+    /// Import with `--adopt-primary`.
     var adoptPrimary: Bool
+    /// Import with `--keep-primary` (absent: false). Neither option: the
+    /// automatic choice.
+    var keepPrimary: Bool?
     /// `valid` (merges to `expected`) or `invalid` (refused with `error`,
     /// nothing written).
     var result: String
@@ -74,6 +78,17 @@ public enum SyncImportVectors {
     enum CodingKeys: String, CodingKey {
       case id, comment, local, bundle, result, error, expected
       case adoptPrimary = "adopt_primary"
+      case keepPrimary = "keep_primary"
+    }
+
+    /// The option the case imports with, or nil when it names both.
+    var choice: SyncPrimaryChoice? {
+      switch (adoptPrimary, keepPrimary ?? false) {
+      case (true, true): return nil
+      case (true, false): return .adopt
+      case (false, true): return .keep
+      case (false, false): return .automatic
+      }
     }
   }
 

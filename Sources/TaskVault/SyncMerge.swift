@@ -9,18 +9,28 @@ enum SyncMerge {
   ///
   /// - Returns: what changed.
   /// - Throws: `TaskVaultError.retiredKey` when the bundle retires this
-  ///   vault's primary or `adoptPrimary` names a retired key;
+  ///   vault's primary (after any adoption) or `.adopt` names a retired key;
   ///   `.keyConflict` when a key id is held with other bytes. On a throw
   ///   `stores` may be half changed; the caller writes nothing.
   static func merge(
-    _ incoming: StoreContents, keyring incomingKeyring: Keyring, into stores: inout Stores, adoptPrimary: Bool,
-    path: String
+    _ incoming: StoreContents, keyring incomingKeyring: Keyring, into stores: inout Stores,
+    primary choice: SyncPrimaryChoice, path: String
   ) throws -> SyncImportReport {
     var keyring = try stores.synchronisable.noteKeyring(path: path)
     var result = SyncImportReport(previousPrimaryID: keyring.primaryID, primaryID: keyring.primaryID)
     // Retirements travel with the store and win over a key from an older
     // bundle: a key retired on either side is never added back.
     let retired = Set(stores.synchronisable.retired).union(incoming.retired)
+    let adoptPrimary: Bool
+    switch choice {
+    case .adopt: adoptPrimary = true
+    case .keep: adoptPrimary = false
+    case .automatic:
+      // The other device rotated: a primary this vault did not hold before
+      // the import, and that neither side retired.
+      let bundlePrimary = incomingKeyring.primaryID
+      adoptPrimary = keyring.key(for: bundlePrimary) == nil && !retired.contains(bundlePrimary)
+    }
     for key in incomingKeyring.keys {
       if retired.contains(key.id) {
         result.refusedRetiredKeyIDs.append(key.id)

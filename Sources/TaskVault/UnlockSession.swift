@@ -75,7 +75,7 @@ struct UnlockSession {
   /// - Returns: the keys and the time limit (0 = until reboot or lock).
   func keys(file: VaultFile) throws -> (keys: VaultKeys, notAfter: Int64) {
     let vaultID = file.vaultID
-    let bytes = try Files.readPrivate(layout.sessionFile, limit: SessionFile.byteCount)
+    let bytes = try readSessionFile()
     return try Self.open(
       session: bytes, vaultID: vaultID, headerDigest: file.headerDigest, bootID: environment.bootID,
       now: environment.now(), vaultFile: layout.vaultFile
@@ -87,6 +87,22 @@ struct UnlockSession {
       }
       if !candidates.isEmpty { try hardenProcess() }
       return candidates
+    }
+  }
+
+  /// The session file's bytes, or nil when there is none (step 1). A file
+  /// longer than a session is refused by step 2 without being read: the
+  /// vault is locked, not damaged (the session is not part of the vault).
+  ///
+  /// - Throws: `TaskVaultError.locked(.notUnlocked)` for a longer file;
+  ///   `.system` for an unsafe or unreadable one.
+  func readSessionFile() throws -> [UInt8]? {
+    do {
+      return try OpenFile.readOwnerOnly(layout.sessionFile, limit: SessionFile.byteCount)
+    } catch SystemError.tooLarge {
+      throw TaskVaultError.locked(reason: .notUnlocked)
+    } catch let error as SystemError {
+      throw TaskVaultError.system(error)
     }
   }
 
@@ -156,9 +172,7 @@ struct UnlockSession {
   /// not an error.
   func end(vaultID: [UInt8]?) throws {
     var ids = vaultID.map { [$0] } ?? []
-    if let bytes = try? Files.readPrivate(layout.sessionFile, limit: SessionFile.byteCount),
-      let session = SessionFile.parse(bytes)
-    {
+    if let bytes = try? readSessionFile(), let session = SessionFile.parse(bytes) {
       ids.append(session.vaultID)
     }
     let fileSystem = environment.fileSystem

@@ -111,8 +111,12 @@ extension Vault {
   }
 
   /// Writes a new generation of `vault.tkv` durably, confirming it opens.
-  func commit(_ file: VaultFile, keys: VaultKeys) throws {
-    try commit(file.encode(), path: layout.vaultFile, previous: layout.previousVaultFile) { path in
+  ///
+  /// `beforeRename` runs once the new file is staged beside the old one and
+  /// before anything else changes (see `FileSystem.replace`).
+  func commit(_ file: VaultFile, keys: VaultKeys, beforeRename: () throws -> Void = {}) throws {
+    try commit(file.encode(), path: layout.vaultFile, previous: layout.previousVaultFile, beforeRename: beforeRename) {
+      path in
       guard let bytes = try Files.readPrivate(path, limit: VaultFile.maximumByteCount) else {
         throw TaskVaultError.notInitialised(path: path)
       }
@@ -135,12 +139,16 @@ extension Vault {
   /// file (O_EXCL, 0600), fsync, confirm readable, keep the old file as
   /// `<name>.prev`, rename over, fsync the directory, confirm again, drop
   /// the backup.
-  private func commit(_ bytes: [UInt8], path: String, previous: String, confirm: (String) throws -> Void) throws {
+  private func commit(
+    _ bytes: [UInt8], path: String, previous: String, beforeRename: () throws -> Void = {},
+    confirm: (String) throws -> Void
+  ) throws {
     let fileSystem = environment.fileSystem
     try system {
       try bytes.withUnsafeBytes {
         try fileSystem.replace(
-          path, contents: $0, temporary: path + VaultLayout.temporarySuffix, previous: previous, confirm: confirm)
+          path, contents: $0, temporary: path + VaultLayout.temporarySuffix, previous: previous, confirm: confirm,
+          beforeRename: beforeRename)
       }
     }
   }

@@ -257,17 +257,23 @@ public final class Vault: @unchecked Sendable {
     file.salt = environment.randomBytes(PasswordKDF.saltByteCount)
     file.wrapped = try wrap(keys.sync, in: file, passphrase: new)
     // The session binds the header, which is about to change. It ends
-    // before the new header is written, so a process stopped in between
-    // leaves the vault locked (either passphrase's header opens), never a
-    // session bound to the header that is gone, which reads as tampering.
-    // It ends even when the running session could not be read (an I/O
-    // error is not "locked"); ending a locked vault's session changes nothing.
-    try session.end(vaultID: file.vaultID)
+    // once the new header is staged (written and synced beside the old
+    // one) and before it is renamed into place, so a process stopped in
+    // between leaves the vault locked (either passphrase's header opens),
+    // never a session bound to the header that is gone, which reads as
+    // tampering; and a full disk or a lack of inodes, which fails the
+    // staging, leaves every file as it was. It ends even when the running
+    // session could not be read (an I/O error is not "locked"); ending a
+    // locked vault's session changes nothing.
+    var ended = false
     do {
-      try commit(file, keys: keys)
+      try commit(file, keys: keys) {
+        ended = true
+        try session.end(vaultID: file.vaultID)
+      }
     } catch {
       // Keep the unlock state over whichever header is on disk now.
-      if let running, let onDisk = try? readFile() {
+      if ended, let running, let onDisk = try? readFile() {
         try? session.begin(file: onDisk, keys: keys, notAfter: running.notAfter)
       }
       throw error

@@ -258,7 +258,14 @@ import Testing
     _ = try registry.verify(minted.key.testString)
     try Data("garbage".utf8).write(to: URL(fileURLWithPath: fixture.lastUsedPath))
     #expect(try fixture.open().verify(minted.key.testString).name == "a")
-    #expect(try fixture.open().keys().first?.lastUsed == fixture.clock.now)
+    // A verify records nothing in a file it cannot read (issue 22): the file
+    // stays, the key reads as never used until the next registry write.
+    #expect(try Data(contentsOf: URL(fileURLWithPath: fixture.lastUsedPath)) == Data("garbage".utf8))
+    #expect(try fixture.open().keys().first?.lastUsed == nil)
+    _ = try registry.mint(name: "b")
+    fixture.clock.advance(seconds: 61)
+    #expect(try fixture.open().verify(minted.key.testString).name == "a")
+    #expect(try fixture.open().keys().first { $0.id == minted.key.id }?.lastUsed == fixture.clock.now)
   }
 
   @Test func verifyIsADictionaryLookupThatDoesNotRereadAnUnchangedRegistry() throws {

@@ -199,7 +199,12 @@ enum AssistantKeyVectorGenerator {
         registry.replacingOccurrences(of: "\nmac ", with: "\n" + extraLine(valid) + "mac ")
       ),
       ("the right body with a MAC under another key", resealed(registry, key: otherKey)),
-      ("unknown version 2", registry.replacingOccurrences(of: "registry v1\n", with: "registry v2\n")),
+      // Fixed in issue 22 (item 11): this case said `unsupported_version`,
+      // which only a reader of version 1 alone gives.
+      (
+        "a version-1 body under the version-2 version line: read as version 2, its header MAC fails",
+        registry.replacingOccurrences(of: "registry v1\n", with: "registry v2\n")
+      ),
       ("MAC line missing", String(registry.dropLast(mac.count))),
       ("an empty line after the MAC line", registry + "\n"),
       (
@@ -232,6 +237,10 @@ enum AssistantKeyVectorGenerator {
       (
         "CR LF line ends, re-authenticated",
         resealed(registry.replacingOccurrences(of: "\n", with: "\r\n"), key: integrityKey)
+      ),
+      (
+        "unknown version 3: neither version line, read as version 1",
+        registry.replacingOccurrences(of: "registry v1\n", with: "registry v3\n")
       ),
     ]
     for (comment, text) in damaged { add(comment, key: 4, registry: text) }
@@ -273,7 +282,7 @@ enum AssistantKeyVectorGenerator {
     let keyReport = try #require(AssistantKeyVectors.check(Data(contentsOf: Self.keyURL)))
     #expect(keyReport == .init(format: "assistant-key", cases: 26, failures: []))
     let registryReport = try #require(AssistantKeyVectors.check(Data(contentsOf: Self.registryURL)))
-    #expect(registryReport == .init(format: "assistant-registry", cases: 18, failures: []))
+    #expect(registryReport == .init(format: "assistant-registry", cases: 19, failures: []))
     let keys = try JSONDecoder().decode(AssistantKeyVectors.KeyFile.self, from: Data(contentsOf: Self.keyURL))
     #expect(Set(keys.tests.compactMap(\.error)) == ["malformed_key", "bad_checksum"])
     #expect(
@@ -284,6 +293,9 @@ enum AssistantKeyVectorGenerator {
       AssistantKeyVectors.RegistryFile.self, from: Data(contentsOf: Self.registryURL))
     #expect(
       registry.tests.prefix(5).map { $0.error ?? $0.result } == ["valid", "revoked", "valid", "expired", "unknown_key"])
+    // The version-2 line decides the reader (issue 22, item 11), as in verify.
+    #expect(registry.tests[9].damage == "authentication_failed")
+    #expect(registry.tests[18].damage == "unsupported_version")
     #expect(
       Set(registry.tests.dropFirst(5).compactMap(\.damage)) == [
         "authentication_failed", "malformed", "unsupported_version",

@@ -124,6 +124,29 @@ import Testing
     #expect(try V2.decode(try bytes(fixture), key: fixture.key) == [minted.key.id: now])
   }
 
+  /// A verify records nothing in a file it cannot read as version 2 or as
+  /// an authentic version 1: one flipped byte of a version-2 file's version
+  /// line, a newer version, or damage leave the file as it was (issue 22:
+  /// a verify replaced such a file with a version-1 file of one key).
+  @Test func aVerifyLeavesAFileItCannotReadAsItWas() throws {
+    let fixture = try RegistryFixture()
+    let registry = try fixture.open()
+    let minted = try registry.mint(name: "a")
+    _ = try registry.mint(name: "b")
+    var unmarked = try bytes(fixture)
+    #expect(V2.isVersion2(unmarked))
+    unmarked[0] ^= 0x01
+    var newer = LastUsedFormat.encode([minted.key.id: 1_700_000_000], key: fixture.key)
+    newer[33] = UInt8(ascii: "3")
+    var edited = LastUsedFormat.encode([minted.key.id: 1_700_000_000], key: fixture.key)
+    edited[edited.count - 3] ^= 0x01
+    for file in [unmarked, newer, edited] {
+      try write(file, fixture)
+      #expect(try fixture.open().verify(minted.key.testString).name == "a")
+      #expect(try bytes(fixture) == file)
+    }
+  }
+
   /// Verify's search reads at most ⌈log2(n + 1)⌉ slots, finds every slot,
   /// and misses an absent id.
   @Test func theSearchReadsLogarithmicallyManySlots() throws {

@@ -105,6 +105,11 @@ enum LastUsedV2VectorGenerator {
     add(
       "a version-1 file of the same uses is still read",
       LastUsedFormat.encode([ids[0]: Int64(used), ids[2]: Int64(later)], key: integrityKey), search: nil)
+    var unmarked = good
+    unmarked[0] ^= 0x01
+    add(
+      "the version line's first byte changed: read as version 1 and refused; verify records nothing", unmarked,
+      search: 0)
 
     return File(
       format: AssistantKeyVectors.LastUsedFile.format, version: 2,

@@ -47,7 +47,11 @@ struct LastUsedVectorTests {
     add(
       "the right body with a MAC under another key", sealed(header, lines, key: otherKey),
       damage: "authentication_failed")
-    add("version 2 header", sealed("taskkey assistant-key last-used v2", lines), damage: "unsupported_version")
+    // Fixed in issue 22 (item 11): this case said `unsupported_version`,
+    // which only a reader of version 1 alone gives.
+    add(
+      "a version-1 body under the version-2 version line: read as version 2, its header MAC fails",
+      sealed("taskkey assistant-key last-used v2", lines), damage: "authentication_failed")
     add("lines out of id order, re-authenticated", sealed(header, lines.reversed()), damage: "malformed")
     add("the same id twice, re-authenticated", sealed(header, [lines[0], lines[0]]), damage: "malformed")
     add("a leading zero in the time, re-authenticated", sealed(header, ["\(ids[0]) 01800000100"]), damage: "malformed")
@@ -56,6 +60,9 @@ struct LastUsedVectorTests {
     add(
       "CR LF line ends, re-authenticated",
       sealed(header + "\r", lines.map { $0 + "\r" }), damage: "malformed")
+    add(
+      "unknown version 3: neither version line, read as version 1",
+      sealed("taskkey assistant-key last-used v3", lines), damage: "unsupported_version")
     return LastUsedFile(
       format: LastUsedFile.format, version: 1,
       description:
@@ -72,7 +79,7 @@ struct LastUsedVectorTests {
 
   @Test func everyCaseGivesItsStatedOutcomeAndAWrongOneFails() throws {
     let report = try #require(AssistantKeyVectors.check(Data(contentsOf: Self.url)))
-    #expect(report == .init(format: "assistant-last-used", cases: 13, failures: []))
+    #expect(report == .init(format: "assistant-last-used", cases: 14, failures: []))
     var file = try Self.makeFile()
     let firstID = try #require(file.tests[0].lastUsed?.keys.sorted().first)
     file.tests[0].lastUsed?[firstID] = 1

@@ -120,6 +120,19 @@ final class AttachmentVectorGenerationTests: XCTestCase {
     add("chunk 1 spliced from another attachment under the same key", spliced, "chunk_authentication_failed")
     add("one byte appended", sealedShort + [0], "trailing_data")
     add("a copy of the final chunk appended", sealedShort + sealedShort[69...], "trailing_data")
+    // Issue 22, item 13: extended by whole 16,400-byte pieces, or to a whole
+    // number of them; the stream and the random-access reader agree.
+    let junk = { (count: Int) in [UInt8](repeating: 0xa5, count: count) }
+    let finalLength = (sealedThree.count - 69) % 16_400
+    add(
+      "junk appended up to a whole number of 16,400-byte pieces: the final chunk is missing (step 7 first)",
+      sealedThree + junk(16_400 - finalLength), "missing_final_chunk")
+    add("one whole 16,400-byte piece of junk appended", sealedThree + junk(16_400), "trailing_data")
+    add("two whole 16,400-byte pieces of junk appended", sealedThree + junk(32_800), "trailing_data")
+    add(
+      "a copy of chunks 0 and 1 appended after the final chunk",
+      sealedThree + sealedThree[chunk0.lowerBound..<chunk1.upperBound],
+      "trailing_data")
     return AttachmentVectors.File(
       format: AttachmentVectors.format, version: 1,
       description:

@@ -54,6 +54,14 @@ struct PassphraseVectorGenerationTests {
     add(
       "U+0958 x 341 (1023 bytes) decomposes in NFC to 2046 bytes: over the limit",
       Array(repeating: [0xe0, 0xa5, 0x98], count: 341).flatMap { $0 } + [0x0a], error: "passphrase_too_long")
+    // The limit counts the line without its line end (issue 22, item 14).
+    let bytes = { (count: Int) in [UInt8](repeating: 0x61, count: count) }
+    add("1024 bytes (the limit) and CR LF: the CR is part of the line end", bytes(1024) + [0x0d, 0x0a], bytes(1024))
+    add("1024 bytes (the limit) and a CR at the end of input", bytes(1024) + [0x0d], bytes(1024))
+    add("1023 bytes and an LF", bytes(1023) + [0x0a], bytes(1023))
+    add("1023 bytes and CR LF", bytes(1023) + [0x0d, 0x0a], bytes(1023))
+    add("1025 bytes and CR LF", bytes(1025) + [0x0d, 0x0a], error: "passphrase_too_long")
+    add("1024 bytes, a kept CR and CR LF: 1025 bytes", bytes(1024) + [0x0d, 0x0d, 0x0a], error: "passphrase_too_long")
     return PassphraseVectorFile(
       description:
         "How a passphrase becomes the bytes Argon2id reads (docs/formats/vault-file.md, 'Passphrase bytes'), "

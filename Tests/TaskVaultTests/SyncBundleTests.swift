@@ -53,7 +53,8 @@ struct SyncBundleTests {
     let (laptop, phone) = try twoDevices()
     let sealed = try SealedValue.seal("from the laptop", using: try laptop.noteKeyring(), context: "note/7/body")
     let report = try phone.importSyncBundle(
-      try laptop.exportSyncBundle(passphrase: secret("shared pass")), passphrase: secret("shared pass"))
+      try laptop.exportSyncBundle(passphrase: secret("shared pass")), passphrase: secret("shared pass"),
+      primary: .keep)
     let laptopID = try laptop.noteKeyring().primaryID
     let phoneID = try phone.noteKeyring().primaryID
     #expect(report.addedKeyIDs == [laptopID])
@@ -69,11 +70,11 @@ struct SyncBundleTests {
     let laptopKeys = try laptop.noteKeyring()
     let phoneBefore = try phone.noteKeyring()
     let bundle = try laptop.exportSyncBundle(passphrase: secret("shared pass"))
-    _ = try phone.importSyncBundle(bundle, passphrase: secret("shared pass"))
-    let again = try phone.importSyncBundle(bundle, passphrase: secret("shared pass"))
+    _ = try phone.importSyncBundle(bundle, passphrase: secret("shared pass"), primary: .keep)
+    let again = try phone.importSyncBundle(bundle, passphrase: secret("shared pass"), primary: .keep)
     #expect(again.addedKeyIDs.isEmpty)
     #expect(again.unchangedKeyIDs == laptopKeys.ids)
-    let adopted = try phone.importSyncBundle(bundle, passphrase: secret("shared pass"), adoptPrimary: true)
+    let adopted = try phone.importSyncBundle(bundle, passphrase: secret("shared pass"), primary: .adopt)
     #expect(adopted.primaryID == laptopKeys.primaryID)
     let after = try phone.noteKeyring()
     #expect(Set(after.ids) == Set(phoneBefore.ids + laptopKeys.ids))

@@ -60,17 +60,22 @@ final class TestMachine: @unchecked Sendable {
 }
 
 /// The real file system, except that the `failOn` step fails once with EIO
-/// after `skip` earlier calls of that step (through TaskSystem's seam).
+/// after `skip` earlier calls of that step (through TaskSystem's seam); or,
+/// with `persistent`, fails every time with `code` for paths under `under`
+/// (a full disk, or one without inodes).
 final class FaultyFileSystem: @unchecked Sendable {
   var failOn: FileStep?
   var skip = 0
-  private(set) lazy var seam = FaultInjectingFileSystem { [unowned self] step, _ in
-    guard step == self.failOn else { return nil }
+  var code = EIO
+  var persistent = false
+  var under: String?
+  private(set) lazy var seam = FaultInjectingFileSystem { [unowned self] step, path in
+    guard step == self.failOn, self.under.map({ path.hasPrefix($0 + "/") }) ?? true else { return nil }
     if self.skip > 0 {
       self.skip -= 1
       return nil
     }
-    self.failOn = nil
-    return EIO
+    if !self.persistent { self.failOn = nil }
+    return self.code
   }
 }

@@ -138,6 +138,20 @@ struct UnlockSessionVectorGenerationTests {
     add(
       "step 8: a DWK that MK_1 does not derive, sealed consistently",
       session: try session(vaultID: vaultID, digest: digest, wrap: bytes(0xd0, 32)), locked: "session_inconsistent")
+    // The .next key file passes the same checks as the key file (step 5).
+    add(
+      "step 5: no key file and a .next of another boot", keyFile: nil, next: keyFile(bootID: otherBoot),
+      locked: "session_key_gone")
+    add("step 5: no key file and a .next of 57 bytes", keyFile: nil, next: keyFile() + [0], locked: "session_key_gone")
+    add(
+      "step 5: no key file and a .next with another magic", keyFile: nil, next: keyFile(magic: "TKSESKEX"),
+      locked: "session_key_gone")
+    add(
+      "step 6: an older key file and a .next of another boot holding the right key: only the key file is usable",
+      keyFile: keyFile(key: otherSessionKey), next: keyFile(bootID: otherBoot), locked: "session_key_mismatch")
+    add(
+      "step 2: a session file of 4096 bytes beginning with a good session", session: good + bytes(0, 4096 - 182),
+      locked: "not_unlocked")
     return .init(
       format: UnlockSessionVectors.format, version: UnlockSessionVectors.version,
       description:
@@ -158,7 +172,7 @@ struct UnlockSessionVectorGenerationTests {
   @Test func everyCaseGivesItsOutcomeAndAWrongExpectationFails() throws {
     let result = try #require(try UnlockSessionVectors.check(JSONEncoder().encode(Self.makeFile())))
     #expect(result.failures.isEmpty, "\(result.failures)")
-    #expect(result.cases == 26)
+    #expect(result.cases == 31)
     var broken = try Self.makeFile()
     broken.tests[0].notAfter = 1
     broken.tests[4].reason = "expired"

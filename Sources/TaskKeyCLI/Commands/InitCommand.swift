@@ -90,7 +90,7 @@ struct InitCommand: Command {
     if let bundleBytes {
       // The bundle's keys and primary become this vault's: both devices
       // then seal under the same primary key.
-      let report = try vault.importSyncBundle(bundleBytes, passphrase: secret, adoptPrimary: true)
+      let report = try vault.importSyncBundle(bundleBytes, passphrase: secret, primary: .adopt)
       try vault.updateNoteKeyring { keyring in
         for id in keyring.ids where !report.addedKeyIDs.contains(id) && !report.unchangedKeyIDs.contains(id) {
           try keyring.retire(id)

@@ -144,20 +144,11 @@ struct SyncImportCommand: Command {
       : try ProcessIO.readFile(path, limit: SyncCommand.bundleByteLimit)
     // Say "locked" before asking for a passphrase that could not be used.
     if case .locked(let reason) = try vault.status().lockState { throw TaskVaultError.locked(reason: reason) }
-    let known = try vault.noteKeyring().ids
     try passphrase.checkAvailable()
     let secret = try passphrase.read(prompt: "Passphrase of the vault that exported the bundle: ")
     streams.terminalNote("Checking the bundle (Argon2id)...")
-    let automatic = !keepPrimary && !adoptPrimary
-    let primary = try withBundlePassphrase { try Vault.checkSyncBundle(bundle, passphrase: secret).primaryID }
-    let adopt = automatic ? !known.contains(primary) : adoptPrimary
-    let report: SyncImportReport
-    do {
-      report = try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: adopt)
-    } catch TaskVaultError.retiredKey where automatic && adopt {
-      // The bundle's primary was retired here: it stays retired, ours stays primary.
-      report = try vault.importSyncBundle(bundle, passphrase: secret, adoptPrimary: false)
-    }
+    let choice: SyncPrimaryChoice = adoptPrimary ? .adopt : keepPrimary ? .keep : .automatic
+    let report = try withBundlePassphrase { try vault.importSyncBundle(bundle, passphrase: secret, primary: choice) }
     let output = Report(
       addedKeys: report.addedKeyIDs.map(\.hex), unchangedKeys: report.unchangedKeyIDs.map(\.hex),
       retiredKeys: report.retiredKeyIDs.map(\.hex), refusedRetiredKeys: report.refusedRetiredKeyIDs.map(\.hex),

@@ -45,13 +45,16 @@ enum ProcessIO {
 
   /// Reads up to a newline (when `firstLine`, one byte at a time so nothing
   /// after the line is taken, and one CR before it dropped) or the end,
-  /// into locked memory.
+  /// into locked memory. The limit counts the line without its line end:
+  /// `limit` bytes followed by CR LF (or by a CR at the end) are accepted.
   ///
   /// - Throws: `SystemError` for the read, `tooLong()` above `limit`.
   static func readLimited(_ input: FileDescriptor, limit: Int, firstLine: Bool, tooLong: () -> Error) throws
     -> SecureBytes
   {
-    let buffer = try SecureBytes(zeroedCount: limit + 1)
+    // A line may hold one byte more than the limit: the CR of a CR LF.
+    let capacity = firstLine ? limit + 1 : limit
+    let buffer = try SecureBytes(zeroedCount: capacity + 1)
     var length = 0
     try buffer.withUnsafeMutableBytes { out in
       while true {
@@ -64,12 +67,15 @@ enum ProcessIO {
           break
         }
         length += count
-        if length > limit { throw tooLong() }
+        // Past the limit only by a CR that may still turn out to end the line.
+        let pendingCR = firstLine && length == limit + 1 && out[limit] == UInt8(ascii: "\r")
+        if length > limit && !pendingCR { throw tooLong() }
       }
       // A line ends with LF or CR LF: a file written on another system gives
       // the same passphrase (docs/formats/vault-file.md).
       if firstLine && length > 0 && out[length - 1] == UInt8(ascii: "\r") { length -= 1 }
     }
+    guard length <= limit else { throw tooLong() }
     return try buffer.withUnsafeBytes { try SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
   }
 }
