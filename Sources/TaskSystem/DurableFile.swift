@@ -103,7 +103,7 @@ extension FileSystem {
     }
   }
 
-  /// Replaces `path` with `contents`; see `replace(_:contents:temporary:previous:confirm:)`.
+  /// Replaces `path` with `contents`; see `replace(_:contents:temporary:previous:confirm:beforeRename:)`.
   public func replace(_ path: String, contents: [UInt8], temporary: String? = nil) throws {
     try contents.withUnsafeBytes { try replace(path, contents: $0, temporary: temporary) }
   }

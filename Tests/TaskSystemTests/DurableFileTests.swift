@@ -42,6 +42,40 @@ struct DurableFileTests {
     #expect(text(home.path("created")) == "made")
   }
 
+  /// `beforeRename` runs only once the new contents are staged: a full
+  /// disk fails before it, and its own failure leaves the old file and no
+  /// temporary file.
+  @Test func beforeRenameRunsOnlyOnceTheNewContentsAreStaged() throws {
+    let home = try TemporaryDirectory()
+    let path = home.path("file")
+    let fs = FaultInjectingFileSystem()
+    try fs.replace(path, contents: Array("old".utf8))
+    struct Refused: Error {}
+    for step in [FileStep.createExclusive, .write, .fsync] {
+      fs.fault = { failing, _ in failing == step ? ENOSPC : nil }
+      var ran = false
+      #expect(throws: SystemError.self) {
+        try Array("new".utf8).withUnsafeBytes { try fs.replace(path, contents: $0, beforeRename: { ran = true }) }
+      }
+      #expect(!ran, "step \(step)")
+    }
+    fs.fault = nil
+    var staged: String?
+    #expect(throws: Refused.self) {
+      try Array("new".utf8).withUnsafeBytes {
+        try fs.replace(
+          path, contents: $0,
+          beforeRename: {
+            staged = text(home.path("file.tmp"))
+            throw Refused()
+          })
+      }
+    }
+    #expect(staged == "new")
+    #expect(text(path) == "old")
+    #expect(!FileStatus.exists(home.path("file.tmp")))
+  }
+
   @Test func aFailedConfirmationPutsThePreviousGenerationBack() throws {
     let home = try TemporaryDirectory()
     let path = home.path("file")
