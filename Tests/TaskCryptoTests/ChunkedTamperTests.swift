@@ -117,16 +117,47 @@ final class ChunkedTamperTests: XCTestCase {
     assertBoth(bytes, .chunkAuthenticationFailed(chunkIndex: 1), released: Chunked.chunk)
   }
 
+  /// A whole chunk's failure waits for the input's length (step 7 before
+  /// step 8, issue 22): `update` releases nothing from the failed chunk
+  /// on, `finish` reports the failure, and every later call repeats it.
   func testAFailedStreamKeepsFailing() throws {
     var bytes = sealed
     bytes[at(1)] ^= 1
     let opener = try ChunkedEncryption.Opener(key: key, context: Array("ctx".utf8))
-    XCTAssertThrowsError(try opener.update(bytes) { _ in })
+    var released = 0
+    try opener.update(bytes) { released += $0.count }
+    XCTAssertEqual(released, Chunked.chunk)
+    XCTAssertThrowsError(try opener.finish { released += $0.count }) {
+      XCTAssertEqual($0 as? TaskCryptoError, .chunkAuthenticationFailed(chunkIndex: 1))
+    }
     XCTAssertThrowsError(try opener.update([UInt8]()) { _ in }) {
       XCTAssertEqual($0 as? TaskCryptoError, .chunkAuthenticationFailed(chunkIndex: 1))
     }
     XCTAssertThrowsError(try opener.finish { _ in }) {
       XCTAssertEqual($0 as? TaskCryptoError, .chunkAuthenticationFailed(chunkIndex: 1))
+    }
+    XCTAssertEqual(released, Chunked.chunk)
+  }
+
+  /// The length comes first (step 7): a file padded to a whole number of
+  /// chunks is `missingFinalChunk` for the stream as for random access,
+  /// although its last whole chunk fails (issue 22, item 13: the stream
+  /// said `trailingData`).
+  func testAFilePaddedToWholeChunksIsMissingItsFinalChunkForBothReaders() throws {
+    let finalLength = (sealed.count - ChunkedEncryption.headerByteCount) % ChunkedEncryption.sealedChunkByteCount
+    let padded = sealed + [UInt8](repeating: 0xa5, count: ChunkedEncryption.sealedChunkByteCount - finalLength)
+    let chunks = UInt64((padded.count - ChunkedEncryption.headerByteCount) / ChunkedEncryption.sealedChunkByteCount)
+    XCTAssertEqual(Chunked.stream(padded, key: key).1, .missingFinalChunk(chunkIndex: chunks))
+    XCTAssertEqual(Chunked.randomAccessError(padded, key: key), .missingFinalChunk(chunkIndex: chunks))
+    // Whole chunks appended after the real end: trailing data for both.
+    for count in 1...3 {
+      let extended = sealed + [UInt8](repeating: 0xa5, count: count * ChunkedEncryption.sealedChunkByteCount)
+      guard case .trailingData? = Chunked.stream(extended, key: key).1 else {
+        return XCTFail("stream, \(count) chunks appended")
+      }
+      guard case .trailingData? = Chunked.randomAccessError(extended, key: key) else {
+        return XCTFail("random access, \(count) chunks appended")
+      }
     }
   }
 
