@@ -11,9 +11,9 @@ injection, and checks after every run that
     the next command completes or refuses (it never accepts a revoked key);
   - no temporary file is left behind once the next write has run.
 
-After the sweep, a full disk and signals, two fixed drills run
-(crashtest_drills.py): a squatted /dev/shm/taskkey-<uid> and a restore
-drill beside the live vault.
+After the sweep, a full disk and signals, three fixed drills run
+(crashtest_drills.py): a squatted /dev/shm/taskkey-<uid>, a restore
+drill beside the live vault, and every write command with no inode left.
 
     crashtest.py BINARY [--quick] [--json FILE]
 
@@ -326,9 +326,12 @@ class Harness:
                     if os.path.exists(filler):
                         os.unlink(filler)
                     if name != "restore":
+                        # A copy has its own session (another directory
+                        # inode): unlocked as the sweep's homes are.
                         shutil.copytree(self.template, home, symlinks=True)
-                        if name == "unlock":
-                            self.run(home, ["lock"])
+                        self.run(home, ["lock"])
+                        if name != "unlock":
+                            self.must(home, ["unlock", "--passphrase-file", self.passfile("old")])
                     free = os.statvfs(mount)
                     with open(filler, "wb") as handle:
                         handle.write(b"\0" * max(0, free.f_bavail * free.f_frsize - room))
@@ -392,6 +395,7 @@ def main():
         harness.signals(quick)
         crashtest_drills.squatting(harness)
         crashtest_drills.restore_drill(harness)
+        crashtest_drills.no_inodes(harness)
         for home in ("template", "trial", "count", "squat", "live", "drill"):
             harness.run(os.path.join(root, home), ["lock"])
     seconds = time.time() - started

@@ -1,5 +1,5 @@
-"""The crash harness's two fixed drills (issue 11 cases 3 and 4), run in
-both the quick and the full mode of scripts/crashtest.py:
+"""The crash harness's fixed drills (issue 11 cases 3 and 4, issue 22), run
+in both the quick and the full mode of scripts/crashtest.py:
 
   - squatting: in a private mount namespace with an empty /dev/shm, another
     user (uid 65534) takes /dev/shm/taskkey-<uid> first, as a directory, a
@@ -9,7 +9,12 @@ both the quick and the full mode of scripts/crashtest.py:
     user) and unshare; skipped, saying why, otherwise.
   - restore drill: a backup restored into a second home and unlocked and
     locked there leaves the live vault unlocked and readable.
+  - no inode left: every write command runs on a tmpfs whose inodes are all
+    in use; one that fails must leave every file of the vault as it was
+    (issue 22: a failed `passphrase` rewrote unlock.session). Needs mount;
+    skipped, saying why, otherwise.
 """
+import errno
 import os
 import shutil
 import subprocess
@@ -94,3 +99,59 @@ def restore_drill(harness):
     if harness.run(drill, ["item", "get", "keep/sync"])[0] != 14:
         harness.fail(label, "the locked copy still reads")
     harness.run(live, ["lock"])
+
+
+def vault_files(home):
+    """Every file under `home`: relative path -> (bytes, inode)."""
+    files = {}
+    for directory, _, names in os.walk(home):
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.isfile(path) and not os.path.islink(path):
+                with open(path, "rb") as handle:
+                    files[os.path.relpath(path, home)] = (handle.read(), os.lstat(path).st_ino)
+    return files
+
+
+def no_inodes(harness):
+    mount = os.path.join(harness.root, "no-inodes")
+    os.mkdir(mount, 0o700)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m,nr_inodes=400,mode=0700", "tmpfs", mount],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        reason = done.stderr.strip() or "mount failed"
+        print(f"crashtest: no-inode drill skipped: cannot mount a tmpfs ({reason})", flush=True)
+        harness.skipped.append(f"no-inodes: {reason}")
+        return
+    home, filler = os.path.join(mount, "home"), os.path.join(mount, "filler")
+    try:
+        for name, arguments, stdin, effect in harness.commands():
+            label = f"{name} / no inode left"
+            shutil.rmtree(home, ignore_errors=True)
+            shutil.rmtree(filler, ignore_errors=True)
+            if name != "restore":
+                # A copy has its own session (another directory inode):
+                # unlocked as the sweep's homes are, except for unlock.
+                shutil.copytree(harness.template, home, symlinks=True)
+                harness.run(home, ["lock"])
+                if name != "unlock":
+                    harness.must(home, ["unlock", "--passphrase-file", harness.passfile("old")])
+            os.mkdir(filler)
+            try:
+                for index in range(100000):
+                    open(os.path.join(filler, str(index)), "wb").close()
+            except OSError as error:
+                if error.errno != errno.ENOSPC:
+                    raise
+            before = vault_files(home)
+            code, _, err = harness.run(home, arguments, stdin)
+            harness.runs += 1
+            after = vault_files(home)
+            shutil.rmtree(filler)
+            if code != 0 and after != before:
+                changed = sorted(set(before) ^ set(after) | {n for n in before if before[n] != after.get(n)})
+                harness.fail(label, f"failed (exit {code}) and changed {', '.join(changed)}")
+            harness.check(label, name, home, code, err, effect)
+    finally:
+        harness.run(home, ["lock"])
+        subprocess.run(["umount", mount], capture_output=True)
