@@ -23,6 +23,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case vaultNotFound = 16
   /// `keys --check KID`: the database still uses the key; run `tasker rewrap`.
   case keyInUse = 17
+  /// The vault's primary note key changed while a value was sealed
+  /// (`taskkey rotate` during the command); nothing was stored.
+  case keyChanged = 18
   /// The assistant key is malformed (as `taskkey`).
   case assistantKeyMalformed = 20
   /// The assistant key's checksum does not match (as `taskkey`).
@@ -75,6 +78,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .vaultFailure: return "the TaskKey vault failed (damaged, altered, permissions)"
     case .vaultNotFound: return "no TaskKey vault; run 'taskkey init' or set TASKKEY_HOME"
     case .keyInUse: return "keys --check: the database still uses the key; run 'tasker rewrap'"
+    case .keyChanged: return "the primary note key changed during the command; nothing stored, run it again"
     case .assistantKeyMalformed: return "assistant key malformed: not 'tk_' and 49 letters and digits"
     case .assistantKeyChecksum: return "assistant key checksum mismatch: mistyped or cut short"
     case .assistantKeyUnknown: return "unknown assistant key"
@@ -123,6 +127,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .fileAccess: return .ioError
     case .attachmentRefused: return .dataError
     case .protectionSettingsUnreadable: return .vaultFailure
+    case .noteKeyChanged: return .keyChanged
+    case .receiptInvalid: return .dataError
     }
   }
 

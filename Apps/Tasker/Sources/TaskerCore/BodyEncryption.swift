@@ -35,6 +35,8 @@ public struct RewrapReport: Sendable, Equatable, Codable {
   /// so no body under an older key remains in the database file or
   /// `-wal`; false when another process's read transaction kept the log.
   public var logTruncated = false
+  /// Queued calls' arguments moved to the primary key (`rewrapApprovalArguments`).
+  public var approvalArgumentsRewrapped = 0
 }
 
 /// The two tables that hold sealed bodies, and how each names its context.
@@ -85,7 +87,9 @@ extension TaskStore {
     batchSize: Int = 5000, afterBatch: (EncryptionReport) -> Void = { _ in }
   ) throws -> EncryptionReport {
     try Self.check(batchSize: batchSize)
-    let keyring = try sealer.keyring()
+    _ = try sealer.keyring()
+    // Confirmed current in each batch's transaction (the first row it seals), reset after the commit.
+    var keyring: Keyring?
     try setBodyEncryption(true)
     var report = EncryptionReport()
     for body in BodyColumn.allCases {
@@ -99,18 +103,22 @@ extension TaskStore {
           return nil
         }
         let context = body.context(id)
+        let current = try keyring ?? sealer.currentKeyring()
+        keyring = current
         do {
-          let sealed = try SealedValue.seal(value, using: keyring, context: context)
+          let sealed = try SealedValue.seal(value, using: current, context: context)
           report.sealed += 1
           return sealed
         } catch let error as TaskCryptoError {
           throw TaskerError.sealingFailed(record: context, cause: error)
         }
       } afterBatch: {
+        keyring = nil
         report.batches += 1
         afterBatch(report)
       }
     }
+    report.sealed += try encryptApprovalArguments()
     report.logTruncated = try connection.truncateLog()
     return report
   }

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TaskCrypto
 
 /// One receipt of the assistant gate: who did what, when, what the gate
 /// decided, and how to undo it. Receipts are append-only: the database
@@ -116,9 +117,6 @@ extension TaskStore {
     );
     """
 
-  private static let receiptColumns =
-    "id, at, actor, key_id, assistant, tool, decision, target, summary, undo, undoes, approval"
-
   /// Runs `body` in one transaction with every write it makes: an action
   /// and its receipt are committed together or not at all.
   ///
@@ -153,29 +151,55 @@ extension TaskStore {
     return stored
   }
 
-  /// The newest receipts first.
+  /// The newest receipts first, each checked against receipt.md.
   ///
   /// - Parameter limit: the most to return.
-  /// - Throws: `TaskerError.database`.
+  /// - Throws: `TaskerError.receiptInvalid` naming the first receipt that
+  ///   breaks a rule (none is returned then), `.database`.
   public func receipts(limit: Int = 100) throws -> [GateReceipt] {
-    try connection.prepare("SELECT \(Self.receiptColumns) FROM gate_receipts ORDER BY id DESC LIMIT ?")
-      .rows([.integer(Int64(max(0, limit)))], Self.receipt)
+    try checkedReceipts("ORDER BY id DESC LIMIT ?", [.integer(Int64(max(0, limit)))])
   }
 
-  /// One receipt, or nil when there is none with this id.
+  /// One receipt, checked, or nil when there is none with this id.
   ///
-  /// - Throws: `TaskerError.database`.
+  /// - Throws: `TaskerError.receiptInvalid`, `.database`.
   public func receipt(id: Int64) throws -> GateReceipt? {
-    try connection.prepare("SELECT \(Self.receiptColumns) FROM gate_receipts WHERE id = ?")
-      .first([.integer(id)], Self.receipt)
+    try checkedReceipts("WHERE id = ?", [.integer(id)]).first
   }
 
-  /// The receipt that undid receipt `id`, if any.
+  /// The receipt that undid receipt `id`, checked, if any.
   ///
-  /// - Throws: `TaskerError.database`.
+  /// - Throws: `TaskerError.receiptInvalid`, `.database`.
   public func receipt(undoing id: Int64) throws -> GateReceipt? {
-    try connection.prepare("SELECT \(Self.receiptColumns) FROM gate_receipts WHERE undoes = ?")
-      .first([.integer(id)], Self.receipt)
+    try checkedReceipts("WHERE undoes = ?", [.integer(id)]).first
+  }
+
+  /// Every column's storage class as the format needs it, as one 0/1 column.
+  private static let receiptTypes = """
+    typeof(at) = 'integer' AND typeof(actor) = 'text' AND typeof(key_id) IN ('text', 'null')
+    AND typeof(assistant) IN ('text', 'null') AND typeof(tool) = 'text' AND typeof(decision) = 'text'
+    AND typeof(target) = 'text' AND typeof(summary) = 'text' AND typeof(undo) IN ('text', 'null')
+    AND typeof(undoes) IN ('integer', 'null') AND typeof(approval) IN ('integer', 'null')
+    """
+
+  /// Receipts read and checked row by row: a row the schema-4 rebuild
+  /// refused, a value of the wrong type or a broken rule is an error
+  /// naming the receipt, never a receipt.
+  private func checkedReceipts(_ clause: String, _ values: [SQLValue]) throws -> [GateReceipt] {
+    let refused = try connection.prepare("SELECT min(id) FROM gate_receipts_refused").first { $0.optionalInteger(0) }
+    if let refused = refused ?? nil {
+      throw TaskerError.receiptInvalid(id: refused, reason: "it broke a rule of receipt.md when the table was rebuilt")
+    }
+    return try connection.prepare(
+      "SELECT \(Self.receiptColumns), \(Self.receiptTypes) FROM gate_receipts \(clause)"
+    ).rows(values) { row in
+      let receipt = Self.receipt(row)
+      guard row.integer(12) == 1 else {
+        throw TaskerError.receiptInvalid(id: receipt.id, reason: "a column holds a value of the wrong type")
+      }
+      try receipt.check()
+      return receipt
+    }
   }
 
   /// How many calls of a key were run (allowed, or approved and run) at
@@ -224,28 +248,33 @@ extension TaskStore {
     ).rows([], Self.approval)
   }
 
-  /// One approval with its arguments opened, or nil when there is none.
+  /// One approval, or nil when there is none; its arguments opened when
+  /// `openingArguments` (else empty, and no key is needed: a denial never
+  /// opens them).
   ///
   /// - Throws: the key source's errors, `TaskerError.sealedBodyUnreadable`,
   ///   `.database`.
-  public func approval(id: Int64) throws -> GateApproval? {
+  public func approval(id: Int64, openingArguments: Bool = true) throws -> GateApproval? {
+    let arguments = openingArguments ? "arguments" : "''"
     guard
       var found = try connection.prepare(
-        "SELECT id, at, key_id, assistant, tool, arguments, reason, summary, status FROM gate_approvals WHERE id = ?"
+        "SELECT id, at, key_id, assistant, tool, \(arguments), reason, summary, status FROM gate_approvals WHERE id = ?"
       ).first([.integer(id)], Self.approval)
     else { return nil }
-    found.arguments = try sealer.open(found.arguments, context: Self.approvalContext(id))
+    if openingArguments { found.arguments = try sealer.open(found.arguments, context: Self.approvalContext(id)) }
     return found
   }
 
-  /// Moves a pending approval to `approved` or `denied`.
+  /// Moves a pending approval to `approved` or `denied` and drops its
+  /// arguments, which nothing needs any more (the receipt keeps the
+  /// summary), so no key has to open or keep them.
   ///
   /// - Returns: false when it was no longer pending (nothing changed).
   /// - Throws: `TaskerError.database`.
   public func resolveApproval(id: Int64, approved: Bool) throws -> Bool {
     try connection.transaction {
       try connection.prepare(
-        "UPDATE gate_approvals SET status = ?, resolved_at = ? WHERE id = ? AND status = 'pending'"
+        "UPDATE gate_approvals SET status = ?, resolved_at = ?, arguments = '' WHERE id = ? AND status = 'pending'"
       ).run([.text(approved ? "approved" : "denied"), .integer(Self.now()), .integer(id)])
       return connection.changes == 1
     }
@@ -282,7 +311,7 @@ extension TaskStore {
     try setSetting("gate." + name, value)
   }
 
-  private static func approvalContext(_ id: Int64) -> String { "approval/\(id)/arguments" }
+  static func approvalContext(_ id: Int64) -> String { "approval/\(id)/arguments" }
 
   private static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
 

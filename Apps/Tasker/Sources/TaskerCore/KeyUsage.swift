@@ -10,6 +10,8 @@ public struct KeyUsage: Sendable, Equatable, Codable {
   public var pageBodies = 0
   /// Attachment files sealed by it.
   public var attachments = 0
+  /// Arguments of calls in the gate's approval queue sealed by it.
+  public var approvalArguments = 0
 }
 
 /// One sealed value and where it lives, for `taskkey retire --input`.
@@ -73,6 +75,7 @@ extension TaskStore {
       entry.attachments += 1
       usage[keyID.hex] = entry
     }
+    try countApprovalArguments(into: &usage, report: &report)
     report.keys = usage.values.sorted { $0.keyID < $1.keyID }
     return report
   }
@@ -93,5 +96,6 @@ extension TaskStore {
         return true
       }
     }
+    for record in try approvalSealedRecords() { try each(record) }
   }
 }

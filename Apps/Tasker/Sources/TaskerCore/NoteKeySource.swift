@@ -6,7 +6,10 @@ import TaskVault
 ///
 /// The store asks only when it must seal or open a body, and at most once
 /// per store: listing tasks, reading titles and writing plain fields need
-/// no key, so they work while the vault is locked.
+/// no key, so they work while the vault is locked. A long-running store
+/// (the assistant gate, a large attachment) asks again when the source's
+/// revision says the keyring changed, so it never seals under a key that
+/// `taskkey rotate` replaced.
 public protocol NoteKeySource {
   /// The note keyring: the primary key seals, every key opens.
   ///
@@ -17,6 +20,29 @@ public protocol NoteKeySource {
   /// vault), or nil when it keeps none (a bare keyring: the store then
   /// keeps them in memory for its life). Never the database itself.
   var protectionRecords: (any ProtectionRecords)? { get }
+
+  /// The keyring with the revision of the state it was read from, or nil
+  /// as revision when the source has none (then every check reads the
+  /// keyring again).
+  ///
+  /// - Throws: as `noteKeyring()`.
+  func noteKeyringWithRevision() throws -> (keyring: Keyring, revision: VaultRevision?)
+
+  /// The revision of the keyring now, read without unwrapping any key, or
+  /// nil when the source has none.
+  ///
+  /// - Throws: `TaskerError.vaultNotFound`, `.vault`.
+  func noteKeyringRevision() throws -> VaultRevision?
+}
+
+extension NoteKeySource {
+  /// The keyring without a revision: every check reads it again.
+  public func noteKeyringWithRevision() throws -> (keyring: Keyring, revision: VaultRevision?) {
+    (try noteKeyring(), nil)
+  }
+
+  /// No revision: every check reads the keyring again.
+  public func noteKeyringRevision() throws -> VaultRevision? { nil }
 }
 
 /// A keyring the caller already holds (an app that manages keys itself).
@@ -50,9 +76,30 @@ public struct VaultKeySource: NoteKeySource {
   ///   there), `.vaultLocked` (not unlocked since boot, locked, or expired),
   ///   `.vault` for anything else the vault reports.
   public func noteKeyring() throws -> Keyring {
+    try vaultCall { try $0.noteKeyring() }
+  }
+
+  /// Opens the vault and reads its note keyring with the revision of
+  /// `vault.tkv` it came from (`Vault.noteKeyringWithRevision()`).
+  ///
+  /// - Throws: as `noteKeyring()`.
+  public func noteKeyringWithRevision() throws -> (keyring: Keyring, revision: VaultRevision?) {
+    let (keyring, revision) = try vaultCall { try $0.noteKeyringWithRevision() }
+    return (keyring, revision)
+  }
+
+  /// The revision of `vault.tkv` now (`Vault.revision()`): one small file
+  /// read, no key unwrapped.
+  ///
+  /// - Throws: `TaskerError.noVaultLocation`, `.vaultNotFound`, `.vault`.
+  public func noteKeyringRevision() throws -> VaultRevision? {
+    try vaultCall { try $0.revision() }
+  }
+
+  private func vaultCall<Result>(_ body: (Vault) throws -> Result) throws -> Result {
     guard let directory else { throw TaskerError.noVaultLocation }
     do {
-      return try Vault(at: directory).noteKeyring()
+      return try body(try Vault(at: directory))
     } catch let error as TaskVaultError {
       switch error {
       case .locked(let reason): throw TaskerError.vaultLocked(reason: reason)
@@ -63,29 +110,74 @@ public struct VaultKeySource: NoteKeySource {
   }
 }
 
-/// Seals and opens bodies for one store, asking the key source once.
+/// Seals and opens bodies for one store, asking the key source once and
+/// then only when its revision changed.
+///
+/// The rule that keeps every acknowledged write off a retired key: a
+/// value is sealed inside the write transaction that stores it (SQLite's
+/// write lock, which `tasker rewrap` takes too), under a keyring confirmed
+/// current in that transaction. A commit then either precedes rewrap's
+/// scan, which reseals it, or its check saw the rotation that came before
+/// rewrap and sealed under the new primary key.
 final class BodySealer {
   private let source: NoteKeySource
-  private var cached: Keyring?
+  private var cached: (keyring: Keyring, revision: VaultRevision?)?
 
   init(source: NoteKeySource) {
     self.source = source
   }
 
-  /// The keyring, read from the source on first use.
+  /// The keyring, read from the source on first use (not confirmed again).
   func keyring() throws -> Keyring {
-    if let cached { return cached }
-    let keyring = try source.noteKeyring()
-    cached = keyring
-    return keyring
+    if let cached { return cached.keyring }
+    let read = try source.noteKeyringWithRevision()
+    cached = read
+    return read.keyring
   }
 
-  /// Seals `text` for `context`; an empty text stays empty.
+  /// The source's current keyring: the one held when the source's
+  /// revision is unchanged (one cheap read), else read again. Call it
+  /// inside the write transaction whose values it seals.
+  ///
+  /// - Throws: the key source's errors.
+  func currentKeyring() throws -> Keyring {
+    if let cached, let revision = cached.revision, try source.noteKeyringRevision() == revision {
+      return cached.keyring
+    }
+    let read = try source.noteKeyringWithRevision()
+    cached = read
+    return read.keyring
+  }
+
+  /// Confirms that `keyID` is still the source's primary key, for a value
+  /// sealed before the transaction that stores it (an attachment file).
+  ///
+  /// - Throws: `TaskerError.noteKeyChanged` naming `record` when the
+  ///   primary key is another one now (the caller stores nothing); the key
+  ///   source's errors.
+  func requirePrimary(_ keyID: KeyID, record: String) throws {
+    let primary = try currentKeyring().primaryID
+    guard primary == keyID else {
+      throw TaskerError.noteKeyChanged(record: record, sealedWith: keyID.hex, primary: primary.hex)
+    }
+  }
+
+  /// Seals `text` for `context` under the current primary key (confirmed
+  /// with `currentKeyring()`); an empty text stays empty. Call it inside the
+  /// write transaction that stores the value.
   ///
   /// - Throws: the key source's errors, `TaskerError.sealingFailed`.
   func seal(_ text: String, context: String) throws -> String {
     guard !text.isEmpty else { return text }
-    let keyring = try keyring()
+    return try seal(text, context: context, using: try currentKeyring())
+  }
+
+  /// Seals `text` under `keyring`, which the caller confirmed current in
+  /// this transaction (`currentKeyring()`), for a batch of values.
+  ///
+  /// - Throws: `TaskerError.sealingFailed`.
+  func seal(_ text: String, context: String, using keyring: Keyring) throws -> String {
+    guard !text.isEmpty else { return text }
     do {
       return try SealedValue.seal(text, using: keyring, context: context)
     } catch let error as TaskCryptoError {
@@ -94,13 +186,18 @@ final class BodySealer {
   }
 
   /// Opens a stored body: a plain value comes back unchanged without any
-  /// key; a sealed one needs the key that sealed it.
+  /// key; a sealed one needs the key that sealed it (a key the held keyring
+  /// lacks makes the sealer read the current keyring first, so a
+  /// long-running store opens bodies a rotation and rewrap moved).
   ///
   /// - Throws: the key source's errors, `TaskerError.sealedBodyUnreadable`
   ///   (never the ciphertext as text).
   func open(_ stored: String, context: String) throws -> String {
     guard SealedValue.isSealed(stored) else { return stored }
-    let keyring = try keyring()
+    var keyring = try keyring()
+    if let keyID = try? SealedValue.keyID(of: stored), keyring.key(for: keyID) == nil {
+      keyring = try currentKeyring()
+    }
     do {
       return try SealedValue.open(stored, using: keyring, context: context)
     } catch let error as TaskCryptoError {

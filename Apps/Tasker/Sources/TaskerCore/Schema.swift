@@ -59,6 +59,8 @@ enum Schema {
     """,
     // Version 3: the assistant gate's receipts and approval queue (GateLedger.swift).
     TaskStore.gateLedgerMigration,
+    // Version 4: gate_receipts rebuilt with every rule of receipt.md, rows checked (GateLedgerSchema.swift).
+    TaskStore.receiptRulesMigration,
   ]
 
   /// The version this build writes.

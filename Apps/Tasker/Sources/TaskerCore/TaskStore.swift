@@ -159,6 +159,8 @@ public final class TaskStore {
     if sealing { _ = try sealer.keyring() }
     let created = Self.now()
     return try connection.transaction { () -> [Int64] in
+      // Confirmed inside the write lock, which rewrap takes too: never a key rewrap has moved away from.
+      let keyring = sealing && drafts.contains(where: { !$0.notes.isEmpty }) ? try sealer.currentKeyring() : nil
       let insert = try connection.prepare(
         """
         INSERT INTO tasks (title, due, estimate_minutes, priority, energy, created_at, contexts)
@@ -176,7 +178,7 @@ public final class TaskStore {
         let id = connection.lastInsertedRowID
         if !draft.notes.isEmpty {
           let context = BodyContext.notes(ofTask: id)
-          let notes = sealing ? try sealer.seal(draft.notes, context: context) : draft.notes
+          let notes = try keyring.map { try sealer.seal(draft.notes, context: context, using: $0) } ?? draft.notes
           try setNotes.run([.text(notes), .integer(id)])
         }
         ids.append(id)

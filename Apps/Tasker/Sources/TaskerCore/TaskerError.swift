@@ -60,6 +60,13 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// The vault item that records this database's protection settings
   /// (`item`) was refused: `problem` says how (ProtectionSettings.swift).
   case protectionSettingsUnreadable(item: String, problem: ProtectionRecordProblem)
+  /// The vault's primary note key changed (`taskkey rotate`) while
+  /// `record` was being sealed under key `sealedWith`; the value was not
+  /// stored (a key that rewrap has moved away from may be retired next).
+  case noteKeyChanged(record: String, sealedWith: String, primary: String)
+  /// A stored gate receipt breaks a rule of docs/formats/receipt.md (the
+  /// database was edited); it is never shown as a receipt.
+  case receiptInvalid(id: Int64, reason: String)
 }
 
 /// The kinds of record the store holds.
@@ -99,6 +106,10 @@ extension TaskerError: CustomStringConvertible {
     case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
     case .protectionSettingsUnreadable(let item, let problem):
       return "the protection settings recorded in the TaskKey vault (item '\(item)') were refused: \(problem.rawValue)"
+    case .noteKeyChanged(let record, let old, let primary):
+      return "the vault's primary note key changed from \(old) to \(primary) while \(record) was sealed; "
+        + "nothing was stored"
+    case .receiptInvalid(let id, let reason): return "receipt r\(id) in the database is not valid: \(reason)"
     }
   }
 
@@ -128,6 +139,8 @@ extension TaskerError: CustomStringConvertible {
     case .notFound: return "run 'tasker list' (or 'tasker page list') to see the ids"
     case .protectionSettingsUnreadable:
       return "record them again with 'tasker settings set encryption on|off' (the other setting is then on)"
+    case .noteKeyChanged: return "run the command again: it seals under the new primary key"
+    case .receiptInvalid: return "the receipts table was altered; restore the database from a backup"
     default: return nil
     }
   }

@@ -59,12 +59,14 @@ public struct GateDesk {
     }
   }
 
-  /// Denies a pending call; it never runs.
+  /// Denies a pending call; it never runs. Its arguments are never opened
+  /// (no key is needed, and a call sealed under a key this device no
+  /// longer holds can still be denied) and are dropped.
   ///
   /// - Returns: the receipt of the denial.
   /// - Throws: `GateError.approvalNotFound`, `.approvalNotPending`, `.store`.
   public func deny(_ id: Int64) throws -> GateReceipt {
-    let approval = try pending(id)
+    let approval = try pending(id, openingArguments: false)
     return try storeCall {
       try store.inOneTransaction {
         guard try store.resolveApproval(id: id, approved: false) else { throw GateError.approvalNotPending(id) }
@@ -113,8 +115,10 @@ public struct GateDesk {
     }
   }
 
-  private func pending(_ id: Int64) throws -> GateApproval {
-    guard let approval = try storeCall({ try store.approval(id: id) }) else { throw GateError.approvalNotFound(id) }
+  private func pending(_ id: Int64, openingArguments: Bool = true) throws -> GateApproval {
+    guard let approval = try storeCall({ try store.approval(id: id, openingArguments: openingArguments) }) else {
+      throw GateError.approvalNotFound(id)
+    }
     guard approval.status == "pending" else { throw GateError.approvalNotPending(id) }
     return approval
   }

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import TaskerCore
 
 /// The JSON form of receipts and approvals, as `tasker receipts --json`
@@ -64,62 +65,38 @@ public enum GateReceiptFormat {
       throw GateError.receiptUnsupportedVersion(object["version"]?.integerValue ?? 0)
     }
     let id = object["id"]?.integerValue ?? 0
-    guard id >= 1, (object["at"]?.integerValue ?? -1) >= 0, object["receipt"] == .string("r\(id)") else {
-      throw GateError.receiptMalformed("id, at or receipt out of range")
-    }
-    let actor = object["actor"]?.stringValue ?? ""
-    let keyID = object["key_id"]?.stringValue
-    let assistant = object["assistant"]?.stringValue
-    guard ["trusted", "assistant", "user"].contains(actor), (actor == "assistant") == (keyID != nil),
-      (actor == "assistant") == (assistant != nil), keyID.map(isKeyID) ?? true
-    else { throw GateError.receiptMalformed("actor, key_id and assistant do not agree") }
-    let decision = object["decision"]?.stringValue ?? ""
-    guard isDecision(decision) else { throw GateError.receiptMalformed("unknown decision") }
-    let undo = object["undo"]?.stringValue
-    guard undo.map(isUndo) ?? true, undo == nil || decision == "allow" || decision == "approved" else {
-      throw GateError.receiptMalformed("bad undo")
-    }
-    let undoes = object["undoes"]?.stringValue.flatMap { $0.hasPrefix("r") ? Int64($0.dropFirst()) : nil }
-    guard (decision == "undone") == (object["undoes"] != .null),
-      object["undoes"] == .null || undoes.map({ $0 >= 1 && $0 < id }) == true,
-      object["undoes"]?.stringValue.map({ $0 == "r\(undoes ?? 0)" }) ?? true
-    else { throw GateError.receiptMalformed("bad undoes") }
-    let approval = object["approval"]?.integerValue
-    guard approval.map({ $0 >= 1 }) ?? true, decision != "approved" || approval != nil else {
-      throw GateError.receiptMalformed("bad approval")
-    }
+    guard object["receipt"] == .string("r\(id)") else { throw GateError.receiptMalformed("receipt is not r<id>") }
+    let undoesText = object["undoes"]?.stringValue
+    let undoes = undoesText.flatMap { text in Int64(text.dropFirst()).flatMap { "r\($0)" == text ? $0 : nil } }
+    guard undoesText == nil || undoes != nil else { throw GateError.receiptMalformed("undoes is not r<n>") }
     var receipt = GateReceipt(
-      actor: actor, keyID: keyID, assistant: assistant, tool: object["tool"]?.stringValue ?? "", decision: decision,
-      target: object["target"]?.stringValue ?? "", summary: object["summary"]?.stringValue ?? "", undo: undo,
-      undoes: undoes, approval: approval)
+      actor: object["actor"]?.stringValue ?? "", keyID: object["key_id"]?.stringValue,
+      assistant: object["assistant"]?.stringValue, tool: object["tool"]?.stringValue ?? "",
+      decision: object["decision"]?.stringValue ?? "", target: object["target"]?.stringValue ?? "",
+      summary: object["summary"]?.stringValue ?? "", undo: object["undo"]?.stringValue, undoes: undoes,
+      approval: object["approval"]?.integerValue)
     receipt.id = id
     receipt.at = object["at"]?.integerValue ?? 0
+    do {
+      try receipt.check()
+    } catch TaskerError.receiptInvalid(_, let reason) {
+      throw GateError.receiptMalformed(reason)
+    }
     return receipt
   }
 
-  private static func isKeyID(_ text: String) -> Bool {
-    text.count == 21 && text.hasPrefix("tkid_")
-      && text.dropFirst(5).utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-  }
-
-  private static func isDecision(_ text: String) -> Bool {
-    let fixed = [
-      "allow", "approved", "denied", "undone", "ask:risky", "ask:quiet-hours", "ask:quiet-hours-undecidable",
-      "refuse:budget-exhausted", "refuse:budget-undecidable",
-    ]
-    if fixed.contains(text) { return true }
-    let prefix = "refuse:missing-grant:"
-    guard text.hasPrefix(prefix) else { return false }
-    let grant = text.dropFirst(prefix.count).utf8
-    return (1...64).contains(grant.count) && (97...122).contains(grant.first ?? 0)
-      && grant.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || Array(".:_-".utf8).contains($0) }
-  }
-
-  private static func isUndo(_ text: String) -> Bool {
-    let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-    guard parts.count == 2, ["delete-task", "delete-page", "reopen-task"].contains(String(parts[0])),
-      let number = parts[1].first, number != "0", parts[1].utf8.allSatisfy({ (48...57).contains($0) })
-    else { return false }
-    return parts[1].count <= 18
+  /// Reads one receipt from its JSON text: the text must be one JSON
+  /// value with no member named twice (a parser that keeps either copy
+  /// would read two receipts from one text), then `parse(_:)` applies.
+  ///
+  /// - Parameter text: the bytes of the JSON text.
+  /// - Returns: the receipt.
+  /// - Throws: `GateError.receiptMalformed` for text that is not one JSON
+  ///   value, and what `parse(_:)` throws.
+  public static func parse(text: [UInt8]) throws -> GateReceipt {
+    guard let value = JSONValue.parse(text) else {
+      throw GateError.receiptMalformed("not one JSON value without duplicate members")
+    }
+    return try parse(value)
   }
 }

@@ -152,8 +152,8 @@ struct JSONParser {
     }
   }
 
-  /// A number: an integer when it has no fraction or exponent and fits in
-  /// 64 bits, else a finite `Double`.
+  /// A number: an integer when it has no fraction or exponent, is not
+  /// `-0` and fits in 64 bits, else a finite `Double`.
   private mutating func number() -> JSONValue? {
     let start = index
     _ = take(UInt8(ascii: "-"))
@@ -171,7 +171,8 @@ struct JSONParser {
       guard digits() > 0 else { return nil }
     }
     let text = String(decoding: bytes[start..<index], as: UTF8.self)
-    if whole, let integer = Int64(text) { return .integer(integer) }
+    // `-0` is not an integer's spelling: it stays the number it is.
+    if whole, text != "-0", let integer = Int64(text) { return .integer(integer) }
     guard let number = Double(text), number.isFinite else { return nil }
     return .number(number)
   }

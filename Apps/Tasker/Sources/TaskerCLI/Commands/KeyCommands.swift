@@ -72,6 +72,7 @@ struct RewrapCommand: Command {
   func run(_ context: CommandContext) throws {
     let store = try context.store()
     var report = try store.rewrapBodies(batchSize: batch)
+    report.approvalArgumentsRewrapped = try store.rewrapApprovalArguments()
     report.attachmentsRewrapped = try store.rewrapAttachments()
     if json { return try context.output.json(report) }
     try context.output.print(
@@ -139,7 +140,7 @@ struct KeysCommand: Command {
       // A value this build cannot read might use the key: fail closed.
       let count =
         report.unreadable
-        + (report.keys.first { $0.keyID == check }.map { $0.taskNotes + $0.pageBodies + $0.attachments } ?? 0)
+        + (report.keys.first { $0.keyID == check }.map { $0.taskNotes + $0.pageBodies + $0.attachments + $0.approvalArguments } ?? 0)
       guard count == 0 else { throw CLIError.keyInUse(keyID: check, count: count) }
       return try context.output.print("No body or attachment uses key \(check).")
     }
@@ -150,7 +151,8 @@ struct KeysCommand: Command {
     if json { return try context.output.json(report) }
     for usage in report.keys {
       try context.output.print(
-        "\(usage.keyID)  \(usage.taskNotes) notes, \(usage.pageBodies) page bodies, \(usage.attachments) attachments")
+        "\(usage.keyID)  \(usage.taskNotes) notes, \(usage.pageBodies) page bodies, \(usage.attachments) attachments"
+          + (usage.approvalArguments > 0 ? ", \(usage.approvalArguments) queued calls" : ""))
     }
     if report.plainBodies > 0 { try context.output.print("plain     \(report.plainBodies) bodies not sealed") }
     if report.unreadable > 0 {
