@@ -27,24 +27,33 @@ final class GateLedgerTests: XCTestCase {
     let directory = try TemporaryDirectory()
     let store = try store(directory)
     let bad = [
-      GateReceipt(actor: "robot", keyID: nil, assistant: nil, tool: "t", decision: "allow", target: "", summary: ""),
       GateReceipt(
-        actor: "assistant", keyID: nil, assistant: nil, tool: "t", decision: "allow", target: "", summary: ""),
+        actor: "robot", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1", summary: "",
+        undo: "delete-task:1"),
       GateReceipt(
-        actor: "trusted", keyID: "tkid_0000000000000001", assistant: nil, tool: "t", decision: "allow",
-        target: "", summary: ""),
+        actor: "assistant", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1",
+        summary: "", undo: "delete-task:1"),
       GateReceipt(
-        actor: "trusted", keyID: nil, assistant: nil, tool: "t", decision: "allow", target: "", summary: "",
+        actor: "trusted", keyID: "tkid_0000000000000001", assistant: nil, tool: "add_task", decision: "allow",
+        target: "task/1", summary: "", undo: "delete-task:1"),
+      GateReceipt(
+        actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1", summary: "",
         undo: "drop-table:1"),
     ]
     for receipt in bad { XCTAssertThrowsError(try store.appendReceipt(receipt), "\(receipt)") }
-    let first = try store.appendReceipt(
-      GateReceipt(actor: "trusted", keyID: nil, assistant: nil, tool: "t", decision: "allow", target: "", summary: ""))
+    let first = try store.appendReceipt(Self.added(1))
     let undo = GateReceipt(
-      actor: "user", keyID: nil, assistant: nil, tool: "undo", decision: "undone", target: "", summary: "",
-      undoes: first.id)
+      actor: "user", keyID: nil, assistant: nil, tool: "undo", decision: "undone", target: "receipt/\(first.id)",
+      summary: "", undoes: first.id)
     XCTAssertNoThrow(try store.appendReceipt(undo))
     XCTAssertThrowsError(try store.appendReceipt(undo), "a receipt is undone at most once")
+  }
+
+  /// A trusted addition of task `task` that ran, with its undo.
+  static func added(_ task: Int64) -> GateReceipt {
+    GateReceipt(
+      actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/\(task)",
+      summary: "added task \(task)", undo: "delete-task:\(task)")
   }
 
   func testQueuedArgumentsAreSealedInTheDatabase() throws {
@@ -67,16 +76,23 @@ final class GateLedgerTests: XCTestCase {
   func testTheBudgetCountsOnlyRunActionsOfOneKeySinceATime() throws {
     let directory = try TemporaryDirectory()
     let store = try store(directory)
-    for decision in ["allow", "approved", "ask:risky", "refuse:budget-exhausted", "allow"] {
+    let approval = try store.enqueueApproval(
+      keyID: "tkid_0000000000000001", assistant: "a", tool: "add_task", arguments: "{}", reason: "risky", summary: "")
+    let decisions: [(String, String, String?, Int64?)] = [
+      ("allow", "task/1", "delete-task:1", nil), ("approved", "task/2", "delete-task:2", approval.id),
+      ("ask:risky", "approval/\(approval.id)", nil, approval.id), ("refuse:budget-exhausted", "", nil, nil),
+      ("allow", "task/3", "delete-task:3", nil),
+    ]
+    for (decision, target, undo, queued) in decisions {
       try store.appendReceipt(
         GateReceipt(
           actor: "assistant", keyID: "tkid_0000000000000001", assistant: "a", tool: "add_task", decision: decision,
-          target: "", summary: ""))
+          target: target, summary: "", undo: undo, approval: queued))
     }
     try store.appendReceipt(
       GateReceipt(
         actor: "assistant", keyID: "tkid_0000000000000002", assistant: "b", tool: "add_task", decision: "allow",
-        target: "", summary: ""))
+        target: "task/4", summary: "", undo: "delete-task:4"))
     XCTAssertEqual(try store.actionCount(keyID: "tkid_0000000000000001", since: 0), 3)
     XCTAssertEqual(
       try store.actionCount(keyID: "tkid_0000000000000001", since: Int64(Date().timeIntervalSince1970) + 10), 0)

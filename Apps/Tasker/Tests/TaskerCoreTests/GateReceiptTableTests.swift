@@ -1,0 +1,169 @@
+import Foundation
+import TaskCrypto
+import TaskerTestSupport
+import Testing
+
+@testable import TaskerCore
+
+/// Issue 22 break 15: the receipts table keeps every rule of receipt.md,
+/// `INSERT OR REPLACE` cannot rewrite a receipt, and a row that breaks a
+/// rule anyway (a writer who turned the checks off, or an older table) is
+/// an error naming the receipt when it is read, never a receipt.
+@Suite("gate_receipts: the rules of receipt.md in the table and on every read")
+struct GateReceiptTableTests {
+  let directory: TemporaryDirectory
+  let store: TaskStore
+
+  init() throws {
+    directory = try TemporaryDirectory()
+    store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+  }
+
+  /// An INSERT of a receipt row with `columns` over a valid trusted addition.
+  static func insert(_ changes: [String: String], id: Int64? = nil) -> String {
+    var values = [
+      "at": "1796000000", "actor": "'trusted'", "key_id": "NULL", "assistant": "NULL", "tool": "'add_task'",
+      "decision": "'allow'", "target": "'task/1'", "summary": "'added'", "undo": "'delete-task:1'",
+      "undoes": "NULL", "approval": "NULL",
+    ]
+    values.merge(changes) { $1 }
+    let names = ["at", "actor", "key_id", "assistant", "tool", "decision", "target", "summary", "undo", "undoes", "approval"]
+    let idColumn = id.map { _ in "id, " } ?? ""
+    let idValue = id.map { "\($0), " } ?? ""
+    return "INSERT INTO gate_receipts (\(idColumn)\(names.joined(separator: ", "))) VALUES (\(idValue)"
+      + names.map { values[$0]! }.joined(separator: ", ") + ")"
+  }
+
+  /// The rows the issue found accepted, and one for each other rule.
+  static let broken: [(String, [String: String])] = [
+    ("decision maybe", ["decision": "'maybe'"]),
+    ("an undo on a refusal", ["actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'", "assistant": "'a'",
+      "decision": "'refuse:budget-exhausted'", "target": "''"]),
+    ("an upper-case key id", ["actor": "'assistant'", "key_id": "'tkid_0123456789ABCDEF'", "assistant": "'a'"]),
+    ("undoes pointing forward", ["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/9'",
+      "undo": "NULL", "undoes": "9"]),
+    ("at -1", ["at": "-1"]),
+    ("at as text", ["at": "'soon'"]),
+    ("an unknown tool", ["tool": "'drop_table'"]),
+    ("a target of another form", ["target": "'task/01'", "undo": "'delete-task:01'"]),
+    ("a bulk target naming one task twice", ["tool": "'edit_task'", "target": "'tasks/3,3'", "undo": "NULL"]),
+    ("a bulk target of one task", ["tool": "'edit_task'", "target": "'tasks/3'", "undo": "NULL"]),
+    ("an undo of another task", ["undo": "'delete-task:2'"]),
+    ("an addition without its undo", ["undo": "NULL"]),
+    ("a trusted ask", ["decision": "'ask:risky'", "target": "'approval/1'", "undo": "NULL", "approval": "1"]),
+    ("an assistant name of 65 characters", ["actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'",
+      "assistant": "'\(String(repeating: "a", count: 65))'"]),
+    ("a grant with a capital", ["actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'", "assistant": "'a'",
+      "decision": "'refuse:missing-grant:Tasks'", "target": "''", "undo": "NULL"]),
+  ]
+
+  @Test func theTableRefusesEveryRowThatBreaksARule() throws {
+    try store.connection.execute(Self.insert([:]))
+    for (what, changes) in Self.broken {
+      #expect(throws: TaskerError.self, "\(what)") { try store.connection.execute(Self.insert(changes)) }
+    }
+    #expect(try store.receipts().map(\.id) == [1])
+  }
+
+  @Test func insertOrReplaceCannotRewriteAReceipt() throws {
+    try store.connection.execute(Self.insert([:]))
+    try store.connection.execute(
+      Self.insert(["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
+        "undo": "NULL", "undoes": "1"]))
+    let before = try store.receipts()
+    #expect(throws: TaskerError.self) {
+      try store.connection.execute(Self.insert(["summary": "'rewritten'"], id: 1).replacing("INSERT", with: "INSERT OR REPLACE"))
+    }
+    #expect(throws: TaskerError.self, "a second undo of r1 would replace the first") {
+      try store.connection.execute(
+        Self.insert(["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
+          "undo": "NULL", "undoes": "1"]).replacing("INSERT", with: "REPLACE"))
+    }
+    #expect(throws: TaskerError.self) { try store.connection.execute("UPDATE OR REPLACE gate_receipts SET at = 0") }
+    #expect(try store.receipts() == before)
+  }
+
+  @Test func aRowWrittenWithTheChecksOffIsAnErrorNamingItWhenRead() throws {
+    try store.connection.execute(Self.insert([:]))
+    try store.connection.execute("PRAGMA ignore_check_constraints = ON")
+    try store.connection.execute(Self.insert(["decision": "'maybe'"]))
+    try store.connection.execute("PRAGMA ignore_check_constraints = OFF")
+    #expect(throws: TaskerError.receiptInvalid(id: 2, reason: "rule 5: unknown decision")) { try store.receipts() }
+    #expect(throws: TaskerError.receiptInvalid(id: 2, reason: "rule 5: unknown decision")) { try store.receipt(id: 2) }
+    #expect(try store.receipt(id: 1)?.decision == "allow")
+  }
+
+  @Test func aValueOfTheWrongTypeIsAnErrorNamingTheReceipt() throws {
+    try store.connection.execute("PRAGMA ignore_check_constraints = ON")
+    try store.connection.execute(Self.insert(["at": "'soon'"]))
+    #expect(throws: TaskerError.receiptInvalid(id: 1, reason: "a column holds a value of the wrong type")) {
+      try store.receipts()
+    }
+  }
+
+  @Test func theMigrationChecksEveryExistingRowAndKeepsTheNumbering() throws {
+    let path = directory.path("v3.db")
+    do {
+      #expect(FileManager.default.createFile(atPath: path, contents: nil))
+      let old = try Connection(path: path, create: false)
+      for step in Schema.migrations[0..<3] { try old.execute(step) }
+      try old.execute("PRAGMA user_version = 3")
+      for (index, (_, changes)) in Self.broken.prefix(5).enumerated() where index != 3 {
+        try old.execute(Self.insert(changes))
+      }
+      try old.execute(Self.insert([:]))
+      try old.execute(Self.insert(["target": "'task/2'", "undo": "'delete-task:2'"]))
+      // A v3 row refused now, with a valid undo of it that must go too.
+      try old.execute(
+        Self.insert(["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
+          "undo": "NULL", "undoes": "1"]))
+    }
+    let migrated = try TaskStore(databasePath: path, keys: try Keyring.generate())
+    let kept = try migrated.connection.prepare("SELECT id FROM gate_receipts ORDER BY id").rows { $0.integer(0) }
+    #expect(kept == [5, 6])
+    let refused = try migrated.connection.prepare("SELECT id FROM gate_receipts_refused ORDER BY id").rows {
+      $0.integer(0)
+    }
+    #expect(refused == [1, 2, 3, 4, 7])
+    #expect(throws: TaskerError.receiptInvalid(id: 1, reason: "it broke a rule of receipt.md when the table was rebuilt")) {
+      try migrated.receipts()
+    }
+    #expect(throws: TaskerError.self) { try migrated.connection.execute("DELETE FROM gate_receipts_refused") }
+    let next = try migrated.appendReceipt(Self.added(3))
+    #expect(next.id == 8, "no receipt number is used twice")
+  }
+
+  static func added(_ task: Int64) -> GateReceipt {
+    GateReceipt(
+      actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/\(task)",
+      summary: "added task \(task)", undo: "delete-task:\(task)")
+  }
+
+  @Test func everyReceiptTheGateWritesIsAcceptedByTheTableAndTheReader() throws {
+    let approval = try store.enqueueApproval(
+      keyID: "tkid_0123456789abcdef", assistant: "a", tool: "edit_task", arguments: "{}", reason: "risky", summary: "")
+    let written = [
+      Self.added(1),
+      GateReceipt(
+        actor: "assistant", keyID: "tkid_0123456789abcdef", assistant: "a", tool: "edit_task", decision: "ask:risky",
+        target: "approval/\(approval.id)", summary: "queued", approval: approval.id),
+      GateReceipt(
+        actor: "assistant", keyID: "tkid_0123456789abcdef", assistant: "a", tool: "edit_task", decision: "approved",
+        target: "tasks/1,2,3", summary: "edited", approval: approval.id),
+      GateReceipt(
+        actor: "user", keyID: nil, assistant: nil, tool: "delete_task", decision: "denied",
+        target: "approval/\(approval.id)", summary: "denied", approval: approval.id),
+      GateReceipt(
+        actor: "assistant", keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_page",
+        decision: "refuse:missing-grant:pages:write", target: "", summary: "refused"),
+      GateReceipt(
+        actor: "trusted", keyID: nil, assistant: nil, tool: "complete_task", decision: "allow", target: "task/1",
+        summary: "completed, already done"),
+      GateReceipt(
+        actor: "user", keyID: nil, assistant: nil, tool: "undo", decision: "undone", target: "receipt/1",
+        summary: "undid", undoes: 1),
+    ]
+    for receipt in written { try store.appendReceipt(receipt) }
+    #expect(try store.receipts().count == written.count)
+  }
+}
