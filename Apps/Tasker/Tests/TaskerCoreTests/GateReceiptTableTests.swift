@@ -166,4 +166,66 @@ struct GateReceiptTableTests {
     for receipt in written { try store.appendReceipt(receipt) }
     #expect(try store.receipts().count == written.count)
   }
+
+  /// The table and the reader agree with every vector: each object of
+  /// Vectors/receipt-v1.json whose shape, version and `receipt` member are
+  /// right (what only the JSON form has) is stored as a row, and the table
+  /// accepts it exactly when the vector's outcome is success.
+  @Test func theTableAgreesWithEveryVector() throws {
+    let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Vectors/receipt-v1.json")
+    let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+    var compared = 0
+    for test in try #require(file["tests"] as? [[String: Any]]) {
+      guard let object = test["receipt"] as? [String: Any], let row = Self.row(object) else { continue }
+      let expected = test["result"] as? String == "success"
+      let fresh = try TaskStore(databasePath: directory.path("v\(compared).db"), keys: try Keyring.generate())
+      for _ in 1...3 {
+        _ = try fresh.enqueueApproval(keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_task", arguments: "{}",
+          reason: "risky", summary: "")
+      }
+      for task in 1...6 { try fresh.appendReceipt(Self.added(Int64(task))) }
+      let accepted: Bool
+      do {
+        try fresh.connection.prepare(
+          "INSERT INTO gate_receipts (\(TaskStore.receiptColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        ).run(row)
+        accepted = true
+      } catch {
+        accepted = false
+      }
+      #expect(accepted == expected, "case \(test["id"] ?? 0): \(test["comment"] ?? "")")
+      compared += 1
+    }
+    #expect(compared > 50)
+  }
+
+  /// A vector's object as a row, or nil when it breaks a rule only the
+  /// JSON form has (members and types, version, `receipt`, `undoes` text).
+  static func row(_ object: [String: Any]) -> [SQLValue]? {
+    func integer(_ name: String) -> Int64?? {
+      if object[name] is NSNull { return .some(nil) }
+      guard let number = object[name] as? NSNumber, let value = Int64(number.stringValue) else { return nil }
+      return .some(value)
+    }
+    func text(_ name: String) -> String?? {
+      if object[name] is NSNull { return .some(nil) }
+      return (object[name] as? String).map { .some($0) }
+    }
+    guard object.count == 14, integer("version") == .some(1), let id = integer("id") ?? nil,
+      text("receipt") == .some("r\(id)"), let at = integer("at") ?? nil, let actor = text("actor") ?? nil,
+      let keyID = text("key_id"), let assistant = text("assistant"), let tool = text("tool") ?? nil,
+      let decision = text("decision") ?? nil, let target = text("target") ?? nil,
+      let summary = text("summary") ?? nil, let undo = text("undo"), let undoesText = text("undoes"),
+      let approval = integer("approval")
+    else { return nil }
+    let undoes = undoesText.flatMap { text in Int64(text.dropFirst()).flatMap { "r\($0)" == text ? $0 : nil } }
+    guard undoesText == nil || undoes != nil else { return nil }
+    func optional(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+    return [
+      .integer(id), .integer(at), .text(actor), optional(keyID), optional(assistant), .text(tool), .text(decision),
+      .text(target), .text(summary), optional(undo), undoes.map { .integer($0) } ?? .null,
+      approval.map { .integer($0) } ?? .null,
+    ]
+  }
 }
