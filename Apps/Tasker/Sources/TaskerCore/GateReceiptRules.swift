@@ -24,9 +24,11 @@ extension GateReceipt {
     try rule(3, id >= 1 && at >= 0, "id must be at least 1 and at not negative")
     let isAssistant = actor == "assistant"
     try rule(4, ["trusted", "assistant", "user"].contains(actor), "unknown actor")
-    try rule(4, isAssistant == (keyID != nil) && isAssistant == (assistant != nil), "actor, key_id and assistant disagree")
+    try rule(
+      4, isAssistant == (keyID != nil) && isAssistant == (assistant != nil), "actor, key_id and assistant disagree")
     try rule(4, keyID.map(Self.isKeyID) ?? true, "key_id is not tkid_ and 16 lowercase hex digits")
-    try rule(4, assistant.map { (1...64).contains($0.unicodeScalars.count) } ?? true, "assistant is not 1-64 characters")
+    try rule(
+      4, assistant.map { (1...64).contains($0.unicodeScalars.count) } ?? true, "assistant is not 1-64 characters")
     try rule(5, Self.tools.contains(tool), "unknown tool")
     guard let kind = Self.decisionKind(decision) else {
       throw TaskerError.receiptInvalid(id: id, reason: "rule 5: unknown decision")

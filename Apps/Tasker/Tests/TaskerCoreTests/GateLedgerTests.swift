@@ -37,7 +37,8 @@ final class GateLedgerTests: XCTestCase {
         actor: "trusted", keyID: "tkid_0000000000000001", assistant: nil, tool: "add_task", decision: "allow",
         target: "task/1", summary: "", undo: "delete-task:1"),
       GateReceipt(
-        actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1", summary: "",
+        actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1",
+        summary: "",
         undo: "drop-table:1"),
     ]
     for receipt in bad { XCTAssertThrowsError(try store.appendReceipt(receipt), "\(receipt)") }

@@ -27,7 +27,9 @@ struct GateReceiptTableTests {
       "undoes": "NULL", "approval": "NULL",
     ]
     values.merge(changes) { $1 }
-    let names = ["at", "actor", "key_id", "assistant", "tool", "decision", "target", "summary", "undo", "undoes", "approval"]
+    let names = [
+      "at", "actor", "key_id", "assistant", "tool", "decision", "target", "summary", "undo", "undoes", "approval",
+    ]
     let idColumn = id.map { _ in "id, " } ?? ""
     let idValue = id.map { "\($0), " } ?? ""
     return "INSERT INTO gate_receipts (\(idColumn)\(names.joined(separator: ", "))) VALUES (\(idValue)"
@@ -37,11 +39,21 @@ struct GateReceiptTableTests {
   /// The rows the issue found accepted, and one for each other rule.
   static let broken: [(String, [String: String])] = [
     ("decision maybe", ["decision": "'maybe'"]),
-    ("an undo on a refusal", ["actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'", "assistant": "'a'",
-      "decision": "'refuse:budget-exhausted'", "target": "''"]),
+    (
+      "an undo on a refusal",
+      [
+        "actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'", "assistant": "'a'",
+        "decision": "'refuse:budget-exhausted'", "target": "''",
+      ]
+    ),
     ("an upper-case key id", ["actor": "'assistant'", "key_id": "'tkid_0123456789ABCDEF'", "assistant": "'a'"]),
-    ("undoes pointing forward", ["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/9'",
-      "undo": "NULL", "undoes": "9"]),
+    (
+      "undoes pointing forward",
+      [
+        "actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/9'",
+        "undo": "NULL", "undoes": "9",
+      ]
+    ),
     ("at -1", ["at": "-1"]),
     ("at as text", ["at": "'soon'"]),
     ("an unknown tool", ["tool": "'drop_table'"]),
@@ -51,10 +63,20 @@ struct GateReceiptTableTests {
     ("an undo of another task", ["undo": "'delete-task:2'"]),
     ("an addition without its undo", ["undo": "NULL"]),
     ("a trusted ask", ["decision": "'ask:risky'", "target": "'approval/1'", "undo": "NULL", "approval": "1"]),
-    ("an assistant name of 65 characters", ["actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'",
-      "assistant": "'\(String(repeating: "a", count: 65))'"]),
-    ("a grant with a capital", ["actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'", "assistant": "'a'",
-      "decision": "'refuse:missing-grant:Tasks'", "target": "''", "undo": "NULL"]),
+    (
+      "an assistant name of 65 characters",
+      [
+        "actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'",
+        "assistant": "'\(String(repeating: "a", count: 65))'",
+      ]
+    ),
+    (
+      "a grant with a capital",
+      [
+        "actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'", "assistant": "'a'",
+        "decision": "'refuse:missing-grant:Tasks'", "target": "''", "undo": "NULL",
+      ]
+    ),
   ]
 
   @Test func theTableRefusesEveryRowThatBreaksARule() throws {
@@ -68,16 +90,21 @@ struct GateReceiptTableTests {
   @Test func insertOrReplaceCannotRewriteAReceipt() throws {
     try store.connection.execute(Self.insert([:]))
     try store.connection.execute(
-      Self.insert(["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
-        "undo": "NULL", "undoes": "1"]))
+      Self.insert([
+        "actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
+        "undo": "NULL", "undoes": "1",
+      ]))
     let before = try store.receipts()
     #expect(throws: TaskerError.self) {
-      try store.connection.execute(Self.insert(["summary": "'rewritten'"], id: 1).replacing("INSERT", with: "INSERT OR REPLACE"))
+      try store.connection.execute(
+        Self.insert(["summary": "'rewritten'"], id: 1).replacing("INSERT", with: "INSERT OR REPLACE"))
     }
     #expect(throws: TaskerError.self, "a second undo of r1 would replace the first") {
       try store.connection.execute(
-        Self.insert(["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
-          "undo": "NULL", "undoes": "1"]).replacing("INSERT", with: "REPLACE"))
+        Self.insert([
+          "actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
+          "undo": "NULL", "undoes": "1",
+        ]).replacing("INSERT", with: "REPLACE"))
     }
     #expect(throws: TaskerError.self) { try store.connection.execute("UPDATE OR REPLACE gate_receipts SET at = 0") }
     #expect(try store.receipts() == before)
@@ -115,8 +142,10 @@ struct GateReceiptTableTests {
       try old.execute(Self.insert(["target": "'task/2'", "undo": "'delete-task:2'"]))
       // A v3 row refused now, with a valid undo of it that must go too.
       try old.execute(
-        Self.insert(["actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
-          "undo": "NULL", "undoes": "1"]))
+        Self.insert([
+          "actor": "'user'", "tool": "'undo'", "decision": "'undone'", "target": "'receipt/1'",
+          "undo": "NULL", "undoes": "1",
+        ]))
     }
     let migrated = try TaskStore(databasePath: path, keys: try Keyring.generate())
     let kept = try migrated.connection.prepare("SELECT id FROM gate_receipts ORDER BY id").rows { $0.integer(0) }
@@ -125,7 +154,9 @@ struct GateReceiptTableTests {
       $0.integer(0)
     }
     #expect(refused == [1, 2, 3, 4, 7])
-    #expect(throws: TaskerError.receiptInvalid(id: 1, reason: "it broke a rule of receipt.md when the table was rebuilt")) {
+    #expect(
+      throws: TaskerError.receiptInvalid(id: 1, reason: "it broke a rule of receipt.md when the table was rebuilt")
+    ) {
       try migrated.receipts()
     }
     #expect(throws: TaskerError.self) { try migrated.connection.execute("DELETE FROM gate_receipts_refused") }
@@ -181,7 +212,8 @@ struct GateReceiptTableTests {
       let expected = test["result"] as? String == "success"
       let fresh = try TaskStore(databasePath: directory.path("v\(compared).db"), keys: try Keyring.generate())
       for _ in 1...3 {
-        _ = try fresh.enqueueApproval(keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_task", arguments: "{}",
+        _ = try fresh.enqueueApproval(
+          keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_task", arguments: "{}",
           reason: "risky", summary: "")
       }
       for task in 1...6 { try fresh.appendReceipt(Self.added(Int64(task))) }

@@ -152,7 +152,8 @@ struct GateKeyRotationTests {
     #expect(inUse.status == 17, "the queue still uses the old key before rewrap")
     #expect(inUse.stderr.contains("still seals 2 stored values"))
     let values = try device.tasker(["keys", "--values"]).stdoutText
-    #expect(values.contains(#""record":"approval\/1\/arguments""#) || values.contains(#""record":"approval/1/arguments""#))
+    #expect(
+      values.contains(#""record":"approval\/1\/arguments""#) || values.contains(#""record":"approval/1/arguments""#))
     let rewrap = try #require(try device.tasker(["rewrap", "--json"]).json() as? [String: Any])
     #expect(rewrap["approvalArgumentsRewrapped"] as? Int == 2)
     let (_, new) = try device.rotateRewrapRetireAfterRotate(old: old)

@@ -22,8 +22,11 @@ struct GateReceiptCommandTests {
       let inserted = try device.sqlite(Self.row + values)
       #expect(inserted.status != 0, "\(values)")
     }
-    #expect(try device.sqlite(Self.row + "VALUES (1796000000, 'trusted', NULL, NULL, 'add_task', 'allow', 'task/1', "
-      + "'s', 'delete-task:1', NULL, NULL)").status == 0)
+    #expect(
+      try device.sqlite(
+        Self.row + "VALUES (1796000000, 'trusted', NULL, NULL, 'add_task', 'allow', 'task/1', "
+          + "'s', 'delete-task:1', NULL, NULL)"
+      ).status == 0)
     let undo = "VALUES (1796000000, 'user', NULL, NULL, 'undo', 'undone', 'receipt/5', 's', NULL, 5, NULL)"
     #expect(try device.sqlite(Self.row + undo).status != 0, "undoes pointing forward")
     let replaced = try device.sqlite(

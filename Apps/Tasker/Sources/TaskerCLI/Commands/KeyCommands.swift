@@ -140,7 +140,9 @@ struct KeysCommand: Command {
       // A value this build cannot read might use the key: fail closed.
       let count =
         report.unreadable
-        + (report.keys.first { $0.keyID == check }.map { $0.taskNotes + $0.pageBodies + $0.attachments + $0.approvalArguments } ?? 0)
+        + (report.keys.first { $0.keyID == check }.map {
+          $0.taskNotes + $0.pageBodies + $0.attachments + $0.approvalArguments
+        } ?? 0)
       guard count == 0 else { throw CLIError.keyInUse(keyID: check, count: count) }
       return try context.output.print("No body or attachment uses key \(check).")
     }
