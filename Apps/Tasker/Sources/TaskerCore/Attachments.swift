@@ -102,7 +102,7 @@ extension TaskStore {
       written = true
       try connection.transaction {
         try requireOwner(owner)
-        if let keyring { try sealer.requirePrimary(keyring.primaryID, record: record) }
+        if let keyring { try sealer.requirePrimary(keyring.primaryID, record: file.record) }
         let (task, page) = Self.ownerColumns(owner)
         try connection.prepare(
           """

@@ -160,7 +160,7 @@ public final class TaskStore {
     let created = Self.now()
     return try connection.transaction { () -> [Int64] in
       // Confirmed inside the write lock, which rewrap takes too: never a key rewrap has moved away from.
-      let keyring = sealing && drafts.contains(where: { !$0.notes.isEmpty }) ? try sealer.currentKeyring() : nil
+      let keyring = sealing ? try sealer.currentKeyring() : nil
       let insert = try connection.prepare(
         """
         INSERT INTO tasks (title, due, estimate_minutes, priority, energy, created_at, contexts)

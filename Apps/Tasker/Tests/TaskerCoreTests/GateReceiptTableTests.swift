@@ -131,7 +131,7 @@ struct GateReceiptTableTests {
   @Test func theMigrationChecksEveryExistingRowAndKeepsTheNumbering() throws {
     let path = directory.path("v3.db")
     do {
-      #expect(FileManager.default.createFile(atPath: path, contents: nil))
+      #expect(FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]))
       let old = try Connection(path: path, create: false)
       for step in Schema.migrations[0..<3] { try old.execute(step) }
       try old.execute("PRAGMA user_version = 3")
