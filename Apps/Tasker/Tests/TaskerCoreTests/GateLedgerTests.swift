@@ -98,4 +98,24 @@ final class GateLedgerTests: XCTestCase {
     XCTAssertEqual(
       try store.actionCount(keyID: "tkid_0000000000000001", since: Int64(Date().timeIntervalSince1970) + 10), 0)
   }
+
+  func testANoteEditInsideTheGatesTransactionTruncatesTheLogAfterTheCommit() throws {
+    let directory = try TemporaryDirectory()
+    let store = try store(directory)
+    var draft = TaskDraft(title: "t")
+    draft.notes = "first"
+    try store.addTask(draft)
+    var changes = TaskChanges()
+    changes.notes = "edited by the gate"
+    try store.inOneTransaction {
+      try store.editTask(id: 1, changes)
+      try store.appendReceipt(
+        GateReceipt(
+          actor: "trusted", keyID: nil, assistant: nil, tool: "edit_task", decision: "allow", target: "task/1",
+          summary: "edited task(s) 1: notes"))
+    }
+    let log = try FileManager.default.attributesOfItem(atPath: directory.path("t.db-wal"))[.size] as? Int
+    XCTAssertEqual(log, 0, "checkpointed and truncated once the edit and its receipt committed")
+    XCTAssertEqual(try store.task(id: 1).notes, "edited by the gate")
+  }
 }

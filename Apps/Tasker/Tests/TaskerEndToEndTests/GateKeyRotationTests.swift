@@ -39,7 +39,11 @@ final class LineProcess {
         return line
       }
       let chunk = output.fileHandleForReading.availableData
-      guard !chunk.isEmpty else { throw SetupFailure("the process closed its output") }
+      guard !chunk.isEmpty else {
+        process.waitUntilExit()
+        let stderr = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        throw SetupFailure("the process closed its output, exit \(process.terminationStatus): \(stderr)")
+      }
       buffer.append(chunk)
     }
   }

@@ -119,12 +119,22 @@ final class Connection {
     do {
       let result = try body()
       try prepare("COMMIT").run()
+      transactionDepth = 0
+      // A checkpoint asked for inside (an edit the gate makes with its
+      // receipt) runs once the change is committed; a failure of it does not
+      // undo the commit, and a later one truncates the log.
+      if truncateAfterCommit { _ = try? truncateLog() }
       return result
     } catch {
+      truncateAfterCommit = false
       try? prepare("ROLLBACK").run()
       throw error
     }
   }
+
+  /// Set when `truncateLog()` is called inside a transaction: it runs
+  /// right after that transaction commits.
+  private var truncateAfterCommit = false
 
   /// Whether the last `truncateLog()` found the log in use by another
   /// connection's read transaction and left it in place.
@@ -135,14 +145,18 @@ final class Connection {
   /// changed pages (which may hold text since overwritten or deleted)
   /// remain in neither file. Waits up to the busy timeout for other
   /// connections' read transactions to end; one still reading then keeps
-  /// the log, and this returns false (and sets `logKeptByReader`). Call it
-  /// outside a transaction.
+  /// the log, and this returns false (and sets `logKeptByReader`). Called
+  /// inside a transaction, it runs after the commit and returns false now.
   ///
   /// - Returns: true when the log was checkpointed and truncated.
   /// - Throws: `TaskerError.database` for any other SQLite failure.
   @discardableResult
   func truncateLog() throws -> Bool {
-    precondition(transactionDepth == 0, "a checkpoint cannot run inside a transaction")
+    guard transactionDepth == 0 else {
+      truncateAfterCommit = true
+      return false
+    }
+    truncateAfterCommit = false
     var logFrames: Int32 = 0
     var copied: Int32 = 0
     let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, &logFrames, &copied)
