@@ -23,9 +23,6 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case vaultNotFound = 16
   /// `keys --check KID`: the database still uses the key; run `tasker rewrap`.
   case keyInUse = 17
-  /// The vault's primary note key changed while a value was sealed
-  /// (`taskkey rotate` during the command); nothing was stored.
-  case keyChanged = 18
   /// The assistant key is malformed (as `taskkey`).
   case assistantKeyMalformed = 20
   /// The assistant key's checksum does not match (as `taskkey`).
@@ -36,6 +33,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case assistantKeyRevoked = 23
   /// The assistant key expired (as `taskkey`).
   case assistantKeyExpired = 24
+  /// The vault's primary note key changed while a value was sealed
+  /// (`taskkey rotate` during the command); nothing was stored.
+  case keyChanged = 25
   /// No task, page or attachment with the given id.
   case notFound = 40
   /// The database was written by a newer Tasker.

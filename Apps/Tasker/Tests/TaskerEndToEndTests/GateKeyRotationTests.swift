@@ -211,7 +211,7 @@ struct GateKeyRotationTests {
     _ = try device.rotateRewrapRetire()
     try adding.write(piece)
     let (status, stderr) = adding.finish()
-    #expect(status == 18, "\(stderr)")
+    #expect(status == 25, "\(stderr)")
     #expect(stderr.contains("primary note key changed"))
     #expect(stderr.contains("nothing was stored"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
