@@ -1,10 +1,14 @@
 #include "task_system.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <spawn.h>
 #include <string.h>
 #include <linux/magic.h>
 #include <sys/prctl.h>
+#include <sys/types.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -69,4 +73,48 @@ int task_system_ends_on_signal(int signo) {
   struct sigaction current;
   if (sigaction(signo, NULL, &current) != 0) return -1;
   return current.sa_handler == end_on_fatal_signal ? 1 : 0;
+}
+
+int task_system_spawn_and_wait(const char *path, char *const argv[], char *const envp[], int *status) {
+  // As git and pass do while an editor runs: the terminal's Ctrl-C and
+  // Ctrl-\ go to the editor, and this process stays to clean up after it.
+  struct sigaction ignore, old_int, old_quit;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  if (sigaction(SIGINT, &ignore, &old_int) != 0) return errno;
+  if (sigaction(SIGQUIT, &ignore, &old_quit) != 0) {
+    int code = errno;
+    sigaction(SIGINT, &old_int, NULL);
+    return code;
+  }
+  posix_spawnattr_t attributes;
+  int result = posix_spawnattr_init(&attributes);
+  if (result == 0) {
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGQUIT);
+    sigset_t none;
+    sigemptyset(&none);
+    // The child starts with the default actions, not our ignored ones, and
+    // with no signal blocked, whatever the calling thread blocks.
+    result = posix_spawnattr_setsigdefault(&attributes, &defaults);
+    if (result == 0) result = posix_spawnattr_setsigmask(&attributes, &none);
+    if (result == 0) result = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    pid_t pid;
+    if (result == 0) result = posix_spawn(&pid, path, NULL, &attributes, argv, envp);
+    if (result == 0) {
+      while (waitpid(pid, status, 0) < 0) {
+        if (errno != EINTR) {
+          result = errno;
+          break;
+        }
+      }
+    }
+    posix_spawnattr_destroy(&attributes);
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGQUIT, &old_quit, NULL);
+  return result;
 }

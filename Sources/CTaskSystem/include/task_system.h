@@ -36,4 +36,12 @@ int task_system_end_on_fatal_signals(void);
 /// `task_system_end_on_fatal_signals` installs, 0 when not, -1 on error.
 int task_system_ends_on_signal(int signo);
 
+/// Runs `path` with `argv` and `envp` through posix_spawn, sharing this
+/// process's standard streams, and waits for it, storing its wait status
+/// in `status`. While it runs, this process ignores SIGINT and SIGQUIT (the
+/// terminal's keys reach the child, which starts with their default
+/// actions and no signal blocked) and restores its own actions afterwards. Returns 0, or the
+/// errno value of the call that failed.
+int task_system_spawn_and_wait(const char *path, char *const argv[], char *const envp[], int *status);
+
 #endif

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskSystem
 import TaskerCore
 
@@ -54,22 +54,23 @@ struct BodyEditor {
     return try BodySource.text(saved, from: "the edited text")
   }
 
-  /// Runs the editor on `path` with the terminal as its streams.
+  /// Runs the editor on `path` with the terminal as its streams
+  /// (`posix_spawn` through TaskSystem: Foundation's `Process` would pull
+  /// CoreFoundation into the shipped build).
   func run(on path: String) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/sh")
     // As git runs its editor: the command line may hold options; the path is one argument.
-    process.arguments = ["-c", command + " \"$1\"", "tasker-editor", path]
-    process.environment = environment
+    let arguments = ["sh", "-c", command + " \"$1\"", "tasker-editor", path]
+    let ending: ChildProcess.Ending
     do {
-      try process.run()
+      ending = try ChildProcess.run(
+        "/bin/sh", arguments: arguments, environment: environment.map { "\($0.key)=\($0.value)" })
     } catch {
       throw CLIError.editorFailed(command: command, reason: "cannot start /bin/sh")
     }
-    process.waitUntilExit()
-    guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-      let how = process.terminationReason == .exit ? "exited with status" : "was ended by signal"
-      throw CLIError.editorFailed(command: command, reason: "\(how) \(process.terminationStatus)")
+    switch ending {
+    case .exited(0): return
+    case .exited(let status): throw CLIError.editorFailed(command: command, reason: "exited with status \(status)")
+    case .signalled(let signal): throw CLIError.editorFailed(command: command, reason: "was ended by signal \(signal)")
     }
   }
 
@@ -89,22 +90,7 @@ struct BodyEditor {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     for name in names {
       let path = directory + "/" + name
-      if let status = try? FileStatus.of(path), status.kind == .regular, status.isOwnedByUser,
-        let handle = FileHandle(forUpdatingAtPath: path)
-      {
-        let size = (try? handle.seekToEnd()) ?? 0
-        try? handle.seek(toOffset: 0)
-        var left = size
-        let zeros = Data(count: 1 << 16)
-        while left > 0 {
-          let count = Int(min(left, UInt64(zeros.count)))
-          guard (try? handle.write(contentsOf: zeros.prefix(count))) != nil else { break }
-          left -= UInt64(count)
-        }
-        try? handle.synchronize()
-        try? handle.close()
-      }
-      try? PosixFileSystem().unlink(path)
+      if (try? FileWipe.overwriteAndRemove(path)) == nil { try? PosixFileSystem().unlink(path) }
     }
     try? FileManager.default.removeItem(atPath: directory)
   }
