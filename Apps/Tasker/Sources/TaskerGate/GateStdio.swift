@@ -6,8 +6,16 @@ import FoundationEssentials
 /// written to standard output.
 public enum GateStdio {
   /// The longest message line read: 4 MiB. A longer line is answered with
-  /// a parse error and skipped.
+  /// a parse error and ends the session (the reader keeps nothing of it).
   public static let maximumLine = 4 << 20
+
+  /// One line of standard input, as bytes (never decoded with replacement).
+  public enum InputLine {
+    /// A line without its newline.
+    case line([UInt8])
+    /// A line longer than `maximumLine`: nothing after it is read.
+    case tooLong
+  }
 
   /// Serves until standard input ends.
   ///
@@ -16,20 +24,27 @@ public enum GateStdio {
   ///     verified at start).
   ///   - reverify: for an assistant, checks the key again before every
   ///     message; nil in trusted mode.
-  ///   - readLine: returns the next line without its newline, nil at the end.
+  ///   - readLine: returns the next line's bytes, nil at the end.
   ///   - write: writes one line (a newline is added).
   public static func serve(
-    toolbox: GateToolbox, reverify: (() -> Result<GateIdentity, AssistantKeyError>)?, readLine: () -> String?,
+    toolbox: GateToolbox, reverify: (() -> Result<GateIdentity, AssistantKeyError>)?, readLine: () -> InputLine?,
     write: (String) -> Void
   ) {
     let session = MCPSession(provider: toolbox, instructions: GateInstructions.text)
-    while let line = readLine() {
-      if line.allSatisfy(\.isWhitespace) { continue }
-      guard line.utf8.count <= maximumLine else {
-        let error = MCPError(code: MCPError.parseErrorCode, message: "message longer than \(maximumLine) bytes")
-        write(JSONValue.object(["jsonrpc": "2.0", "id": .null, "error": error.json]).text)
+    func parseError(_ message: String) {
+      let error = MCPError(code: MCPError.parseErrorCode, message: message)
+      write(JSONValue.object(["jsonrpc": "2.0", "id": .null, "error": error.json]).text)
+    }
+    while let input = readLine() {
+      guard case .line(let bytes) = input, bytes.count <= maximumLine else {
+        return parseError("message longer than \(maximumLine) bytes; the session ends")
+      }
+      // Invalid UTF-8 is refused, never read with replacement characters.
+      guard let line = String(validating: bytes, as: UTF8.self) else {
+        parseError("message is not valid UTF-8")
         continue
       }
+      if line.allSatisfy(\.isWhitespace) { continue }
       if let reverify {
         switch reverify() {
         case .success(let identity): toolbox.identity = identity

@@ -53,9 +53,20 @@ struct McpCommand: Command {
     } else {
       toolbox = GateToolbox.trusted(store: try context.store(create: true))
     }
+    let lines = LineBuffer(limit: GateStdio.maximumLine)
     GateStdio.serve(
-      toolbox: toolbox, reverify: reverify, readLine: { Swift.readLine(strippingNewline: true) },
+      toolbox: toolbox, reverify: reverify, readLine: { Self.nextLine(of: lines) },
       write: { line in try? FileDescriptor.standardOutput.write(Array((line + "\n").utf8)) })
+  }
+
+  /// The next line of standard input as bytes; nil at the end or when
+  /// standard input cannot be read.
+  static func nextLine(of lines: LineBuffer) -> GateStdio.InputLine? {
+    switch try? lines.nextLine(from: .standardInput) {
+    case .line(let bytes)?: return .line(Array(bytes))
+    case .tooLong?: return .tooLong
+    case .end?, nil: return nil
+    }
   }
 
   private func serveHTTP(_ listen: GateListenAddress, authenticator: GateAuthenticator, context: CommandContext) throws
