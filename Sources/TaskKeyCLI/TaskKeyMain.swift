@@ -1,3 +1,5 @@
+import TaskSystem
+
 /// The entry point of `taskkey`: finds the command, parses its line
 /// against its declaration, runs it, and turns any error into a message on
 /// standard error and an exit code (through `FailureReport`, the one map).
@@ -160,31 +162,20 @@ extension TaskKeyMain {
   public static func run(
     argumentBytes: [[UInt8]], environmentBytes: [[UInt8]], streams: ([String: String]) -> StandardStreams
   ) -> Int32 {
-    var environment = [String: String]()
-    var refused: String?
-    for entry in environmentBytes {
-      guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
-      let name = String(decoding: entry[..<equals], as: UTF8.self)
-      if let value = String(validating: entry[(equals + 1)...], as: UTF8.self) {
-        environment[name] = value
-      } else if environmentNames.contains(name) {
-        refused = refused ?? "the environment variable \(name) is not valid UTF-8"
+    let decoded = CommandLineBytes.decode(
+      arguments: argumentBytes, environment: environmentBytes, checking: environmentNames)
+    let refused: String? =
+      switch decoded.refusal {
+      case .environmentVariable(let name)?: "the environment variable \(name) is not valid UTF-8"
+      case .argument(let index)?: "argument \(index) is not valid UTF-8"
+      case nil: nil
       }
-    }
-    var arguments = [String]()
-    for (index, bytes) in argumentBytes.enumerated() {
-      if let argument = String(validating: bytes, as: UTF8.self) {
-        arguments.append(argument)
-      } else {
-        refused = refused ?? "argument \(index + 1) is not valid UTF-8"
-      }
-    }
-    let made = streams(environment)
+    let made = streams(decoded.environment)
     if let refused {
       made.printError("taskkey: error: \(refused); taskkey takes only UTF-8 arguments and paths")
       made.printError("hint: name the file with UTF-8 bytes; contexts are bound byte for byte, so none is repaired")
       return ExitCode.usage.rawValue
     }
-    return run(arguments, streams: made)
+    return run(decoded.arguments, streams: made)
   }
 }

@@ -14,18 +14,7 @@ do {
   exit(71)
 }
 
-/// The bytes of a C string, exactly as the kernel passed them.
-func bytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
-  Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
-}
-
-let arguments = (1..<Int(CommandLine.argc)).map { bytes(CommandLine.unsafeArgv[$0]!) }
-var environment = [[UInt8]]()
-var entry = environ
-while let variable = entry.pointee {
-  environment.append(bytes(variable))
-  entry += 1
-}
+let (arguments, environment) = CommandLineBytes.ofThisProcess()
 exit(
   TaskKeyMain.run(argumentBytes: arguments, environmentBytes: environment) {
     StandardStreams.process(environment: $0)

@@ -63,31 +63,20 @@ public enum TaskerMain {
   ///     not UTF-8 are left out.
   /// - Returns: the exit code.
   public static func run(argumentBytes: [[UInt8]], environmentBytes: [[UInt8]]) -> Int32 {
-    var environment = [String: String]()
-    var refused: String?
-    for entry in environmentBytes {
-      guard let equals = entry.firstIndex(of: UInt8(ascii: "=")) else { continue }
-      let name = String(decoding: entry[..<equals], as: UTF8.self)
-      if let value = String(validating: entry[(equals + 1)...], as: UTF8.self) {
-        environment[name] = value
-      } else if environmentNames.contains(name) {
-        refused = refused ?? "the environment variable \(name)"
+    let decoded = CommandLineBytes.decode(
+      arguments: argumentBytes, environment: environmentBytes, checking: environmentNames)
+    let refused: String? =
+      switch decoded.refusal {
+      case .environmentVariable(let name)?: "the environment variable \(name)"
+      case .argument(let index)?: "argument \(index)"
+      case nil: nil
       }
-    }
-    var arguments = [String]()
-    for (index, bytes) in argumentBytes.enumerated() {
-      if let argument = String(validating: bytes, as: UTF8.self) {
-        arguments.append(argument)
-      } else {
-        refused = refused ?? "argument \(index + 1)"
-      }
-    }
     if let refused {
       let error = CLIError.invalidUTF8(source: refused)
       report(error.message, hint: error.hint, to: OutputStream())
       return error.exitCode.rawValue
     }
-    return run(arguments, environment: environment)
+    return run(decoded.arguments, environment: decoded.environment)
   }
 
   /// Runs `tasker` with `arguments` (without the program name).

@@ -15,18 +15,7 @@ do {
   exit(ExitCode.osError.rawValue)
 }
 
-/// The bytes of a C string, exactly as the kernel passed them.
-func bytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
-  Array(UnsafeRawBufferPointer(start: pointer, count: strlen(pointer)))
-}
-
 // Arguments and environment as raw bytes: TaskerMain refuses what is not
 // UTF-8 instead of letting it be repaired into other text.
-let arguments = (1..<Int(CommandLine.argc)).map { bytes(CommandLine.unsafeArgv[$0]!) }
-var environment = [[UInt8]]()
-var entry = environ
-while let variable = entry.pointee {
-  environment.append(bytes(variable))
-  entry += 1
-}
+let (arguments, environment) = CommandLineBytes.ofThisProcess()
 exit(TaskerMain.run(argumentBytes: arguments, environmentBytes: environment))
