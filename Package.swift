@@ -12,6 +12,8 @@ let package = Package(
     .library(name: "AssistantKeys", targets: ["AssistantKeys"]),
     .library(name: "BackupRules", targets: ["BackupRules"]),
     .library(name: "TaskAttachments", targets: ["TaskAttachments"]),
+    .library(name: "CommandKit", targets: ["CommandKit"]),
+    .library(name: "ExitCodeMap", targets: ["ExitCodeMap"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -56,13 +58,31 @@ let package = Package(
       name: "TaskAttachments",
       dependencies: ["TaskCrypto", "TaskSystem"]
     ),
+    // The command kit every command of the project is built on: declarations,
+    // parser, help, man page, completions, streams, bounded input, the one
+    // strict JSON codec and the one exit-code table. Only TaskSystem below it.
+    .target(
+      name: "CommandKit",
+      dependencies: ["TaskSystem"]
+    ),
+    // The one map from the libraries' errors to the exit-code table, for any
+    // command that calls them (taskkey and tasker alike).
+    .target(
+      name: "ExitCodeMap",
+      dependencies: [
+        "CommandKit", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem",
+      ]
+    ),
     .target(
       name: "TaskKeyCLI",
-      dependencies: ["TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem"]
+      dependencies: [
+        "CommandKit", "ExitCodeMap", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments",
+        "TaskSystem",
+      ]
     ),
     .executableTarget(
       name: "taskkey",
-      dependencies: ["TaskKeyCLI", "TaskSystem"]
+      dependencies: ["TaskKeyCLI", "CommandKit", "TaskSystem"]
     ),
 
     // The benchmark: TaskKey against raw OpenSSL (in C) in the same run.
@@ -107,8 +127,14 @@ let package = Package(
       dependencies: ["BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
     ),
     .testTarget(
+      name: "CommandKitTests",
+      dependencies: ["CommandKit", "ExitCodeMap", "TaskCrypto", "TaskVault", "TaskSystem"]
+    ),
+    .testTarget(
       name: "TaskKeyCLITests",
-      dependencies: ["TaskKeyCLI", "BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+      dependencies: [
+        "TaskKeyCLI", "CommandKit", "BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport",
+      ]
     ),
     // End-to-end tests: run the built `taskkey` binary and check stdout, stderr and exit code.
     .testTarget(

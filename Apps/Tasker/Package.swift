@@ -51,12 +51,14 @@ let package = Package(
     .target(
       name: "TaskerGate",
       dependencies: ["TaskerCore", "CMicroHTTPD"]
-        + taskKey("AssistantKeys", "TaskVault", "TaskSystem", "TaskCrypto")
+        + taskKey("CommandKit", "AssistantKeys", "TaskVault", "TaskSystem", "TaskCrypto")
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.
     .target(
       name: "TaskerCLI",
-      dependencies: ["TaskerCore", "TaskerGate"] + taskKey("TaskSystem")
+      dependencies: ["TaskerCore", "TaskerGate"]
+        + taskKey(
+          "CommandKit", "ExitCodeMap", "TaskSystem", "TaskCrypto", "TaskVault", "TaskAttachments", "AssistantKeys")
     ),
     .executableTarget(
       name: "tasker",
@@ -85,7 +87,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskerGateTests",
-      dependencies: ["TaskerGate", "TaskerTestSupport"] + taskKey("TaskCrypto")
+      dependencies: ["TaskerGate", "TaskerTestSupport"] + taskKey("CommandKit", "TaskCrypto")
     ),
     .testTarget(
       name: "TaskerEndToEndTests",

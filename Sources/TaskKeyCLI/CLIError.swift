@@ -1,13 +1,13 @@
+import CommandKit
+import ExitCodeMap
 import TaskCrypto
 
 /// Every way the `taskkey` command itself can fail (the lower modules'
-/// errors reach `FailureReport` as they are, wrapped only to add a line
+/// errors reach CommandKit's `FailureReport` as they are, wrapped only to add a line
 /// number).
 ///
 /// Messages never include secret bytes; `hint` says what to do next.
-public enum CLIError: Error, Equatable {
-  /// The command line is wrong; `usage` is the command's usage line.
-  case usage(message: String, usage: String)
+public enum CLIError: Error, Equatable, CommandFailure {
   /// A file could not be opened or read.
   case cannotOpen(path: String, reason: String)
   /// A file exists where a new one was to be created.
@@ -18,8 +18,6 @@ public enum CLIError: Error, Equatable {
   case notOwner(path: String)
   /// A path is not a regular file (a directory, a device, a symlink).
   case notRegularFile(path: String)
-  /// Input was larger than the command accepts.
-  case inputTooLarge(limit: Int)
   /// `vectors check` found files whose cases did not give their expected
   /// outcome.
   case vectorsFailed(count: Int)
@@ -45,7 +43,6 @@ public enum CLIError: Error, Equatable {
   /// The one-line message after `taskkey: error: `.
   public var message: String {
     switch self {
-    case .usage(let message, _): return message
     case .cannotOpen(let path, let reason): return "cannot open '\(path)': \(reason)"
     case .fileExists(let path): return "'\(path)' already exists; refusing to overwrite it"
     case .unsafePermissions(let path, let mode):
@@ -53,7 +50,6 @@ public enum CLIError: Error, Equatable {
         "'\(path)' has mode \(String(mode, radix: 8)); key and passphrase files must not be readable by group or others"
     case .notOwner(let path): return "'\(path)' is not owned by you; refusing to read secrets from it"
     case .notRegularFile(let path): return "'\(path)' is not a regular file"
-    case .inputTooLarge(let limit): return "the input is larger than \(limit) bytes"
     case .vectorsFailed(let count): return "\(count) vector file(s) failed"
     case .malformedInput(let line, let reason): return "line \(line): \(reason)"
     case .valueRefused(let line, let error): return "line \(line): \(error.description); nothing was written"
@@ -68,10 +64,26 @@ public enum CLIError: Error, Equatable {
     }
   }
 
+  /// The exit code of each case (CommandKit's table).
+  public var exitCode: ExitCode {
+    switch self {
+    case .binaryToTerminal: return .usage
+    case .cannotOpen: return .noInput
+    case .fileExists: return .cannotCreate
+    case .unsafePermissions, .notOwner, .notRegularFile: return .permission
+    case .malformedInput: return .dataError
+    case .vectorsFailed: return .vectorsFailed
+    case .valueRefused(_, let error): return error.exitCode
+    case .keyStillInUse: return .keyInUse
+    case .passphraseMismatch, .weakPassphrase: return .passphraseRefused
+    case .noTerminal: return .noTerminal
+    case .wrongBundlePassphrase: return .wrongPassphrase
+    }
+  }
+
   /// What to do next, when there is something useful to say.
   public var hint: String? {
     switch self {
-    case .usage(_, let usage): return usage
     case .unsafePermissions(let path, _): return "run: chmod 600 '\(path)'"
     case .fileExists: return "choose another path, or remove the file yourself first"
     case .keyStillInUse: return "run 'taskkey rewrap' over those values first, or retire with --force"

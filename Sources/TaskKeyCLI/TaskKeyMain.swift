@@ -1,13 +1,16 @@
+import CommandKit
+import ExitCodeMap
 import TaskSystem
 
-/// The entry point of `taskkey`: finds the command, parses its line
-/// against its declaration, runs it, and turns any error into a message on
-/// standard error and an exit code (through `FailureReport`, the one map).
+/// The entry point of `taskkey`: CommandKit finds the command and parses
+/// its line against its declaration; it runs, and any error becomes a
+/// message on standard error and an exit code (through CommandKit's
+/// `FailureReport`, the one map).
 public enum TaskKeyMain {
   /// The version printed by `taskkey --version`.
   public static let version = "0.2.0"
 
-  static let commands: [any Command.Type] = [
+  static let commands: [any CommandDeclaration.Type] = [
     SealCommand.self, OpenCommand.self, KeygenCommand.self,
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
     ItemCommand.self, SyncCommand.self, KeysCommand.self, RotateCommand.self, PromoteCommand.self,
@@ -26,31 +29,17 @@ public enum TaskKeyMain {
     "completion",
   ]
 
-  static let usage = "taskkey <command> [options]"
-
-  static var help: String {
-    let list = commands.map { HelpText.entry($0.spec.name, $0.spec.abstract, wrapped: false) }
-    let codes = ExitCode.allCases.map {
-      "  " + padded(String($0.rawValue), to: 6) + $0.summary
-    }
-    return """
-      OVERVIEW: TaskKey seals Tasker's notes and manages its keys.
-
-      USAGE: \(usage)
-
-      OPTIONS:
-      \(HelpText.entry("-h, --help", "Show help; 'taskkey <command> --help' for a command."))
-      \(HelpText.entry("--version", "Show the version."))
-      \(HelpText.entry("-q, --quiet", CommandSpec.quietOption.help))
-      \(HelpText.entry("-v, --verbose", CommandSpec.verboseOption.help))
-
-      SUBCOMMANDS:
-      \(list.joined(separator: "\n"))
-
-      EXIT CODES:
-      \(codes.joined(separator: "\n"))
-      """
-  }
+  /// `taskkey` as CommandKit declares it: help, man page, completions and
+  /// the lookup of commands are printed and done from this one value.
+  static let program = CommandProgram(
+    name: "taskkey", version: version, overview: "TaskKey seals Tasker's notes and manages its keys.",
+    commands: commands, commandNames: commandNames,
+    environment: [
+      ("TASKKEY_HOME", "The vault directory (default $XDG_DATA_HOME/tasker/keys, else ~/.local/share/tasker/keys)."),
+      ("XDG_RUNTIME_DIR", "Where the unlock session's keys live while unlocked, when it is a private tmpfs."),
+      ("TZ", "The time zone of times shown on a terminal; JSON is always UTC."),
+    ],
+    user: .taskkey, manual: TaskKeyManual.text)
 
   /// Runs `taskkey` with `arguments` (without the program name).
   ///
@@ -58,7 +47,19 @@ public enum TaskKeyMain {
   public static func run(_ arguments: [String], streams: StandardStreams) -> Int32 {
     var streams = streams
     do {
-      return try dispatch(arguments, streams: &streams).rawValue
+      switch try program.request(arguments, verbosity: &streams.verbosity) {
+      case .print(let text):
+        try streams.print(text)
+      case .missingCommand(let help):
+        streams.printError(help)
+        return ExitCode.usage.rawValue
+      case .run(let declaration, let parsed):
+        guard let command = declaration as? any Command.Type else {
+          preconditionFailure("\(parsed.path) is declared but not a taskkey command")
+        }
+        try command.init(parsed).run(streams)
+      }
+      return ExitCode.success.rawValue
     } catch {
       let failure = FailureReport(error)
       if let message = failure.message {
@@ -67,79 +68,6 @@ public enum TaskKeyMain {
       }
       return failure.code.rawValue
     }
-  }
-
-  /// Reads global flags, finds the command (and subcommand), and runs it.
-  static func dispatch(_ arguments: [String], streams: inout StandardStreams) throws -> ExitCode {
-    var rest = arguments[...]
-    while let first = rest.first, ["-q", "--quiet", "-v", "--verbose"].contains(first) {
-      streams.verbosity = first.hasPrefix("-q") || first == "--quiet" ? .quiet : .verbose
-      rest = rest.dropFirst()
-    }
-    guard let first = rest.first else {
-      streams.printError(help)
-      return .usage
-    }
-    switch first {
-    case "-h", "--help", "help":
-      let words = Array(rest.dropFirst())
-      if let (command, path, _) = try? find(words[...]), !words.isEmpty {
-        try streams.print(HelpText.render(command, path: path))
-      } else {
-        try streams.print(help)
-      }
-      return .success
-    case "--version":
-      try streams.print("taskkey \(version)")
-      return .success
-    default:
-      break
-    }
-    let (command, path, remaining) = try find(rest)
-    if remaining.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
-      try streams.print(HelpText.render(command, path: path))
-      return .success
-    }
-    let parsed = try ParsedArguments(Array(remaining), spec: command.spec, path: path)
-    if !command.subcommands.isEmpty {
-      let names = command.subcommands.map { $0.spec.name }
-      throw parsed.usageError("missing subcommand: \(ParsedArguments.list(names))")
-    }
-    if parsed.flag(CommandSpec.quietOption) { streams.verbosity = .quiet }
-    if parsed.flag(CommandSpec.verboseOption) { streams.verbosity = .verbose }
-    try command.init(parsed).run(streams)
-    return .success
-  }
-
-  /// The command named by the first words, its path (`taskkey item set`)
-  /// and the words after it.
-  ///
-  /// - Throws: a usage error naming the closest command for a typo.
-  static func find(_ words: ArraySlice<String>) throws -> (any Command.Type, String, ArraySlice<String>) {
-    guard let first = words.first else { throw CLIError.usage(message: "missing command", usage: "usage: \(usage)") }
-    guard let index = commandNames.firstIndex(of: first) else {
-      let guess = closestWord(to: first, among: commandNames)
-      throw CLIError.usage(
-        message: "unknown command '\(first)'" + (guess.map { "; did you mean '\($0)'?" } ?? ""),
-        usage: "usage: \(usage); see 'taskkey --help'")
-    }
-    var command: any Command.Type = commands[index]
-    var path = "taskkey \(first)"
-    var rest = words.dropFirst()
-    while !command.subcommands.isEmpty, let word = rest.first, !word.hasPrefix("-") {
-      guard let sub = command.subcommands.first(where: { $0.spec.name == word }) else {
-        let names = command.subcommands.map { $0.spec.name }
-        let guess = closestWord(to: word, among: names)
-        throw CLIError.usage(
-          message: "unknown subcommand '\(word)' of '\(path)'"
-            + (guess.map { "; did you mean '\($0)'?" } ?? "; use \(ParsedArguments.list(names))"),
-          usage: "usage: " + HelpText.usageLine(command.spec, path: path, subcommands: command.subcommands))
-      }
-      command = sub
-      path += " \(word)"
-      rest = rest.dropFirst()
-    }
-    return (command, path, rest)
   }
 }
 

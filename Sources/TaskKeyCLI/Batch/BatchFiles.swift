@@ -1,5 +1,6 @@
 // The file edge of batch processing: reading lines and writing all or
 // nothing, through TaskSystem (descriptors, the FileSystem seam).
+import CommandKit
 import TaskCrypto
 import TaskSystem
 

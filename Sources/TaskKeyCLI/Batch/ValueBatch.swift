@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 
 /// How `rewrap`, `retire`, and `seal`/`open` with `--field`, read a batch of
@@ -95,7 +96,7 @@ struct ValueBatch {
         throw CLIError.valueRefused(line: line, error)
       }
     }
-    let names = [field, contextField].compactMap { $0 }.map { Array($0.utf8) }
+    let names = [field, contextField].compactMap { $0 }
     var rendered = [UInt8]()
     for input in inputs.isEmpty ? ["-"] : inputs {
       try withInput(input) { descriptor, size in

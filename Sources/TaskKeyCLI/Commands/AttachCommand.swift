@@ -1,3 +1,4 @@
+import CommandKit
 import FoundationEssentials
 import TaskAttachments
 import TaskCrypto
@@ -18,7 +19,7 @@ struct AttachCommand: CommandGroup {
       taskkey attach seal photo.jpg -o photo.jpg.tka --record attachment/42
       taskkey attach open photo.jpg.tka --record attachment/42 --range 1048576:4096 > part.bin
       """)
-  static let subcommands: [any Command.Type] = [
+  static let subcommands: [any CommandDeclaration.Type] = [
     AttachStreamCommand<AttachSeal>.self, AttachStreamCommand<AttachOpen>.self, AttachStoreCommand.self,
     AttachRewrapCommand.self, AttachSettingCommand.self,
   ]

@@ -1,4 +1,5 @@
 import BackupRules
+import CommandKit
 import TaskCrypto
 import TaskVault
 
@@ -11,7 +12,7 @@ struct BackupCommand: CommandGroup {
       taskkey backup create -o ~/tasker-keys.tkbackup
       taskkey backup restore ~/tasker-keys.tkbackup
       """)
-  static let subcommands: [any Command.Type] = [BackupCreateCommand.self, BackupRestoreCommand.self]
+  static let subcommands: [any CommandDeclaration.Type] = [BackupCreateCommand.self, BackupRestoreCommand.self]
 }
 
 /// `taskkey backup create -o F`.

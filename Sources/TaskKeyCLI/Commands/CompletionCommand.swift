@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import TaskVault
 
 /// `taskkey completion bash|zsh|fish|man`: the reference files `make
@@ -10,62 +11,40 @@ struct CompletionCommand: CommandGroup {
       # Enable completion in this bash (no bash-completion package needed):
       source <(taskkey completion bash)
       """)
-  static let subcommands: [any Command.Type] = [
+  static let subcommands: [any CommandDeclaration.Type] = [
     CompletionScriptCommand<BashScript>.self, CompletionScriptCommand<ZshScript>.self,
     CompletionScriptCommand<FishScript>.self, CompletionScriptCommand<ManScript>.self, CompletionWordsCommand.self,
   ]
 }
 
-/// One generated reference file.
+/// One generated reference file, as a type so each is its own command.
 protocol ReferenceScript {
-  static var name: String { get }
-  static var abstract: String { get }
-  static var example: String { get }
-  static func text(_ nodes: [CommandNode]) -> String
+  static var file: ReferenceFile { get }
 }
 
 /// bash.
-enum BashScript: ReferenceScript {
-  static let name = "bash"
-  static let abstract = "The bash completion script (works without the bash-completion package)."
-  static let example = "taskkey completion bash > ~/.local/share/bash-completion/completions/taskkey"
-  static func text(_ nodes: [CommandNode]) -> String { BashDialect().script(nodes) }
-}
-
+enum BashScript: ReferenceScript { static let file = ReferenceFile.bash }
 /// zsh.
-enum ZshScript: ReferenceScript {
-  static let name = "zsh"
-  static let abstract = "The zsh completion function (_taskkey)."
-  static let example = "taskkey completion zsh > ~/.zfunc/_taskkey"
-  static func text(_ nodes: [CommandNode]) -> String { ZshDialect().script(nodes) }
-}
-
+enum ZshScript: ReferenceScript { static let file = ReferenceFile.zsh }
 /// fish.
-enum FishScript: ReferenceScript {
-  static let name = "fish"
-  static let abstract = "The fish completion script."
-  static let example = "taskkey completion fish > ~/.config/fish/completions/taskkey.fish"
-  static func text(_ nodes: [CommandNode]) -> String { FishCompletion.script(nodes) }
-}
-
+enum FishScript: ReferenceScript { static let file = ReferenceFile.fish }
 /// man.
-enum ManScript: ReferenceScript {
-  static let name = "man"
-  static let abstract = "The taskkey(1) man page in man(7) format."
-  static let example = "taskkey completion man > ~/.local/share/man/man1/taskkey.1"
-  static func text(_ nodes: [CommandNode]) -> String { ManPage.render(nodes, version: TaskKeyMain.version) }
-}
+enum ManScript: ReferenceScript { static let file = ReferenceFile.man }
 
-/// `taskkey completion bash` and its siblings.
+/// `taskkey completion bash` and its siblings: CommandKit prints them from
+/// `TaskKeyMain.program`.
 struct CompletionScriptCommand<Script: ReferenceScript>: Command {
   static var spec: CommandSpec {
-    CommandSpec(name: Script.name, abstract: Script.abstract, example: Script.example)
+    let program = TaskKeyMain.program
+    return CommandSpec(
+      name: Script.file.rawValue, abstract: Script.file.abstract(for: program),
+      example: Script.file.example(for: program))
   }
 
   init(_ arguments: ParsedArguments) {}
 
   func run(_ streams: StandardStreams) throws {
-    try streams.write(Array(Script.text(CommandNode.all()).utf8))
+    try streams.write(Array(Script.file.text(for: TaskKeyMain.program).utf8))
   }
 }
 

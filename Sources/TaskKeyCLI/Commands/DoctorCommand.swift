@@ -1,4 +1,5 @@
 import BackupRules
+import CommandKit
 
 /// `taskkey doctor`: permissions, exclusion markers, unlock state, KDF.
 struct DoctorCommand: Command {

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import Foundation
 import TaskCrypto
 import TaskVault
@@ -11,7 +12,7 @@ struct ItemCommand: CommandGroup {
       # Keep an OpenAI key on this device only:
       taskkey item set provider/openai --device-only < key.txt
       """)
-  static let subcommands: [any Command.Type] = [
+  static let subcommands: [any CommandDeclaration.Type] = [
     ItemSetCommand.self, ItemGetCommand.self, ItemListCommand.self, ItemRemoveCommand.self,
   ]
   static let nameArgument = ArgumentSpec(name: "NAME", kind: .itemName, help: "The item's name.")

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import FoundationEssentials
 
 /// `taskkey list`: the assistant keys, revoked ones marked; never a key.
@@ -29,7 +30,7 @@ struct ListCommand: Command {
   func run(_ streams: StandardStreams) throws {
     let keys = try openRegistry(streams).keys().map(KeyDescription.init)
     if json {
-      let data = try JSONValue.object(["keys": .array(keys.map(\.jsonObject))]).bytes()
+      let data = JSONValue.object(["keys": .array(keys.map(\.jsonObject))]).encoded
       return try streams.write(data + [UInt8(ascii: "\n")])
     }
     let times = TimeText(streams)

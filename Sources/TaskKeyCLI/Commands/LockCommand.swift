@@ -1,3 +1,5 @@
+import CommandKit
+
 /// `taskkey lock`: ends the unlocked state now.
 struct LockCommand: Command {
   static let spec = CommandSpec(

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 
 /// `taskkey mint`: makes a new assistant key and prints it once.
 struct MintCommand: Command {

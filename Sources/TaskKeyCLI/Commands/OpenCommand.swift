@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 
 /// `taskkey open`: opens a `tc1.` value, or passes a plain value through.

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 
 /// `taskkey promote KID`: makes another note key the primary.

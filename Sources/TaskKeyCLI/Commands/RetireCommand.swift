@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 
 /// `taskkey retire KID`: removes an old note key once nothing uses it.

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 
 /// `taskkey revoke ID`: revokes an assistant key for good.
 struct RevokeCommand: Command {

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 
 /// `taskkey rewrap`: re-seals values under the primary note key.

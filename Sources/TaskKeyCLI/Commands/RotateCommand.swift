@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import TaskCrypto
 
 /// `taskkey rotate`: a new primary note key; with `--assistant NAME`, a new

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 
 /// `taskkey seal`: seals standard input into a `tc1.` value, or every plain

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 import TaskVault
 
@@ -20,7 +21,7 @@ struct SyncCommand: CommandGroup {
       taskkey sync export -o ~/Sync/tasker-keys.tksync
       taskkey sync import ~/Sync/tasker-keys.tksync
       """)
-  static let subcommands: [any Command.Type] = [SyncExportCommand.self, SyncImportCommand.self]
+  static let subcommands: [any CommandDeclaration.Type] = [SyncExportCommand.self, SyncImportCommand.self]
 }
 
 /// `taskkey sync export`.

@@ -1,3 +1,4 @@
+import CommandKit
 import FoundationEssentials
 
 /// `taskkey vectors`: the group of `vectors check`.
@@ -8,7 +9,7 @@ struct VectorsCommand: CommandGroup {
       # What an auditor runs from a checkout:
       taskkey vectors check Vectors/
       """)
-  static let subcommands: [any Command.Type] = [VectorsCheckCommand.self]
+  static let subcommands: [any CommandDeclaration.Type] = [VectorsCheckCommand.self]
 }
 
 /// `taskkey vectors check [PATH...]`: runs vector files against this build.
@@ -60,7 +61,7 @@ struct VectorsCheckCommand: Command {
         "passed": .int(passed), "failed": .int(failed), "skipped": .int(skipped),
         "files_passed": .int(reports.count - filesFailed), "files_failed": .int(filesFailed),
       ])
-      try streams.write(try object.bytes() + [UInt8(ascii: "\n")])
+      try streams.write(object.encoded + [UInt8(ascii: "\n")])
     } else {
       for report in reports {
         try streams.print(

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import TaskCrypto
 
 /// `taskkey verify`: checks a key read from standard input, failing closed.
@@ -33,7 +34,7 @@ struct VerifyCommand: Command {
     let presented: SecureBytes
     do {
       presented = try streams.readSecret(limit: Self.inputLimit, exact: false, prompt: "Assistant key: ")
-    } catch CLIError.inputTooLarge {
+    } catch is InputTooLarge {
       throw AssistantKeyError.malformedKey(.wrongLength(Self.inputLimit + 1))
     }
     // Grammar and checksum first: a typo is reported without opening the vault.

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import FoundationEssentials
 
 /// What `mint`, `rotate`, `verify` and `list` show about a key: never the
@@ -68,7 +69,7 @@ struct KeyDescription {
   }
 
   /// The JSON text of `jsonObject`, keys sorted.
-  func json() throws -> String { try jsonObject.text() }
+  func json() -> String { jsonObject.text }
 }
 
 /// Writes a freshly minted key: alone on standard output (straight from

@@ -1,3 +1,5 @@
+import CommandKit
+
 /// A duration as typed: `90s`, `15m`, `8h`, `30d` or a compound such as
 /// `1h30m` (units in falling order, each once). Messages answer in the
 /// units the user typed.

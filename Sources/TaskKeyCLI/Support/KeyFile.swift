@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 
 /// Reads and writes key files: one line `<8 hex kid>:<64 hex key>`, mode

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskCrypto
 import TaskVault
 
@@ -73,7 +74,7 @@ struct NoteOptions {
   func readInput(_ streams: StandardStreams, limit: Int) throws -> [UInt8] {
     var input = try streams.readAll(limit: limit + 1)
     if !exact && input.last == UInt8(ascii: "\n") { input.removeLast() }
-    guard input.count <= limit else { throw CLIError.inputTooLarge(limit: limit) }
+    guard input.count <= limit else { throw InputTooLarge(source: "the input", limit: limit) }
     return input
   }
 

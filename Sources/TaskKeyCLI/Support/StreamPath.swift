@@ -1,3 +1,5 @@
+import CommandKit
+
 /// The path argument that means a standard stream: `--out -` is standard
 /// output and an input file `-` is standard input, where the command can
 /// stream (`backup create|restore`, `sync export|import`, `retire --input`).

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import TaskCrypto
 import TaskVault
 
@@ -8,7 +9,7 @@ import TaskVault
 /// - Throws: a usage error when none of them is set.
 func vaultDirectory(_ streams: StandardStreams) throws -> String {
   guard let directory = Vault.defaultDirectory(environment: streams.environment) else {
-    throw CLIError.usage(
+    throw UsageError(
       message: "cannot find the vault: neither TASKKEY_HOME nor HOME is set",
       usage: "set TASKKEY_HOME to the vault directory")
   }

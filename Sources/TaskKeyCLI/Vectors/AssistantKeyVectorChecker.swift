@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import Foundation
 
 /// `Vectors/assistant-key-v1.json`, `Vectors/assistant-registry-v1.json`,

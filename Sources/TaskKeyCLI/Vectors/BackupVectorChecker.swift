@@ -1,4 +1,5 @@
 import BackupRules
+import CommandKit
 import Foundation
 import TaskCrypto
 

@@ -1,3 +1,4 @@
+import CommandKit
 import Foundation
 
 /// A checker for one family of vector files: every checker behind

@@ -1,3 +1,5 @@
+import CommandKit
+
 /// The JSON schemas of the files in `Vectors/`, shared by the generator
 /// (a test) and the checker (`taskkey vectors check`). Vectors/README.md
 /// documents each field.

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskerCore
 
 /// One tool call of the gate, parsed and checked: what it would do, with

@@ -1,3 +1,4 @@
+import CommandKit
 import FoundationEssentials
 import TaskerCore
 
@@ -36,7 +37,7 @@ public struct GateDesk {
   public func approve(_ id: Int64, checkKey: KeyCheck) throws -> GateReceipt {
     let approval = try pending(id)
     try checkKey(approval.keyID)
-    guard case .object(let arguments)? = JSONValue.parse(Data(approval.arguments.utf8)) else {
+    guard case .object(let arguments)? = JSONValue.parse(Array(approval.arguments.utf8)) else {
       throw GateError.approvalUnreadable(id)
     }
     let call: GateCall

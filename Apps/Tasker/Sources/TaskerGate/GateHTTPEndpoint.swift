@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import FoundationEssentials
 import TaskSystem
 
@@ -211,7 +212,7 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
 
   private static func json(_ status: Int, _ headers: [HTTPHeader], _ body: JSONValue) -> HTTPResponse {
     HTTPResponse(
-      status: status, headers: [HTTPHeader("Content-Type", "application/json")] + headers, body: Array(body.encoded))
+      status: status, headers: [HTTPHeader("Content-Type", "application/json")] + headers, body: body.encoded)
   }
 }
 

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import FoundationEssentials
 
 /// Serves MCP over standard input and output: one JSON-RPC message per
@@ -49,7 +50,7 @@ public enum GateStdio {
         switch reverify() {
         case .success(let identity): toolbox.identity = identity
         case .failure(let error):
-          let message = JSONValue.parse(Data(line.utf8))
+          let message = JSONValue.parse(Array(line.utf8))
           guard let id = message?["id"], message?["method"] != nil else { continue }
           let refusal = MCPError(code: MCPError.unauthorizedCode, message: "assistant key refused: \(error)")
           write(JSONValue.object(["jsonrpc": "2.0", "id": id, "error": refusal.json]).text)

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskerCore
 
 /// The gate's tools: names, descriptions and complete input schemas. The

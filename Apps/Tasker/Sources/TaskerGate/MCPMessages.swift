@@ -1,3 +1,5 @@
+import CommandKit
+
 /// A JSON-RPC error as MCP carries it: a code, a message for people, and
 /// optional data. The gate's own codes are in the server range.
 public struct MCPError: Error, Equatable, Sendable {

@@ -1,3 +1,4 @@
+import CommandKit
 import FoundationEssentials
 
 /// One MCP session: the initialize handshake, version negotiation, and the
@@ -41,7 +42,7 @@ public final class MCPSession {
   /// - Parameter bytes: one UTF-8 JSON-RPC message.
   /// - Returns: what to send back.
   public func handle<Bytes: DataProtocol>(bytes: Bytes) -> Reply {
-    guard let message = JSONValue.parse(bytes) else {
+    guard let message = JSONValue.parse(Array(bytes)) else {
       return Self.failure(
         id: .null, MCPError(code: MCPError.parseErrorCode, message: "parse error: the message is not valid JSON"))
     }

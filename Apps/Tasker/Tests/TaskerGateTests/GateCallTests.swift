@@ -1,3 +1,4 @@
+import CommandKit
 import TaskerCore
 import TaskerGate
 import XCTest

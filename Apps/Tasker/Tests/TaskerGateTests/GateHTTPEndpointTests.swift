@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import TaskerGate
 import XCTest
 

@@ -1,3 +1,4 @@
+import CommandKit
 import Foundation
 import TaskerCore
 import TaskerGate
@@ -9,7 +10,7 @@ final class GateReceiptFormatTests: XCTestCase {
     .appendingPathComponent("Vectors/receipt-v1.json")
 
   func testTheVectors() throws {
-    let file = try XCTUnwrap(JSONValue.parse(try Data(contentsOf: Self.vectors)))
+    let file = try XCTUnwrap(JSONValue.parse(Array(try Data(contentsOf: Self.vectors))))
     guard case .array(let tests)? = file["tests"] else { return XCTFail("no tests") }
     XCTAssertEqual(tests.count, 72)
     XCTAssertEqual(tests.compactMap { $0["id"]?.integerValue }, Array(1...72))

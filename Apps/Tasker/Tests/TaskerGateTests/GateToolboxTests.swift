@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import Foundation
 import TaskCrypto
 import TaskerCore

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskerCore
 
 /// `tasker page new|show|edit|list`: pages with sealed bodies.

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskerCore
 
 /// `tasker list`: tasks without their notes.

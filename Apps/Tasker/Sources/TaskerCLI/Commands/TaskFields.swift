@@ -1,3 +1,4 @@
+import CommandKit
 import TaskerCore
 
 /// The task field options shared by `add` and `edit`.

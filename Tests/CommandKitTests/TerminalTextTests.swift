@@ -1,4 +1,4 @@
-import TaskerCore
+import CommandKit
 import Testing
 
 /// The one function every printer uses (issue 22, break 8).

@@ -2,22 +2,22 @@
 /// `--name=value`, `-o value`, flags, `--` to end options, positionals.
 /// Only declared options are accepted; an option read by a command must be
 /// one its spec declares, so help and parser cannot drift apart.
-struct ParsedArguments {
+public struct ParsedArguments {
   /// The spec the line was read against.
-  let spec: CommandSpec
+  public let spec: CommandSpec
   /// `taskkey item set`, for messages and the usage line.
-  let path: String
+  public let path: String
   private var values: [String: [String]] = [:]
   /// The positional arguments, in order.
-  private(set) var positionals: [String] = []
+  public private(set) var positionals: [String] = []
 
   /// Reads `tokens` against `spec`.
   ///
-  /// - Throws: `CLIError.usage` for an unknown option (with the closest
+  /// - Throws: `UsageError` for an unknown option (with the closest
   ///   declared one), a missing value, a repeated option, a value outside
   ///   its choices, a missing required option, or too few or too many
   ///   positionals.
-  init(_ tokens: [String], spec: CommandSpec, path: String) throws {
+  public init(_ tokens: [String], spec: CommandSpec, path: String) throws {
     self.spec = spec
     self.path = path
     let options = spec.allOptions
@@ -75,9 +75,18 @@ struct ParsedArguments {
       throw usageError("unknown \(option.long) '\(value)'; use \(Self.list(words))")
     case .number where Int32(value).map({ $0 < 0 }) ?? true:
       throw usageError("\(option.long) takes a whole number such as 3")
+    case .recordID where Self.recordID(value) == nil:
+      throw usageError("\(option.long) takes a record id, a positive whole number such as 42, not '\(value)'")
     default:
       break
     }
+  }
+
+  /// The id `text` spells: a positive decimal `Int64` without a sign or
+  /// leading zeros; nil otherwise.
+  public static func recordID(_ text: String) -> Int64? {
+    guard let id = Int64(text), id > 0, String(id) == text else { return nil }
+    return id
   }
 
   private func checkPositionals() throws {
@@ -94,6 +103,9 @@ struct ParsedArguments {
       if case .choice(let words) = argument.kind, !words.contains(value) {
         throw usageError("unknown \(argument.name) '\(value)'; use \(Self.list(words))")
       }
+      if argument.kind == .recordID, Self.recordID(value) == nil {
+        throw usageError("\(argument.name) must be a positive whole number, not '\(value)'")
+      }
     }
   }
 
@@ -109,13 +121,13 @@ struct ParsedArguments {
   }
 
   /// "a, b or c".
-  static func list(_ words: [String]) -> String {
+  public static func list(_ words: [String]) -> String {
     words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
   }
 
   /// A usage error that names this command's usage line.
-  func usageError(_ message: String) -> CLIError {
-    .usage(message: message, usage: "usage: " + HelpText.usageLine(spec, path: path))
+  public func usageError(_ message: String) -> UsageError {
+    UsageError(message: message, usage: "usage: " + HelpText.usageLine(spec, path: path))
   }
 
   private func declared(_ option: OptionSpec) -> String {
@@ -126,29 +138,40 @@ struct ParsedArguments {
   }
 
   /// Whether a flag was given.
-  func flag(_ option: OptionSpec) -> Bool {
+  public func flag(_ option: OptionSpec) -> Bool {
     values[declared(option)] != nil
   }
 
   /// The value of an option given at most once.
-  func value(_ option: OptionSpec) -> String? {
+  public func value(_ option: OptionSpec) -> String? {
     values[declared(option)]?.first
   }
 
   /// Every value of a repeatable option, in order.
-  func values(_ option: OptionSpec) -> [String] {
+  public func values(_ option: OptionSpec) -> [String] {
     values[declared(option)] ?? []
   }
 
+  /// The value of a `.recordID` option, if given (the parser checked it).
+  public func recordID(_ option: OptionSpec) -> Int64? {
+    value(option).flatMap(Self.recordID)
+  }
+
+  /// The positional at `index` as a record id, if given and declared
+  /// `.recordID` (the parser checked it).
+  public func recordID(at index: Int) -> Int64? {
+    argument(index).flatMap(Self.recordID)
+  }
+
   /// The positional at `index`, if given.
-  func argument(_ index: Int) -> String? {
+  public func argument(_ index: Int) -> String? {
     index < positionals.count ? positionals[index] : nil
   }
 }
 
 /// The declared word nearest to `word` within two edits (case ignored),
 /// for "did you mean" hints; nil when none is that close.
-func closestWord(to word: String, among candidates: [String]) -> String? {
+public func closestWord(to word: String, among candidates: [String]) -> String? {
   let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
   guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, min(2, word.count / 3)) else { return nil }
   return best.0
@@ -156,7 +179,7 @@ func closestWord(to word: String, among candidates: [String]) -> String? {
 
 /// Edit distance between two strings, counting an insertion, a deletion,
 /// a substitution or a swap of two neighbours as one (`statsu` → `status`).
-func editDistance(_ left: String, _ right: String) -> Int {
+public func editDistance(_ left: String, _ right: String) -> Int {
   let a = Array(left)
   let b = Array(right)
   guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }

@@ -1,13 +1,15 @@
 /// `--help` text, printed from a command's `CommandSpec` in the familiar
 /// shape: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, SUBCOMMANDS, EXAMPLE.
-enum HelpText {
+public enum HelpText {
   /// The column where help text starts.
-  static let column = 20
+  public static let column = 20
   /// The width help is wrapped to.
-  static let width = 80
+  public static let width = 80
 
   /// `taskkey item set NAME [--label L] …`, or `taskkey item <subcommand>`.
-  static func usageLine(_ spec: CommandSpec, path: String, subcommands: [any Command.Type] = []) -> String {
+  public static func usageLine(
+    _ spec: CommandSpec, path: String, subcommands: [any CommandDeclaration.Type] = []
+  ) -> String {
     if !subcommands.isEmpty { return "\(path) <subcommand> [options]" }
     let words =
       [path] + spec.arguments.map(\.usage) + spec.options.map(\.usage) + (spec.json == nil ? [] : ["[--json]"])
@@ -15,7 +17,7 @@ enum HelpText {
   }
 
   /// The full help of one command.
-  static func render(_ command: any Command.Type, path: String) -> String {
+  public static func render(_ command: any CommandDeclaration.Type, path: String) -> String {
     let spec = command.spec
     var sections = [
       "OVERVIEW: \(spec.abstract)", "USAGE: \(usageLine(spec, path: path, subcommands: command.subcommands))",
@@ -38,14 +40,14 @@ enum HelpText {
   }
 
   /// An option's help, with the JSON fields for `--json`.
-  static func optionHelp(_ option: OptionSpec, _ spec: CommandSpec) -> String {
+  public static func optionHelp(_ option: OptionSpec, _ spec: CommandSpec) -> String {
     guard option == CommandSpec.jsonOption, let shape = spec.json else { return option.help }
-    return "Print one JSON object (snake_case keys, UTC times): " + shape.help
+    return String(option.help.dropLast()) + ": " + shape.help
   }
 
   /// `  name              help…`, wrapped at `width` unless `wrapped` is
   /// false (lists that scripts read one line per entry).
-  static func entry(_ name: String, _ help: String, wrapped: Bool = true) -> String {
+  public static func entry(_ name: String, _ help: String, wrapped: Bool = true) -> String {
     let lines = wrapped ? wrap(help, width: width - column) : [help]
     let indent = String(repeating: " ", count: column)
     let head = "  " + name
@@ -60,7 +62,7 @@ enum HelpText {
   }
 
   /// Splits text into lines of at most `width` characters at spaces.
-  static func wrap(_ text: String, width: Int) -> [String] {
+  public static func wrap(_ text: String, width: Int) -> [String] {
     var lines = [String]()
     var line = ""
     for word in text.split(separator: " ") {
@@ -73,11 +75,4 @@ enum HelpText {
     if !line.isEmpty { lines.append(line) }
     return lines
   }
-}
-
-/// `text` cut or padded with spaces to exactly `width` characters (what
-/// Foundation's `padding(toLength:withPad:startingAt:)` did, without
-/// linking Foundation's string code into the binary).
-func padded(_ text: String, to width: Int) -> String {
-  text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
 }

@@ -1,11 +1,11 @@
-import FoundationEssentials
-
-/// A JSON value, as JSON-RPC 2.0 and MCP carry it: the wire type of the gate.
+/// A JSON value: what every `--json` output of the project is built as
+/// (docs/json-output.md), and the wire type of the gate (JSON-RPC 2.0 and
+/// MCP). `JSONDocument` reads it strictly; `encoded` writes it.
 ///
 /// Integers and fractions are kept apart so that a JSON-RPC `id` of `1`
 /// comes back as `1`, never `1.0`. Objects keep no key order; encoding sorts
 /// keys, so equal values encode to equal bytes.
-public enum JSONValue: Equatable, Sendable, Codable {
+public enum JSONValue: Equatable, Sendable, Encodable {
   /// `null`.
   case null
   /// `true` or `false`.
@@ -20,28 +20,6 @@ public enum JSONValue: Equatable, Sendable, Codable {
   case array([JSONValue])
   /// An object.
   case object([String: JSONValue])
-
-  /// Decodes one JSON value of any kind.
-  ///
-  /// - Throws: `DecodingError` when the input is not JSON.
-  public init(from decoder: Decoder) throws {
-    let container = try decoder.singleValueContainer()
-    if container.decodeNil() {
-      self = .null
-    } else if let value = try? container.decode(Bool.self) {
-      self = .bool(value)
-    } else if let value = try? container.decode(Int64.self) {
-      self = .integer(value)
-    } else if let value = try? container.decode(Double.self) {
-      self = .number(value)
-    } else if let value = try? container.decode(String.self) {
-      self = .string(value)
-    } else if let value = try? container.decode([JSONValue].self) {
-      self = .array(value)
-    } else {
-      self = .object(try container.decode([String: JSONValue].self))
-    }
-  }
 
   /// Encodes the value as it is.
   ///
@@ -59,23 +37,35 @@ public enum JSONValue: Equatable, Sendable, Codable {
     }
   }
 
-  /// Parses UTF-8 JSON text.
+  /// Parses UTF-8 JSON text with the strict reader (`JSONDocument`).
   ///
   /// - Parameter bytes: the text.
-  /// - Returns: the value, or nil when the bytes are not one JSON value.
-  public static func parse<Bytes: DataProtocol>(_ bytes: Bytes) -> JSONValue? {
-    // JSONParser.swift: strict RFC 8259, the kinds kept apart as above.
-    JSONParser.parse(Array(bytes))
+  /// - Returns: the value, or nil when the bytes are not one JSON value
+  ///   the reader accepts.
+  public static func parse(_ bytes: [UInt8]) -> JSONValue? {
+    try? JSONDocument(parsing: bytes).value
   }
+
+  /// An integer.
+  public static func int(_ value: Int) -> JSONValue { .integer(Int64(value)) }
+
+  /// A string, or null when `text` is nil.
+  public static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+
+  /// An integer, or null when `value` is nil.
+  public static func optional(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+
+  /// An array of strings.
+  public static func strings(_ texts: [String]) -> JSONValue { .array(texts.map(JSONValue.string)) }
 
   /// The value as compact UTF-8 JSON (RFC 8259) with object keys sorted
   /// and slashes unescaped; a fraction that is not finite (never made by
   /// the gate) is written `null`.
-  public var encoded: Data {
+  public var encoded: [UInt8] {
     var bytes: [UInt8] = []
     bytes.reserveCapacity(256)
     write(to: &bytes)
-    return Data(bytes)
+    return bytes
   }
 
   private func write(to out: inout [UInt8]) {
@@ -91,7 +81,7 @@ public enum JSONValue: Equatable, Sendable, Codable {
       } else {
         out.append(contentsOf: "\(value)".utf8)
       }
-    case .string(let value): Self.write(string: value, to: &out)
+    case .string(let value): Self.append(string: value, to: &out)
     case .array(let values):
       out.append(UInt8(ascii: "["))
       for (index, value) in values.enumerated() {
@@ -103,7 +93,7 @@ public enum JSONValue: Equatable, Sendable, Codable {
       out.append(UInt8(ascii: "{"))
       for (index, key) in members.keys.sorted().enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        Self.write(string: key, to: &out)
+        Self.append(string: key, to: &out)
         out.append(UInt8(ascii: ":"))
         members[key]?.write(to: &out)
       }
@@ -113,7 +103,11 @@ public enum JSONValue: Equatable, Sendable, Codable {
 
   private static let hexDigits = Array("0123456789abcdef".utf8)
 
-  private static func write(string: String, to out: inout [UInt8]) {
+  /// Appends the JSON string token for `string`: the one escaper of the
+  /// project. Quotes, `"` and `\` escaped; control characters as `\n`,
+  /// `\r`, `\t`, `\b`, `\f` or `\u00xx`; every other character as its
+  /// UTF-8 bytes (slashes and non-ASCII are not escaped).
+  public static func append(string: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
     for byte in string.utf8 {
       switch byte {
@@ -122,6 +116,8 @@ public enum JSONValue: Equatable, Sendable, Codable {
       case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
       case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
       case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+      case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+      case 0x0c: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
       case 0..<0x20:
         out.append(contentsOf: Array("\\u00".utf8))
         out.append(hexDigits[Int(byte >> 4)])
