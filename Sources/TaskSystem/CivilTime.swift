@@ -37,6 +37,17 @@ public struct CivilTime: Equatable, Sendable {
     return CivilTime(fields, offset: Int(fields.tm_gmtoff))
   }
 
+  /// The current moment in the process's local time zone (as `local(_:)`,
+  /// read from `CLOCK_REALTIME` to the second): where "today" is for a
+  /// user, for example the day `tasker add --due tomorrow` counts from.
+  /// The time zone is read as the C library reads it, once per process
+  /// (`TZ`, else /etc/localtime).
+  public static func localNow() -> CivilTime {
+    var now = timespec()
+    _ = clock_gettime(CLOCK_REALTIME, &now)
+    return local(Double(now.tv_sec))
+  }
+
   private init(_ fields: tm, offset: Int) {
     year = Int(fields.tm_year) + 1900
     month = Int(fields.tm_mon) + 1

@@ -129,6 +129,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .protectionSettingsUnreadable: return .vaultFailure
     case .noteKeyChanged: return .keyChanged
     case .receiptInvalid: return .dataError
+    case .rangeNotSatisfiable: return .dataError
     }
   }
 

@@ -166,8 +166,23 @@ extension TaskStore {
   /// - Throws: `TaskerError.attachmentRefused` for a row whose file column
   ///   is not such a name (the caller's transaction then changes nothing).
   func attachmentFiles(ofTask id: Int64) throws -> [String] {
-    try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE task_id = ?")
-      .rows([.integer(id)], AttachmentRow.init).map { try $0.location().name }
+    try attachmentFiles(of: .task(id)).map(\.file)
+  }
+
+  /// The ids and checked file names of a task's or page's attachments, as
+  /// `attachmentFiles(ofTask:)`.
+  ///
+  /// - Throws: `TaskerError.attachmentRefused`, `.database`.
+  func attachmentFiles(of owner: AttachmentOwner) throws -> [(id: Int64, file: String)] {
+    let column: String
+    let id: Int64
+    switch owner {
+    case .task(let task): (column, id) = ("task_id", task)
+    case .page(let page): (column, id) = ("page_id", page)
+    }
+    // Only the two fixed column names above are joined into the SQL; the id is bound.
+    return try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE \(column) = ? ORDER BY id")
+      .rows([.integer(id)], AttachmentRow.init).map { ($0.record.id, try $0.location().name) }
   }
 
   /// Reserves the next attachment id, so that a new file can be named and

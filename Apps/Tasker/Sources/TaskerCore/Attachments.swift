@@ -222,6 +222,36 @@ extension TaskStore {
     }
   }
 
+  /// Removes one attachment: its row, then its file.
+  ///
+  /// The row is checked first: the file removed is the one the code
+  /// derives from the row's id and owner (`attachments/<id>`, or a legacy
+  /// 32-hex name, see `AttachmentFile`); the `file` column is only compared
+  /// with it, never used as a path, so a row pointing elsewhere is refused
+  /// and nothing is removed. The row goes in one transaction, overwritten
+  /// with zeros (`secure_delete`), and the log is then checkpointed and
+  /// truncated so no copy of the row's name stays in `-wal`; the file is
+  /// unlinked after the commit, as `deleteTask(id:)` does: a crash in
+  /// between leaves an unreferenced file, never a row without its file.
+  /// Unlinking does not overwrite the file's blocks (SECURITY.md §14.20).
+  ///
+  /// - Returns: the removed attachment's record.
+  /// - Throws: `TaskerError.notFound`; `.attachmentRefused` (nothing
+  ///   changed); `.database`.
+  @discardableResult
+  public func removeAttachment(id: Int64) throws -> AttachmentRecord {
+    let (record, file) = try connection.transaction { () -> (AttachmentRecord, AttachmentFile) in
+      let row = try attachmentRow(id: id)
+      let file = try row.location()
+      try connection.prepare("DELETE FROM attachments WHERE id = ? AND file = ?")
+        .run([.integer(id), .text(file.name)])
+      return (row.record, file)
+    }
+    files.remove(attachmentsDirectory + "/" + file.name)
+    try connection.truncateLog()
+    return record
+  }
+
   /// Runs a TaskAttachments call, naming the record in any error.
   static func attachmentCall<Result>(_ record: String, _ body: () throws -> Result) throws -> Result {
     do {

@@ -78,4 +78,38 @@ extension TaskStore {
     if body != nil { try connection.truncateLog() }
     return try page(id: id)
   }
+
+  /// Deletes a page with its body and its attachments, in one
+  /// transaction: the page row (its sealed or plain body with it) and
+  /// every attachment row of the page go together or not at all. The
+  /// attachment files are removed after the commit, named by the code from
+  /// each row's id (see `AttachmentFile`), never by the `file` column: a
+  /// crash in between leaves unreferenced files (`diagnose` reports them),
+  /// never a row without its file. Deleted rows are overwritten with zeros
+  /// (`secure_delete`), and the log is then checkpointed and truncated, so
+  /// no earlier copy of the body stays in `-wal` (`logKeptByReader` says
+  /// when a reader kept it).
+  ///
+  /// (`GateLedger.swift`'s `deletePage(id:)`, the gate's undo of an added
+  /// page, deletes the row only and leaves attachment files behind.)
+  ///
+  /// - Returns: the ids of the attachments deleted with it.
+  /// - Throws: `TaskerError.notFound`; `.attachmentRefused` when an
+  ///   attachment row's `file` column is not a name Tasker makes (then
+  ///   nothing is deleted); `.database`.
+  @discardableResult
+  public func deletePageWithAttachments(id: Int64) throws -> [Int64] {
+    let removed = try connection.transaction { () -> [(id: Int64, file: String)] in
+      guard try connection.prepare("SELECT 1 FROM pages WHERE id = ?").first([.integer(id)], { _ in true }) != nil
+      else { throw TaskerError.notFound(kind: .page, id: id) }
+      let files = try attachmentFiles(of: .page(id))
+      // Explicitly, not only by the foreign key's ON DELETE CASCADE.
+      try connection.prepare("DELETE FROM attachments WHERE page_id = ?").run([.integer(id)])
+      try connection.prepare("DELETE FROM pages WHERE id = ?").run([.integer(id)])
+      return files
+    }
+    for file in removed { files.remove(attachmentsDirectory + "/" + file.file) }
+    try connection.truncateLog()
+    return removed.map(\.id)
+  }
 }

@@ -67,6 +67,10 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// A stored gate receipt breaks a rule of docs/formats/receipt.md (the
   /// database was edited); it is never shown as a receipt.
   case receiptInvalid(id: Int64, reason: String)
+  /// A byte range asked of `record` (`attachment/<id>`) does not lie inside
+  /// its `byteCount` bytes: it starts at or after the end, or ends after
+  /// the last byte. Nothing was written.
+  case rangeNotSatisfiable(record: String, range: AttachmentRange, byteCount: UInt64)
 }
 
 /// The kinds of record the store holds.
@@ -110,6 +114,8 @@ extension TaskerError: CustomStringConvertible {
       return "the vault's primary note key changed from \(old) to \(primary) while \(record) was sealed; "
         + "nothing was stored"
     case .receiptInvalid(let id, let reason): return "receipt r\(id) in the database is not valid: \(reason)"
+    case .rangeNotSatisfiable(let record, let range, let byteCount):
+      return "bytes \(range) are not inside \(record), which holds \(byteCount) bytes"
     }
   }
 
@@ -141,6 +147,8 @@ extension TaskerError: CustomStringConvertible {
       return "record them again with 'tasker settings set encryption on|off' (the other setting is then on)"
     case .noteKeyChanged: return "run the command again: it seals under the new primary key"
     case .receiptInvalid: return "the receipts table was altered; restore the database from a backup"
+    case .rangeNotSatisfiable(_, _, let byteCount):
+      return byteCount == 0 ? "the attachment is empty" : "ask for a range inside 0-\(byteCount - 1)"
     default: return nil
     }
   }
