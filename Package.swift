@@ -28,6 +28,13 @@ let package = Package(
       pkgConfig: "libsodium",
       providers: [.apt(["libsodium-dev"])]
     ),
+    // Debian's zlib, to read the published vectors whose fields are zlib-compressed; only TaskKeyVectors
+    // imports it, and no library product links it.
+    .systemLibrary(
+      name: "CZlib",
+      pkgConfig: "zlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
     // Non-variadic wrappers for syscalls Swift cannot import (prctl, xattrs); only TaskSystem uses it.
     .target(name: "CTaskSystem"),
 
@@ -73,11 +80,19 @@ let package = Package(
         "CommandKit", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem",
       ]
     ),
+    // Every vector checker behind `taskkey vectors check` and the vector tests; not a library product, so no app
+    // links it. It reaches the libraries' internals only through their `package` seams (ARCHITECTURE.md).
+    .target(
+      name: "TaskKeyVectors",
+      dependencies: [
+        "CZlib", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem",
+      ]
+    ),
     .target(
       name: "TaskKeyCLI",
       dependencies: [
         "CommandKit", "ExitCodeMap", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments",
-        "TaskSystem",
+        "TaskSystem", "TaskKeyVectors",
       ]
     ),
     .executableTarget(
@@ -101,7 +116,8 @@ let package = Package(
       dependencies: ["TaskCrypto"],
       path: "Tests/TaskKeyTestSupport"
     ),
-    // Unit tests: each imports its own module (and lower ones it needs) and test support only.
+    // Unit tests: each imports its own module (and lower ones it needs) and test support only; a target whose
+    // tests generate or check vectors also imports TaskKeyVectors (the checkers and the files' schemas).
     .testTarget(
       name: "TaskSystemTests",
       dependencies: ["TaskSystem", "TaskKeyTestSupport"]
@@ -112,15 +128,15 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskAttachmentsTests",
-      dependencies: ["TaskAttachments", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+      dependencies: ["TaskAttachments", "TaskCrypto", "TaskSystem", "TaskKeyVectors", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskVaultTests",
-      dependencies: ["TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+      dependencies: ["TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyVectors", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "AssistantKeysTests",
-      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
+      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyVectors", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "BackupRulesTests",
@@ -133,8 +149,15 @@ let package = Package(
     .testTarget(
       name: "TaskKeyCLITests",
       dependencies: [
-        "TaskKeyCLI", "CommandKit", "BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport",
+        "TaskKeyCLI", "CommandKit", "BackupRules", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyVectors",
+        "TaskKeyTestSupport",
       ]
+    ),
+    // The vectors target's own tests (the zlib reader, the Cobblestone checker), and the check that no shipped
+    // library holds a checker, a vector decoder or a public test seam.
+    .testTarget(
+      name: "TaskKeyVectorsTests",
+      dependencies: ["TaskKeyVectors", "TaskCrypto", "TaskKeyTestSupport"]
     ),
     // End-to-end tests: run the built `taskkey` binary and check stdout, stderr and exit code.
     .testTarget(

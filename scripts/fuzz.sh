@@ -53,22 +53,26 @@ build() {  # build NAME HARNESS MODULE... (modules in dependency order)
     # Each library module is built once, instrumented, as a static library
     # with testing enabled so that the harness can reach internal parsers.
     if [ ! -f "$out/lib$module.a" ] || [ -n "$(find Sources/"$module" -newer "$out/lib$module.a" -name '*.swift')" ]; then
+      # -package-name: the libraries' `package` seams (ARCHITECTURE.md, "Package seams").
       swiftc "$optimization" -sanitize=fuzzer,address -parse-as-library -enable-testing -module-name "$module" \
+        -package-name TaskKey \
         -emit-library -static -emit-module -emit-module-path "$out/mods/$module.swiftmodule" -I "$out/mods" \
         -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
         -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
         -Xcc -fmodule-map-file="$out/CTaskCrypto.modulemap" \
         $(find Sources/"$module" -name '*.swift' | sort) -o "$out/lib$module.a"
     fi
     libs=("$out/lib$module.a" "${libs[@]}")  # dependents before their dependencies
   done
-  swiftc "$optimization" -sanitize=fuzzer,address -parse-as-library -I "$out/mods" \
+  swiftc "$optimization" -sanitize=fuzzer,address -parse-as-library -package-name TaskKey -I "$out/mods" \
     -Xcc -fmodule-map-file=Sources/COpenSSL/module.modulemap \
     -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap \
+    -Xcc -fmodule-map-file=Sources/CZlib/module.modulemap \
     -Xcc -fmodule-map-file="$out/CTaskSystem.modulemap" \
     -Xcc -fmodule-map-file="$out/CTaskCrypto.modulemap" \
-    "$harness" Fuzz/FuzzSupport.swift "${libs[@]}" "$out/support.o" "$out/nonce_random.o" "$out/base64_ssse3.o" -lcrypto -lsodium -o "$out/fuzz-$name" 2>&1 |
+    "$harness" Fuzz/FuzzSupport.swift "${libs[@]}" "$out/support.o" "$out/nonce_random.o" "$out/base64_ssse3.o" -lcrypto -lsodium -lz -o "$out/fuzz-$name" 2>&1 |
     grep -v -E 'ld.gold: warning: Cannot export local symbol' || true
   test -x "$out/fuzz-$name"
 }
@@ -104,7 +108,8 @@ for target in "${targets[@]}"; do
       build backup-file Fuzz/FuzzBackupFile.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules
       seed backup-file '[open(f, "rb").read() for f in glob.glob("Vectors/backup-v1/*")]' ;;
     json-lines)
-      build json-lines Fuzz/FuzzJSONLines.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments TaskKeyCLI
+      build json-lines Fuzz/FuzzJSONLines.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments \
+        TaskKeyVectors TaskKeyCLI
       seed json-lines '[b"tc1.0a0b0c0d:AAAA\nplain\n", b"{\"v\": \"tc1.0a0b0c0d:AA==\", \"c\": \"note/1\"}\n{\"v\": null, \"c\": \"x\"}"]' ;;
     attachment)
       build attachment Fuzz/FuzzAttachment.swift TaskSystem TaskCrypto TaskAttachments

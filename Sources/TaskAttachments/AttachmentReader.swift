@@ -58,10 +58,13 @@ public final class AttachmentReader {
   /// (docs/formats/attachment.md, steps 2–7, then step 9 on the final
   /// chunk) for a sealed file of `size` bytes beginning with `head`.
   ///
+  /// Package seam: the vectors target runs the attachment vectors through
+  /// it over bytes in memory, so both readers are checked without files.
+  ///
   /// - Parameter read: fills a buffer from an offset of the whole file.
   /// - Returns: the key id and the opener of the payload.
   /// - Throws: as `init(path:keyring:record:)`.
-  static func open(
+  package static func open(
     head: [UInt8], size: UInt64, keyring: Keyring, record: String,
     read: @escaping (UInt64, UnsafeMutableRawBufferPointer) throws -> Void
   ) throws -> (KeyID, ChunkedEncryption.RandomAccessOpener) {

@@ -36,7 +36,8 @@ public enum ChunkedEncryption {
   /// The standard's chunk limit, 2^38: the counter must stay below it.
   public static let maximumChunkCount: UInt64 = 1 << 38
   /// The name of the AEAD in the HKDF info, from the IANA AEAD registry.
-  static let aeadName = "AEAD_AES_256_GCM"
+  /// Package seam: the vectors target runs only groups of this AEAD.
+  package static let aeadName = "AEAD_AES_256_GCM"
   /// The HKDF info prefix of version 1 of the standard.
   static let infoPrefix = "c2sp.org/chunked-encryption@v1+"
 

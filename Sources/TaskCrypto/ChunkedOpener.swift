@@ -56,8 +56,9 @@ extension ChunkedEncryption {
     }
 
     /// Raw mode (the standard's appendix): no header; the key and base
-    /// nonce come from a higher-level protocol.
-    init(rawKey: SymmetricKey, baseNonce: [UInt8]) throws {
+    /// nonce come from a higher-level protocol. Package seam: no TaskKey
+    /// format uses raw mode; the published vectors check it.
+    package init(rawKey: SymmetricKey, baseNonce: [UInt8]) throws {
       self.inputKey = nil
       self.context = []
       self.sealed = .allocate(byteCount: ChunkedEncryption.sealedChunkByteCount, alignment: 16)

@@ -52,10 +52,10 @@ extension ChunkedEncryption {
     }
 
     /// Raw mode: no header; the key and base nonce come from a
-    /// higher-level protocol.
-    convenience init(rawKey: SymmetricKey, baseNonce: [UInt8], sealedByteCount: UInt64, reader: @escaping Reader)
-      throws
-    {
+    /// higher-level protocol. Package seam, for the published vectors.
+    package convenience init(
+      rawKey: SymmetricKey, baseNonce: [UInt8], sealedByteCount: UInt64, reader: @escaping Reader
+    ) throws {
       let keys = MessageKeys(rawKey: rawKey, baseNonce: baseNonce)
       try self.init(keys: keys, headerCount: 0, sealedByteCount: sealedByteCount, reader: reader)
     }

@@ -36,16 +36,18 @@ extension ChunkedEncryption {
       try self.init(key: key, context: context, salt: SecureRandom.bytes(count: ChunkedEncryption.saltByteCount))
     }
 
-    /// The test seam: a chosen salt. A repeated salt under one key repeats
-    /// the key and nonces; only tests and vector generators call this.
-    convenience init<Context: ContiguousBytes>(key: SymmetricKey, context: Context, salt: [UInt8]) throws {
+    /// The package seam: a chosen salt. A repeated salt under one key
+    /// repeats the key and nonces; only tests, vector generators and the
+    /// vectors target (re-sealing a published vector) call this.
+    package convenience init<Context: ContiguousBytes>(key: SymmetricKey, context: Context, salt: [UInt8]) throws {
       let keys = MessageKeys(inputKey: key, salt: salt, context: context)
       try self.init(keys: keys, header: salt + keys.commitment)
     }
 
     /// Raw mode (the standard's appendix): a key and base nonce from a
-    /// higher-level protocol; no header is written.
-    convenience init(rawKey: SymmetricKey, baseNonce: [UInt8]) throws {
+    /// higher-level protocol; no header is written. Package seam, for the
+    /// published vectors.
+    package convenience init(rawKey: SymmetricKey, baseNonce: [UInt8]) throws {
       try self.init(keys: MessageKeys(rawKey: rawKey, baseNonce: baseNonce), header: [])
     }
 

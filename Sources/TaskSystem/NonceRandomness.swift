@@ -23,19 +23,20 @@ public enum NonceRandomness {
     }
   }
 
-  /// Test seam: forks a real child process, which draws `child.count`
-  /// bytes and sends them back, while this process draws `parent.count`.
-  /// True when both sides succeeded.
-  public static func forkProbe(parent: UnsafeMutableRawBufferPointer, child: UnsafeMutableRawBufferPointer) -> Bool {
+  /// Test seam, `package` so that no app can call it: forks a real child
+  /// process, which draws `child.count` bytes and sends them back, while
+  /// this process draws `parent.count`. True when both sides succeeded.
+  package static func forkProbe(parent: UnsafeMutableRawBufferPointer, child: UnsafeMutableRawBufferPointer) -> Bool {
     precondition(parent.count == child.count)
     return task_system_random_fork_probe(
       parent.baseAddress!.assumingMemoryBound(to: UInt8.self), child.baseAddress!.assumingMemoryBound(to: UInt8.self),
       parent.count) == 0
   }
 
-  /// Test seam: unused bytes in this thread's buffer.
-  public static var bufferedByteCount: Int { task_system_random_buffered() }
+  /// Test seam (`package`): unused bytes in this thread's buffer.
+  package static var bufferedByteCount: Int { task_system_random_buffered() }
 
-  /// Test seam: whether every byte already handed out is zero in the buffer.
-  public static var consumedBytesAreWiped: Bool { task_system_random_consumed_bytes_are_wiped() == 1 }
+  /// Test seam (`package`): whether every byte already handed out is zero
+  /// in the buffer.
+  package static var consumedBytesAreWiped: Bool { task_system_random_consumed_bytes_are_wiped() == 1 }
 }

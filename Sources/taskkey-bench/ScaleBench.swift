@@ -1,11 +1,11 @@
-@_spi(Benchmark) import AssistantKeys
+import AssistantKeys
 import Foundation
 import TaskCrypto
-@_spi(Benchmark) import TaskVault
+import TaskVault
 
 /// Verify and the vault at scale (issue 14 goals 4 and 5). Each size gets
 /// a vault of its own (fast test KDF: these goals time reads, not the
-/// passphrase KDF), filled in one write through the `Benchmark` SPI.
+/// passphrase KDF), filled in one write by the fixtures (Fixtures.swift).
 enum ScaleBench {
   /// Registry sizes: from 10 keys to the registry's limit (10^6, left
   /// out under `--quick`).
@@ -43,7 +43,7 @@ enum ScaleBench {
     let keyCounts = keyCounts(quick: quick)
     // One real key (a benchmark key, not a secret: kept as a String like a
     // server's header); the rest are fillers with random digests, added in
-    // one write per size through the `Benchmark` SPI.
+    // one write per size by the fixtures (Fixtures.swift).
     let real = try registry.mint(name: "bench-real")
     let presented = real.key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
     var filled = 1

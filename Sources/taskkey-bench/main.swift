@@ -15,7 +15,7 @@
 //   taskkey-bench [--quick] [--only SECTIONS] [--last-used v1] --python P --peer scripts/bench_peer.py
 //                 --taskkey T --empty-main E [--empty-main-static S]
 //   taskkey-bench --time OP --size N --count C    (one child of the separate-process rows)
-@_spi(Benchmark) import AssistantKeys
+import AssistantKeys
 import CBenchBaseline
 import Foundation
 import TaskCrypto

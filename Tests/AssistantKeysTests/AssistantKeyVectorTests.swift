@@ -4,6 +4,7 @@ import TaskKeyTestSupport
 import Testing
 
 @testable import AssistantKeys
+@testable import TaskKeyVectors
 
 /// The deterministic generator of Vectors/assistant-key-v1.json and
 /// Vectors/assistant-registry-v1.json: fixed inputs through the real code

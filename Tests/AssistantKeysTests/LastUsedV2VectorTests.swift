@@ -4,6 +4,7 @@ import TaskKeyTestSupport
 import Testing
 
 @testable import AssistantKeys
+@testable import TaskKeyVectors
 
 /// The deterministic generator of `Vectors/assistant-last-used-v2.json`:
 /// an authentic version-2 last-used file and its variants, each with the

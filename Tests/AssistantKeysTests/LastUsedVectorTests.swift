@@ -4,6 +4,7 @@ import TaskKeyTestSupport
 import Testing
 
 @testable import AssistantKeys
+@testable import TaskKeyVectors
 
 /// The deterministic generator of `Vectors/assistant-last-used-v1.json`:
 /// an authentic last-used file, and one defect per invalid case with the

@@ -4,6 +4,7 @@ import TaskKeyTestSupport
 import Testing
 
 @testable import AssistantKeys
+@testable import TaskKeyVectors
 
 /// The deterministic generator of Vectors/assistant-registry-v2.json: the
 /// keys and registry of the version-1 file, written as version 2, and

@@ -4,6 +4,7 @@ import XCTest
 
 @testable import TaskAttachments
 @testable import TaskCrypto
+@testable import TaskKeyVectors
 
 /// The deterministic generator of `Vectors/attachment-v1.json`: fixed keys,
 /// salts from SHA-256 of a label through the test-only seam. It fails when

@@ -6,6 +6,7 @@ import Testing
 
 @testable import BackupRules
 @testable import TaskKeyCLI
+@testable import TaskKeyVectors
 
 /// `Vectors/backup-v1.json` and `Vectors/backup-v1/`: made from the
 /// committed vault vector `Vectors/vault-v1/vault.tkv`, so generation is
@@ -104,7 +105,7 @@ struct BackupVectorGenerationTests {
     #expect(
       Set(file.tests.map(\.expect)) == ["success", "wrong_passphrase", "damaged", "tampered", "unsupported_version"])
     var report = VectorReport(path: path)
-    try BackupVectorChecker.check(data, path: path, into: &report)
+    try BackupVectorChecker.check(data, path: path, readers: .taskkey, into: &report)
     #expect(report.passed == file.tests.count)
     #expect(report.failures.isEmpty, "\(report.failures)")
   }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TaskKeyCLI
+@testable import TaskKeyVectors
 
 /// The deterministic generator of `Vectors/key-file-v1.json`: one valid key
 /// file with and without its newline, and one defect per case, each with the
@@ -61,14 +62,14 @@ struct KeyFileVectorGenerationTests {
   @Test func everyCaseGivesItsOutcomeAndAChangedOutcomeFails() throws {
     let data = try JSONEncoder().encode(Self.file())
     var report = VectorReport(path: "key-file-v1.json")
-    try KeyFileVectorChecker.check(data, path: "key-file-v1.json", into: &report)
+    try KeyFileVectorChecker.check(data, path: "key-file-v1.json", readers: .taskkey, into: &report)
     #expect(report.failures.isEmpty, "\(report.failures)")
     #expect(report.passed == Self.file().tests.count)
     var broken = Self.file()
     broken.tests[0].key = String(repeating: "0", count: 64)
     broken.tests[3].error = "unsafe_permissions"
     var brokenReport = VectorReport(path: "key-file-v1.json")
-    try KeyFileVectorChecker.check(try JSONEncoder().encode(broken), path: "x", into: &brokenReport)
+    try KeyFileVectorChecker.check(try JSONEncoder().encode(broken), path: "x", readers: .taskkey, into: &brokenReport)
     #expect(brokenReport.failed == 2)
   }
 }

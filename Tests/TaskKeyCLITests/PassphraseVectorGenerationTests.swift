@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import TaskKeyCLI
+@testable import TaskKeyVectors
 
 /// The deterministic generator of `Vectors/passphrase-bytes-v1.json`: how a
 /// passphrase file becomes the bytes Argon2id reads, each outcome written by
@@ -78,14 +79,15 @@ struct PassphraseVectorGenerationTests {
   @Test func everyCaseGivesItsOutcomeAndAChangedOutcomeFails() throws {
     let data = try JSONEncoder().encode(Self.file())
     var report = VectorReport(path: "passphrase-bytes-v1.json")
-    try PassphraseVectorChecker.check(data, path: "passphrase-bytes-v1.json", into: &report)
+    try PassphraseVectorChecker.check(data, path: "passphrase-bytes-v1.json", readers: .taskkey, into: &report)
     #expect(report.failures.isEmpty, "\(report.failures)")
     #expect(report.passed == Self.file().tests.count)
     var broken = Self.file()
     broken.tests[1].kdfInput = broken.tests[1].kdfInput.map { $0 + "0d" }
     broken.tests[20].error = "passphrase_too_long"
     var brokenReport = VectorReport(path: "passphrase-bytes-v1.json")
-    try PassphraseVectorChecker.check(try JSONEncoder().encode(broken), path: "x", into: &brokenReport)
+    try PassphraseVectorChecker.check(
+      try JSONEncoder().encode(broken), path: "x", readers: .taskkey, into: &brokenReport)
     #expect(brokenReport.failed == 2)
   }
 }

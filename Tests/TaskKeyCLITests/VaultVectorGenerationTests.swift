@@ -6,6 +6,7 @@ import Testing
 
 @testable import TaskCrypto
 @testable import TaskKeyCLI
+@testable import TaskKeyVectors
 @testable import TaskVault
 
 /// The committed vectors in `Vectors/vault-v1/` (described in
@@ -261,7 +262,7 @@ struct VaultVectorGenerationTests {
     #expect(
       Set(file.tests.map(\.expect)) == ["success", "wrong_passphrase", "damaged", "tampered", "unsupported_version"])
     var report = VectorReport(path: path)
-    try VaultVectorChecker.check(data, path: path, into: &report)
+    try VaultVectorChecker.check(data, path: path, readers: .taskkey, into: &report)
     #expect(report.passed == file.tests.count)
     #expect(report.failures.isEmpty, "\(report.failures)")
   }
@@ -271,7 +272,7 @@ struct VaultVectorGenerationTests {
     var file = try JSONDecoder().decode(VaultVectorFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     file.expected.items[0].value = "something else"
     var report = VectorReport(path: path)
-    try VaultVectorChecker.check(try JSONEncoder().encode(file), path: path, into: &report)
+    try VaultVectorChecker.check(try JSONEncoder().encode(file), path: path, readers: .taskkey, into: &report)
     // Every success case that holds the changed item fails; the rest pass.
     #expect(report.failed > 0)
     #expect(report.failures.count == report.failed)

@@ -4,6 +4,7 @@ import Testing
 
 @testable import TaskCrypto
 @testable import TaskKeyCLI
+@testable import TaskKeyVectors
 
 /// The deterministic generator of `Vectors/aes-256-gcm.json` and
 /// `Vectors/sealed-value-v1.json`. It fails when the committed files differ

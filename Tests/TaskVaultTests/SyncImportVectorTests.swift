@@ -2,6 +2,7 @@ import Foundation
 import TaskKeyTestSupport
 import Testing
 
+@testable import TaskKeyVectors
 @testable import TaskVault
 
 /// The generator of `Vectors/sync-import-v1.json`: merge cases with their

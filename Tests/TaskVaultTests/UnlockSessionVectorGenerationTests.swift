@@ -3,6 +3,7 @@ import TaskKeyTestSupport
 import Testing
 
 @testable import TaskCrypto
+@testable import TaskKeyVectors
 @testable import TaskVault
 
 /// The generator of `Vectors/unlock-session-v2.json`. The files are built

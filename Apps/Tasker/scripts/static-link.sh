@@ -44,7 +44,8 @@ out=${1:?usage: static-link.sh OUT}
 mkdir -p "$out/lib" "$out/pkgconfig"
 
 # name of the pkg-config module, -l name
-modules=("libcrypto crypto" "libsodium sodium" "sqlite3 sqlite3")
+# (zlib: only the shipped taskkey links it, for `taskkey vectors check`.)
+modules=("libcrypto crypto" "libsodium sodium" "sqlite3 sqlite3" "zlib z")
 for entry in "${modules[@]}"; do
   read -r module lib <<<"$entry"
   libdir=$(pkg-config --variable=libdir "$module")

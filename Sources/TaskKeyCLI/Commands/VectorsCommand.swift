@@ -1,5 +1,6 @@
 import CommandKit
 import FoundationEssentials
+import TaskKeyVectors
 
 /// `taskkey vectors`: the group of `vectors check`.
 struct VectorsCommand: CommandGroup {

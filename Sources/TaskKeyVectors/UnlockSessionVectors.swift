@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskVault
 
 /// Checks `Vectors/unlock-session-v2.json`: each case hands a session file
 /// and session key files (as bytes, with the boot id and the clock) to the
@@ -20,8 +21,8 @@ public enum UnlockSessionVectors {
   public static func check(_ data: Data) throws -> (cases: Int, failures: [String])? {
     let file = try JSONDecoder().decode(File.self, from: data)
     guard file.format == format, file.version == version else { return nil }
-    guard let header = Hex.decode(file.vaultHeader), header.count == VaultFile.generationOffset else {
-      return (file.tests.count, ["'vault_header' is not \(VaultFile.generationOffset) bytes of hex"])
+    guard let header = Hex.decode(file.vaultHeader), header.count == VaultReaders.sessionHeaderByteCount else {
+      return (file.tests.count, ["'vault_header' is not \(VaultReaders.sessionHeaderByteCount) bytes of hex"])
     }
     return (file.tests.count, file.tests.compactMap { check($0, header: header) })
   }
@@ -37,19 +38,13 @@ public enum UnlockSessionVectors {
       let keyFile = decode(test.keyFile), let keyFileNext = decode(test.keyFileNext)
     else { return "\(label): a field is not hex, or 'boot_id' is not 16 bytes" }
     let outcome = Result {
-      try UnlockSession.open(
-        session: session, vaultID: Array(header[10..<26]), headerDigest: SHA256.hash(data: header).bytes,
-        bootID: { bootID }, now: test.now, vaultFile: "vault.tkv"
-      ) { boot in
-        try [keyFile, keyFileNext].compactMap { bytes in
-          try bytes.flatMap { try $0.withUnsafeBytes { try SessionKeyFile.parse($0, bootID: boot) } }
-        }
-      }
+      try VaultReaders.openSession(
+        session: session, keyFiles: [keyFile, keyFileNext], vaultHeader: header, bootID: bootID, now: test.now)
     }
     switch (outcome, test.result) {
     case (.success(let opened), "valid"):
-      let master = opened.keys.sync.withUnsafeBytes { Hex.encode(Array($0)) }
-      let wrap = opened.keys.deviceWrap.withUnsafeBytes { Hex.encode(Array($0)) }
+      let master = opened.masterKey.withUnsafeBytes { Hex.encode(Array($0)) }
+      let wrap = opened.deviceWrapKey.withUnsafeBytes { Hex.encode(Array($0)) }
       guard master == test.masterKey, wrap == test.deviceWrapKey, opened.notAfter == test.notAfter else {
         return "\(label): opened to other keys or another 'not_after'"
       }

@@ -1,33 +1,35 @@
 import CommandKit
 import Foundation
 import TaskCrypto
-import TaskSystem
 import TaskVault
 
 /// `Vectors/passphrase-bytes-v1.json`: how a passphrase file becomes the
 /// bytes the KDF reads (docs/formats/vault-file.md, "Passphrase bytes").
 /// Each case's bytes are written to a new 0600 file in a private temporary
-/// directory and read as `--passphrase-file` reads them
-/// (`PassphraseSource.read`), then put through `PassphraseBytes.kdfInput`,
+/// directory and read by the command's own reader
+/// (`VectorFileReaders.passphraseFile`: `--passphrase-file`'s
+/// `PassphraseSource.read`), then put through `PassphraseBytes.kdfInput`,
 /// the step the vault, bundle and backup readers take before Argon2id.
 enum PassphraseVectorChecker: VectorChecker {
   static let formats = ["passphrase-bytes"]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(PassphraseVectorFile.self, from: data)
     try VectorVerdict.withScratchDirectory("passphrase") { directory in
-      for vector in file.tests { report.record(check(vector, in: directory)) }
+      for vector in file.tests { report.record(check(vector, in: directory, reading: readers.passphraseFile)) }
     }
   }
 
-  static func check(_ vector: PassphraseVector, in directory: URL) -> String? {
+  static func check(
+    _ vector: PassphraseVector, in directory: URL, reading read: (String) throws -> SecureBytes
+  ) -> String? {
     let name = "case \(vector.id) (\(vector.comment))"
     guard let input = VectorVerdict.hex(vector.input) else { return "\(name): 'input' is not hex" }
     let path = directory.appendingPathComponent("case-\(vector.id)").path
     guard FileManager.default.createFile(atPath: path, contents: Data(input), attributes: [.posixPermissions: 0o600])
     else { return "\(name): cannot write the case's file" }
     let outcome = Result {
-      try PassphraseBytes.kdfInput(try PassphraseSource(file: path).read(prompt: ""))
+      try PassphraseBytes.kdfInput(try read(path))
     }
     let code: (any Error) -> String? = { error in
       switch error {
@@ -41,14 +43,6 @@ enum PassphraseVectorChecker: VectorChecker {
     ) { bytes in
       bytes.withUnsafeBytes { VectorVerdict.hex(Array($0)) } == vector.kdfInput ? nil : "gave other bytes"
     }
-  }
-}
-
-extension PassphraseSource {
-  /// The source `--passphrase-file path` gives.
-  init(file path: String) {
-    self.file = path
-    self.fd = nil
   }
 }
 

@@ -1,7 +1,6 @@
 import Foundation
+import TaskKeyVectors
 import XCTest
-
-@testable import TaskCrypto
 
 /// The published Cobblestone-256 vectors (Wycheproof), through every path.
 final class ChunkedEncryptionVectorTests: XCTestCase {

@@ -41,7 +41,8 @@ enum VectorVerdict {
   /// closed set, and records whether it is the case's `expect`.
   ///
   /// - Parameter outcome: opens the case's bytes; it may read further files
-  ///   from `directory`, and throws `FileCaseFailure` when one is missing.
+  ///   from `directory`, and throws `VectorCheckError.caseFileUnreadable`
+  ///   when one is missing.
   static func checkFileCases<Case>(
     _ cases: [Case], in directory: URL, into report: inout VectorReport, id: (Case) -> Int,
     file: (Case) -> String, expect: (Case) -> String, outcome: (Case, [UInt8]) throws -> String
@@ -59,12 +60,6 @@ enum VectorVerdict {
         report.record("case \(id(test)): \(error)")
       }
     }
-  }
-
-  /// Why a file case could not be run at all.
-  struct FileCaseFailure: Error, CustomStringConvertible {
-    /// One line for the report.
-    var description: String
   }
 
   /// The directory of the binary files a vector file names in `files`,

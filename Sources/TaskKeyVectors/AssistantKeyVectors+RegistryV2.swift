@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 
@@ -64,7 +65,7 @@ extension AssistantKeyVectors {
   ) -> (String, String?, String?, AssistantIdentity?, String) {
     let list: String
     do {
-      _ = try RegistryReading.decode(registry, key: integrityKey, floor: anchor ?? 0)
+      try AssistantKeyReaders.readWhole(registry: registry, integrityKey: integrityKey, floor: anchor ?? 0)
       list = "valid"
     } catch AssistantKeyError.registryDamaged(let damage) {
       list = damageName(damage)
@@ -73,15 +74,11 @@ extension AssistantKeyVectors {
     }
     do {
       let digest = try Array(key.utf8).withUnsafeBytes { try AssistantKey.check($0) }
-      let source = RegistrySource(registry)
-      let entry: RegistryEntry?
-      switch try RegistryReading.open(source, key: integrityKey, floor: anchor ?? 0, full: false) {
-      case .parsed(let contents): entry = RegistryIndex(contents).entry(for: digest)
-      case .indexed(let header):
-        entry = try RegistryFormatV2.lookup(digest, in: source, header: header, key: integrityKey)
-      }
-      guard let entry else { return ("invalid", "unknown_key", nil, nil, list) }
-      return ("valid", nil, nil, try entry.verdict(at: now), list)
+      guard
+        let identity = try AssistantKeyReaders.verify(
+          digest, registry: registry, integrityKey: integrityKey, floor: anchor ?? 0, now: now)
+      else { return ("invalid", "unknown_key", nil, nil, list) }
+      return ("valid", nil, nil, identity, list)
     } catch {
       let (result, name, damage) = verifyFailure(error)
       return (result, name, damage, nil, list)

@@ -1,5 +1,6 @@
 import CommandKit
 import Foundation
+import TaskCrypto
 
 /// A checker for one family of vector files: every checker behind
 /// `taskkey vectors check` conforms to it, and `VectorCheck.checkers` lists
@@ -21,10 +22,12 @@ protocol VectorChecker {
   /// - Parameters:
   ///   - data: the file's bytes (JSON).
   ///   - path: the file's path, to find the binary files it names.
+  ///   - readers: the command's own file readers, for the families that
+  ///     check them (key files, passphrase files); the others ignore it.
   ///   - report: where each case's verdict and each skip is recorded.
   /// - Throws: a decoding error when the file does not follow its schema
   ///   (reported as a malformed vector file, one failure).
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws
 }
 
 extension VectorChecker {
@@ -38,25 +41,57 @@ extension VectorChecker {
   }
 }
 
+/// The file readers of the command under test that two vector families
+/// run their cases through, so that the command's own code is what is
+/// checked: the key-file reader (`Vectors/key-file-v1.json`) and the
+/// passphrase-file reader (`Vectors/passphrase-bytes-v1.json`). They live
+/// in the command, which links this target, so the command hands them in.
+public struct VectorFileReaders {
+  /// Reads the key file at a path as `seal|open --key-file` does.
+  public var keyFile: (String) throws -> NoteKey
+  /// Reads the passphrase file at a path as `--passphrase-file` does.
+  public var passphraseFile: (String) throws -> SecureBytes
+
+  /// The command's two readers.
+  ///
+  /// - Parameters:
+  ///   - keyFile: reads a key file; throws what the command's reader
+  ///     throws (`TaskCryptoError.malformedKeyFile`,
+  ///     `SystemError.loosePermissions`, ...).
+  ///   - passphraseFile: reads a passphrase file; throws what the
+  ///     command's reader throws (`TaskVaultError.passphraseTooLong`, ...).
+  public init(
+    keyFile: @escaping (String) throws -> NoteKey, passphraseFile: @escaping (String) throws -> SecureBytes
+  ) {
+    self.keyFile = keyFile
+    self.passphraseFile = passphraseFile
+  }
+}
+
 /// The outcome of one vector file, counted per case.
-struct VectorReport: Equatable {
+public struct VectorReport: Equatable, Sendable {
   /// The file's path as given.
-  var path: String
+  public var path: String
   /// The format the checker reports, or nil when no checker read the file.
-  var format: String?
+  public var format: String?
   /// Cases that gave their expected outcome.
-  var passed = 0
+  public var passed = 0
   /// Cases that did not, plus one for a file that could not be read at all.
-  var failed = 0
+  public var failed = 0
   /// Cases not run because this build does not use their parameters.
-  var skipped = 0
+  public var skipped = 0
   /// One line per failed case or file-level defect.
-  var failures: [String] = []
+  public var failures: [String] = []
   /// One line per skipped group or case, naming it and its case count.
-  var skippedGroups: [String] = []
+  public var skippedGroups: [String] = []
+
+  /// An empty report for the file at `path`.
+  public init(path: String) {
+    self.path = path
+  }
 
   /// True when no case failed.
-  var isPassing: Bool { failed == 0 }
+  public var isPassing: Bool { failed == 0 }
 
   /// Records one case: passed when `failure` is nil, else failed with that line.
   mutating func record(_ failure: String?) {
@@ -73,9 +108,9 @@ struct VectorReport: Equatable {
     record(reason)
   }
 
-  /// Adds the outcome of a checker that lives inside its module (assistant
-  /// keys, attachments, sync import, Cobblestone): how many cases ran, and
-  /// one line per failed case.
+  /// Adds the outcome of a checker that reports per file (assistant keys,
+  /// attachments, sync import, unlock session, Cobblestone): how many
+  /// cases ran, and one line per failed case.
   mutating func add(cases: Int, failures: [String]) {
     passed += max(0, cases - failures.count)
     failed += failures.count
@@ -91,7 +126,20 @@ struct VectorReport: Equatable {
 
 /// Checks vector files against this build: the engine behind
 /// `taskkey vectors check` and the tests that run every file in `Vectors/`.
-enum VectorCheck {
+///
+/// The TaskKeyVectors module holds every vector checker of the project and
+/// the vector files' schemas (which the generators in the tests share), so
+/// that no shipped library carries test-only code; it is a target, not a
+/// library product, linked by `taskkey` and the tests only. Where a checker
+/// must run a library's internal reader (the session reader, the sync
+/// merge, the registry's verify search, the chunked AEAD's raw mode), the
+/// library offers the smallest entry point as a documented `package`
+/// declaration: the compiler lets only modules of the TaskKey package see
+/// it, so no app that links the libraries can call a seam, and no seam is
+/// in a module's public interface (`@_spi` would keep them public behind an
+/// opt-in import anyone may write). ARCHITECTURE.md, "Package seams", lists
+/// them.
+public enum VectorCheck {
   /// Every checker this build has, in the order they are asked.
   static let checkers: [any VectorChecker.Type] = [
     AESGCMVectorChecker.self, Argon2idVectorChecker.self, SealedValueVectorChecker.self,
@@ -102,10 +150,17 @@ enum VectorCheck {
   ]
 
   /// Every format name this build checks.
-  static var formats: [String] { checkers.flatMap { $0.formats } }
+  public static var formats: [String] { checkers.flatMap { $0.formats } }
 
-  /// Checks one file.
-  static func check(path: String) -> VectorReport {
+  /// Checks one file: finds the checker its header names and runs every
+  /// case. Never throws: an unreadable, unknown or malformed file is one
+  /// failure in the report.
+  ///
+  /// - Parameters:
+  ///   - path: the vector file.
+  ///   - readers: the command's key-file and passphrase-file readers.
+  /// - Returns: the file's report.
+  public static func check(path: String, readers: VectorFileReaders) -> VectorReport {
     var report = VectorReport(path: path)
     guard let data = FileManager.default.contents(atPath: path) else {
       report.fail("cannot read the file")
@@ -128,7 +183,7 @@ enum VectorCheck {
       return report
     }
     do {
-      try checker.check(data, path: path, into: &report)
+      try checker.check(data, path: path, readers: readers, into: &report)
     } catch {
       report.fail("malformed vector file: \(error)")
     }

@@ -9,7 +9,7 @@ enum UnlockSessionVectorChecker: VectorChecker {
   static let formats = [UnlockSessionVectors.format]
   static let versions = [UnlockSessionVectors.version]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     guard let result = try UnlockSessionVectors.check(data) else {
       return report.fail("not an unlock-session version 2 vector file")
     }

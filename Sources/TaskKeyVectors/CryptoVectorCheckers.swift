@@ -6,7 +6,7 @@ import TaskCrypto
 enum AESGCMVectorChecker: VectorChecker {
   static let formats = ["aes-256-gcm"]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(AESGCMVectorFile.self, from: data)
     for vector in file.tests { report.record(check(vector)) }
   }
@@ -35,7 +35,7 @@ enum AESGCMVectorChecker: VectorChecker {
 enum Argon2idVectorChecker: VectorChecker {
   static let formats = ["argon2id"]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(Argon2idVectorFile.self, from: data)
     for vector in file.tests {
       guard vector.p == 1, vector.secret.isEmpty, vector.ad.isEmpty else {
@@ -71,7 +71,7 @@ enum Argon2idVectorChecker: VectorChecker {
 enum SealedValueVectorChecker: VectorChecker {
   static let formats = ["sealed-value"]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(SealedValueVectorFile.self, from: data)
     let keyring = try keyring(file.keys)
     for vector in file.tests { report.record(check(vector, keyring: keyring)) }

@@ -5,20 +5,21 @@ import TaskSystem
 
 /// `Vectors/key-file-v1.json`: key files, byte for byte and with their file
 /// mode. Each case's bytes are written to a new file in a private temporary
-/// directory with the case's mode and read back through `KeyFile.read`, the
-/// reader `taskkey seal|open --key-file` uses, so the mode rule is checked
-/// too. Nothing else is written; the directory is removed.
+/// directory with the case's mode and read back through the command's own
+/// key-file reader (`VectorFileReaders.keyFile`: `taskkey seal|open
+/// --key-file`'s `KeyFile.read`), so the mode rule is checked too. Nothing
+/// else is written; the directory is removed.
 enum KeyFileVectorChecker: VectorChecker {
   static let formats = ["key-file"]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(KeyFileVectorFile.self, from: data)
     try VectorVerdict.withScratchDirectory("key-file") { directory in
-      for vector in file.tests { report.record(check(vector, in: directory)) }
+      for vector in file.tests { report.record(check(vector, in: directory, reading: readers.keyFile)) }
     }
   }
 
-  static func check(_ vector: KeyFileVector, in directory: URL) -> String? {
+  static func check(_ vector: KeyFileVector, in directory: URL, reading read: (String) throws -> NoteKey) -> String? {
     let name = "case \(vector.id) (\(vector.comment))"
     guard let content = VectorVerdict.hex(vector.content), let mode = Int(vector.mode, radix: 8) else {
       return "\(name): 'content' is not hex or 'mode' is not octal"
@@ -26,7 +27,7 @@ enum KeyFileVectorChecker: VectorChecker {
     let path = directory.appendingPathComponent("case-\(vector.id).key").path
     guard FileManager.default.createFile(atPath: path, contents: Data(content), attributes: [.posixPermissions: mode])
     else { return "\(name): cannot write the case's file" }
-    let outcome = Result { try KeyFile.read(path: path) }
+    let outcome = Result { try read(path) }
     let code: (any Error) -> String? = { error in
       switch error {
       case let crypto as TaskCryptoError: return crypto.code

@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 
@@ -50,26 +51,17 @@ extension AssistantKeyVectors {
   /// The full read of a last-used file of either version: (`result`,
   /// `damage`, the table).
   static func lastUsedOutcome(_ bytes: [UInt8], integrityKey: SymmetricKey) -> (String, String?, [String: Int64]?) {
-    lastUsedOutcome {
-      LastUsedFormatV2.isVersion2(bytes)
-        ? try LastUsedFormatV2.decode(bytes, key: integrityKey) : try LastUsedFormat.decode(bytes, key: integrityKey)
-    }
+    lastUsedOutcome { try AssistantKeyReaders.readLastUsed(bytes, integrityKey: integrityKey) }
   }
 
   /// Verify's search of a version-2 file for `id`: (`search`, time).
   static func lastUsedSearch(_ bytes: [UInt8], id: AssistantKeyID, integrityKey: SymmetricKey) -> (String, Int64?) {
-    let source = RegistrySource(bytes)
-    guard
-      let count = try? LastUsedFormatV2.header(
-        Array(bytes.prefix(LastUsedFormatV2.headerByteCount)), size: bytes.count, key: integrityKey)
-    else { return ("refused", nil) }
-    guard let found = try? LastUsedFormatV2.find(LastUsedFormatV2.idValue(id), in: source, count: count) else {
-      return ("absent", nil)
+    switch AssistantKeyReaders.searchLastUsed(bytes, id: id, integrityKey: integrityKey) {
+    case .refused: return ("refused", nil)
+    case .absent: return ("absent", nil)
+    case .never: return ("never", nil)
+    case .used(let time): return ("used", time)
     }
-    guard let time = LastUsedFormatV2.time(ofSlot: found.slot[...], keyed: HMACSHA256(key: integrityKey)) else {
-      return ("never", nil)
-    }
-    return ("used", time)
   }
 
   static func check(_ file: LastUsedFileV2) throws -> [String] {

@@ -1,3 +1,4 @@
+import AssistantKeys
 import FoundationEssentials
 import TaskCrypto
 
@@ -280,10 +281,13 @@ public enum AssistantKeyVectors {
   ) {
     do {
       let digest = try Array(key.utf8).withUnsafeBytes { try AssistantKey.check($0) }
-      guard let entry = try RegistryReading.lookup(digest, in: Array(registry.utf8), key: integrityKey) else {
+      guard
+        let identity = try AssistantKeyReaders.verify(
+          digest, registry: Array(registry.utf8), integrityKey: integrityKey, floor: 0, now: now)
+      else {
         return ("invalid", "unknown_key", nil, nil)
       }
-      return ("valid", nil, nil, try entry.verdict(at: now))
+      return ("valid", nil, nil, identity)
     } catch {
       let (result, name, damage) = verifyFailure(error)
       return (result, name, damage, nil)
@@ -309,10 +313,10 @@ public enum AssistantKeyVectors {
     }
     guard result == "valid" else { return nil }
     guard let randomHex = test.random, let random = SHA256Digest(hex: randomHex)?.bytes,
-      let key = try? random.withUnsafeBytes({ try AssistantKey(randomBytes: $0) })
+      let key = try? random.withUnsafeBytes({ try AssistantKeyReaders.key(randomBytes: $0) })
     else { return "case \(test.id) (\(test.comment)): 'random' is not 32 bytes of hex" }
     let text = key.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-    let crc = Array(text.utf8.prefix(46)).withUnsafeBytes { CRC32.checksum($0) }
+    let crc = Array(text.utf8.prefix(46)).withUnsafeBytes { AssistantKeyReaders.crc32($0) }
     let crcHex = Hex.encode([24, 16, 8, 0].map { UInt8(truncatingIfNeeded: crc >> $0) })
     let expected = [text, crcHex, String(text.suffix(6)), key.digest.hex, key.id.text]
     let stated = [test.key, test.crc32, test.checksum, test.sha256, test.publicID]

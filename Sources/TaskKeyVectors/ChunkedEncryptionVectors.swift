@@ -1,5 +1,5 @@
-import CSodium
 import Foundation
+import TaskCrypto
 
 /// Checks Wycheproof files of the `c2sp_chunked_encryption_schema`
 /// (Cobblestone test vectors) against this build, for `taskkey vectors
@@ -115,7 +115,7 @@ public enum ChunkedEncryptionVectors {
       return "a field is not hex"
     }
     let sealed: [UInt8]
-    do { sealed = try Inflate.zlib(compressed) } catch { return "ct does not decompress: \(error)" }
+    do { sealed = try ZlibStream.decompress(compressed) } catch { return "ct does not decompress: \(error)" }
     let key: SymmetricKey
     do {
       key = try keyBytes.withUnsafeBytes { try SymmetricKey(copying: $0) }
@@ -207,7 +207,7 @@ public enum ChunkedEncryptionVectors {
         outcome.error = error
         // Reads after a failure must keep failing, not end cleanly.
         let again = Result { try opener.finish(emit: collect) }
-        if case .success = again { outcome.error = StickyFailure() }
+        if case .success = again { outcome.error = VectorCheckError.cleanEndAfterFailure }
       }
     } catch {
       outcome.error = error
@@ -231,7 +231,7 @@ public enum ChunkedEncryptionVectors {
     do {
       let opener = try make(UInt64(sealed.count), reader)
       if vector.result == "invalid" && !vector.flags.contains("ValidFinalChunk") {
-        outcome.error = LengthNotRefused()
+        outcome.error = VectorCheckError.lengthNotRefused
         return outcome
       }
       outcome.released = try opener.read(offset: 0, count: Int(opener.plaintextByteCount))
@@ -248,27 +248,15 @@ public enum ChunkedEncryptionVectors {
     return out
   }
 
-  /// An opener that ended cleanly after it had failed.
-  struct StickyFailure: Error {}
-  /// A random-access opener that authenticated the length of an invalid
-  /// message whose final chunk is not valid.
-  struct LengthNotRefused: Error {}
-
   static func code(_ error: Error) -> String {
     switch error {
     case let error as TaskCryptoError: return error.code
-    case is StickyFailure: return "clean end after a failure"
-    case is LengthNotRefused: return "length authenticated for a message whose final chunk is invalid"
+    case let error as VectorCheckError: return error.description
     default: return "\(error)"
     }
   }
 
-  static func sha512(_ bytes: [UInt8]) -> [UInt8] {
-    ensureSodium()
-    var digest = [UInt8](repeating: 0, count: 64)
-    _ = crypto_hash_sha512(&digest, bytes, UInt64(bytes.count))
-    return digest
-  }
+  static func sha512(_ bytes: [UInt8]) -> [UInt8] { SHA512.hash(bytes) }
 
   static func hex(_ text: String) -> [UInt8]? { Hex.decode(text) }
 }

@@ -36,7 +36,7 @@ struct BackupVectorFile: Codable, Equatable {
 enum BackupVectorChecker: VectorChecker {
   static let formats = ["backup"]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(BackupVectorFile.self, from: data)
     VectorVerdict.checkFileCases(
       file.tests, in: VectorVerdict.directory(file.files, besideFileAt: path), into: &report, id: \.id,

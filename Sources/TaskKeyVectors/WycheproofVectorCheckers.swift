@@ -230,7 +230,7 @@ extension WycheproofChecker {
       && (header.schema == "\(schema).json" || header.schema == "\(schema)_v1.json")
   }
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(WycheproofFile<Group>.self, from: data)
     for group in file.testGroups {
       guard runs(group) else {

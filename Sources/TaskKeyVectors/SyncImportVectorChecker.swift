@@ -8,7 +8,7 @@ import TaskVault
 enum SyncImportVectorChecker: VectorChecker {
   static let formats = [SyncImportVectors.format]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     guard let result = try SyncImportVectors.check(data) else { return report.fail("not a sync-import vector file") }
     report.add(cases: result.cases, failures: result.failures)
   }

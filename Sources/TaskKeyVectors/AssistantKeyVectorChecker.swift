@@ -13,7 +13,7 @@ enum AssistantKeyVectorChecker: VectorChecker {
   /// last-used file (the module's checker refuses any other pairing).
   static let versions = [1, 2]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     guard let result = AssistantKeyVectors.check(data) else { return report.fail("not an assistant-key vector file") }
     report.add(cases: result.cases, failures: result.failures)
   }

@@ -61,7 +61,7 @@ struct VaultVectorFile: Codable, Equatable {
 enum VaultVectorChecker: VectorChecker {
   static let formats = ["vault"]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     let file = try JSONDecoder().decode(VaultVectorFile.self, from: data)
     let directory = VectorVerdict.directory(file.files, besideFileAt: path)
     VectorVerdict.checkFileCases(
@@ -70,7 +70,7 @@ enum VaultVectorChecker: VectorChecker {
       var deviceBytes: [UInt8]?
       if let deviceFile = test.deviceFile {
         guard let read = FileManager.default.contents(atPath: directory.appendingPathComponent(deviceFile).path) else {
-          throw VectorVerdict.FileCaseFailure(description: "cannot read \(deviceFile)")
+          throw VectorCheckError.caseFileUnreadable(path: deviceFile)
         }
         deviceBytes = [UInt8](read)
       }

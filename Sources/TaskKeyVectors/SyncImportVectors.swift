@@ -1,5 +1,6 @@
 import Foundation
 import TaskCrypto
+import TaskVault
 
 /// Checks `Vectors/sync-import-v1.json`: each case merges a bundle's store
 /// into a local synchronisable store with `SyncMerge` (the code
@@ -25,22 +26,18 @@ public enum SyncImportVectors {
     do {
       let local = try test.local.contents()
       let incoming = try test.bundle.contents()
-      var stores = Stores(
-        synchronisable: local,
-        deviceOnly: StoreContents(
-          keyring: nil,
-          items: try test.local.deviceOnlyItems.sorted().map { try Item(name: $0, modified: 0, value: "").stored() }))
       guard let choice = test.choice else { return "\(name): both 'adopt_primary' and 'keep_primary'" }
       let outcome = Result {
-        try SyncMerge.merge(incoming, keyring: incoming.keyring!, into: &stores, primary: choice, path: "vault.tkv")
+        try VaultReaders.mergeSync(
+          incoming, into: local, deviceOnlyNames: test.local.deviceOnlyItems.sorted(), primary: choice)
       }
       switch (outcome, test.result) {
       case (.failure(TaskVaultError.keyConflict), "invalid") where test.error == "key_conflict": return nil
       case (.failure(TaskVaultError.retiredKey), "invalid") where test.error == "retired_key": return nil
       case (.failure(let error), _): return "\(name): got \(error)"
       case (.success, "invalid"): return "\(name): expected \(test.error ?? "?"), but it merged"
-      case (.success, _):
-        guard let expected = test.expected, try Store(stores.synchronisable) == expected else {
+      case (.success(let merged), _):
+        guard let expected = test.expected, Store(merged) == expected else {
           return "\(name): merged to another store"
         }
         return nil
@@ -121,33 +118,30 @@ public enum SyncImportVectors {
     }
 
     /// The store as the merge leaves it, in this schema.
-    init(_ contents: StoreContents) throws {
-      let keyring = try contents.noteKeyring(path: "vault.tkv")
+    init(_ store: VaultReaders.SyncStore) {
       self.init(
         keys: Dictionary(
-          uniqueKeysWithValues: keyring.keys.map { ($0.id.hex, $0.key.withUnsafeBytes { Hex.encode(Array($0)) }) }),
-        primary: keyring.primaryID.hex, retired: contents.retired.map(\.hex).sorted(),
-        items: contents.items.map {
+          uniqueKeysWithValues: store.keyring.keys.map {
+            ($0.id.hex, $0.key.withUnsafeBytes { Hex.encode(Array($0)) })
+          }),
+        primary: store.keyring.primaryID.hex, retired: store.retired.map(\.hex).sorted(),
+        items: store.items.map { item in
           Item(
-            name: $0.name, modified: $0.modified,
-            value: $0.value.withUnsafeBytes {
-              String(decoding: $0, as: UTF8.self)
-            })
+            name: item.name, modified: item.modified,
+            value: item.value.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
         })
     }
 
-    func contents() throws -> StoreContents {
+    /// The store in the merge's terms.
+    ///
+    /// - Throws: `TaskCryptoError` for a malformed key or key id.
+    func contents() throws -> VaultReaders.SyncStore {
       let noteKeys = try keys.sorted { $0.key < $1.key }.map { id, key in
         try Array("\(id):\(key)".utf8).withUnsafeBytes { try NoteKey.parseKeyFile($0) }
       }
-      let primaryID = try wrapCrypto { try KeyID(hex: primary) }
-      var contents = StoreContents(
-        keyring: try wrapCrypto { try Keyring(keys: noteKeys, primaryID: primaryID) },
-        items: try items.sorted { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }.map {
-          try $0.stored()
-        })
-      contents.remember(retired: try retired.map { id in try wrapCrypto { try KeyID(hex: id) } })
-      return contents
+      return VaultReaders.SyncStore(
+        keyring: try Keyring(keys: noteKeys, primaryID: try KeyID(hex: primary)),
+        retired: try retired.map { try KeyID(hex: $0) }, items: try items.map { try $0.stored() })
     }
   }
 
@@ -157,10 +151,11 @@ public enum SyncImportVectors {
     var modified: Int64
     var value: String
 
-    func stored() throws -> StoredItem {
-      StoredItem(
-        name: name, label: "", itemClass: .afterFirstUnlock, created: modified, modified: modified,
-        value: try wrapCrypto { try Array(value.utf8).withUnsafeBytes { try SecureBytes(copying: $0) } })
+    /// The item in the merge's terms.
+    ///
+    /// - Throws: `TaskCryptoError` when locked memory is refused.
+    func stored() throws -> (name: String, modified: Int64, value: SecureBytes) {
+      (name, modified, try Array(value.utf8).withUnsafeBytes { try SecureBytes(copying: $0) })
     }
   }
 }

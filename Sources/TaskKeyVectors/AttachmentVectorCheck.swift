@@ -9,7 +9,7 @@ import TaskCrypto
 enum AttachmentVectorChecker: VectorChecker {
   static let formats = [AttachmentVectors.format]
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     guard let result = AttachmentVectors.check(data) else { return report.fail("not an attachment vector file") }
     report.add(cases: result.cases, failures: result.failures)
   }
@@ -26,7 +26,7 @@ enum CobblestoneVectorChecker: VectorChecker {
     header.format == nil && header.schema == ChunkedEncryptionVectors.schema
   }
 
-  static func check(_ data: Data, path: String, into report: inout VectorReport) throws {
+  static func check(_ data: Data, path: String, readers: VectorFileReaders, into report: inout VectorReport) throws {
     guard let result = ChunkedEncryptionVectors.check(data) else {
       return report.fail("not a c2sp_chunked_encryption_schema file")
     }
