@@ -62,7 +62,7 @@ let package = Package(
     ),
     .executableTarget(
       name: "tasker",
-      dependencies: ["TaskerCLI"] + taskKey("TaskSystem")
+      dependencies: ["TaskerCLI"] + taskKey("CommandKit", "TaskSystem")
     ),
     // Tasker at scale against SQLite and process-start floors: `make app-bench`.
     .executableTarget(

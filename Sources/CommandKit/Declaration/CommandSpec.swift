@@ -21,6 +21,9 @@ public enum ValueKind: Equatable, Sendable {
   /// completions run `<program> completion words NAME` (ids, names from
   /// the user's own data, read without asking for a passphrase).
   case live(String)
+  /// A record id (checked as `.recordID`) whose current values the
+  /// program lists itself, as `.live` does.
+  case liveID(String)
 }
 
 /// One option of a command: its spellings, its value and its help line.

@@ -75,7 +75,7 @@ public struct ParsedArguments {
       throw usageError("unknown \(option.long) '\(value)'; use \(Self.list(words))")
     case .number where Int32(value).map({ $0 < 0 }) ?? true:
       throw usageError("\(option.long) takes a whole number such as 3")
-    case .recordID where Self.recordID(value) == nil:
+    case .recordID where Self.recordID(value) == nil, .liveID where Self.recordID(value) == nil:
       throw usageError("\(option.long) takes a record id, a positive whole number such as 42, not '\(value)'")
     default:
       break
@@ -103,7 +103,7 @@ public struct ParsedArguments {
       if case .choice(let words) = argument.kind, !words.contains(value) {
         throw usageError("unknown \(argument.name) '\(value)'; use \(Self.list(words))")
       }
-      if argument.kind == .recordID, Self.recordID(value) == nil {
+      if argument.kind.isRecordID, Self.recordID(value) == nil {
         throw usageError("\(argument.name) must be a positive whole number, not '\(value)'")
       }
     }
@@ -133,7 +133,8 @@ public struct ParsedArguments {
   private func declared(_ option: OptionSpec) -> String {
     // An option not in the spec would never reach the parser: a programming
     // error that every command's tests would hit at once.
-    precondition(spec.allOptions.contains(option), "\(path) reads \(option.long) without declaring it")
+    precondition(
+      spec.allOptions.contains { $0.long == option.long }, "\(path) reads \(option.long) without declaring it")
     return option.long
   }
 
@@ -196,4 +197,14 @@ public func editDistance(_ left: String, _ right: String) -> Int {
     }
   }
   return table[a.count][b.count]
+}
+
+extension ValueKind {
+  /// Whether a value of this kind must be a record id.
+  var isRecordID: Bool {
+    switch self {
+    case .recordID, .liveID: return true
+    case .text, .file, .directory, .number, .duration, .choice, .live: return false
+    }
+  }
 }

@@ -55,7 +55,7 @@ struct FishCompletion {
     case .file, .directory: return "-F"
     case .choice(let words): return "-a " + shellWords([words.joined(separator: " ")])
     case .text, .number, .recordID, .duration: return nil
-    case .live(let source):
+    case .live(let source), .liveID(let source):
       return "-a '(timeout 2 \(program.name) completion words \(source) </dev/null 2>/dev/null)'"
     }
   }

@@ -23,7 +23,7 @@ extension ShellDialect {
     case .file: return files(directories: false)
     case .directory: return files(directories: true)
     case .choice(let words): return self.words(words)
-    case .live(let source): return dynamic(source)
+    case .live(let source), .liveID(let source): return dynamic(source)
     case .text, .number, .recordID, .duration: return nil
     }
   }

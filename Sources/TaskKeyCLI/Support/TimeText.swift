@@ -19,8 +19,7 @@ struct TimeText {
   /// A time to the second: `2026-12-01 15:04:05 +01:00`, or ISO 8601 UTC.
   func show(_ date: Date) -> String {
     guard local else { return isoTime(date) }
-    let time = CivilTime.local(date.timeIntervalSince1970)
-    return "\(time.dateText) \(time.secondText) \(time.offsetText)"
+    return TimeStamp.local(date.timeIntervalSince1970)
   }
 
   /// A time to the minute: `2026-12-01 15:04 +01:00`, or `2026-12-01T14:04Z`.
@@ -34,6 +33,5 @@ struct TimeText {
 /// ISO 8601 in UTC, whole seconds (`2026-12-01T14:04:05Z`): what JSON
 /// output carries.
 func isoTime(_ date: Date) -> String {
-  let time = CivilTime.utc(date.timeIntervalSince1970)
-  return "\(time.dateText)T\(time.secondText)Z"
+  TimeStamp.utc(date.timeIntervalSince1970)
 }

@@ -1,3 +1,4 @@
+import CommandKit
 import FoundationEssentials
 import TaskSystem
 import TaskerCore
@@ -28,7 +29,7 @@ struct BodyEditor {
   ///
   /// - Returns: the text as saved, one trailing newline removed.
   /// - Throws: `CLIError.editorFailed` (it could not start or did not exit
-  ///   0: nothing is changed), `.invalidUTF8`, `.inputTooLarge`,
+  ///   0: nothing is changed), `.invalidUTF8`, `InputTooLarge`,
   ///   `.cannotRead`, and `TaskerError.system` when no private runtime
   ///   directory can be made.
   func edit(_ text: String) throws -> String {
@@ -47,7 +48,7 @@ struct BodyEditor {
       }
       saved = try file.readAll(limit: TaskerMain.inputLimit)
     } catch SystemError.tooLarge {
-      throw CLIError.inputTooLarge(source: "the edited text", limit: TaskerMain.inputLimit)
+      throw InputTooLarge(source: "the edited text", limit: TaskerMain.inputLimit)
     } catch let error as SystemError {
       throw CLIError.cannotRead(path: path, reason: error.description)
     }

@@ -1,3 +1,4 @@
+import CommandKit
 import TaskSystem
 
 /// Where a note or a page body comes from. Never the command line: every
@@ -14,52 +15,55 @@ enum BodySource: Equatable {
   /// holding the current text (`BodyEditor`).
   case editor
 
+  /// The options of a body named `name` (`notes`, `body`): `--NAME -`,
+  /// `--NAME-file F` and, when `editor`, `--NAME-in-editor`.
+  static func options(_ name: String, what: String, editor: Bool) -> [OptionSpec] {
+    var options = [
+      OptionSpec.value(
+        "--\(name)", "-",
+        help: "Read the \(what) from standard input ('-' only: the \(what) is never taken on the command line, "
+          + "where every local user can read it)."),
+      OptionSpec.value("--\(name)-file", "F", .file, help: "Read the \(what) from the file F."),
+    ]
+    if editor {
+      options.append(
+        .flag(
+          "--\(name)-in-editor",
+          help: "Edit the \(what) in $VISUAL or $EDITOR (a private tmpfs file, wiped and removed after)."))
+    }
+    return options
+  }
+
   /// Reads `--NAME -`, `--NAME-file F` and, when `editor` is true,
   /// `--NAME-in-editor`; at most one of them.
   ///
   /// - Returns: nil when none was given.
   /// - Throws: `CLIError.textOnCommandLine` for `--NAME TEXT`, usage errors.
-  static func parse(_ name: String, editor: Bool, from arguments: inout Arguments) throws -> BodySource? {
-    let option = "--" + name
+  static func parse(_ name: String, editor: Bool, from arguments: ParsedArguments) throws -> BodySource? {
+    let declared = options(name, what: "", editor: editor)
     var found = [BodySource]()
-    if let value = try arguments.option(option) {
-      guard value == "-" else { throw CLIError.textOnCommandLine(option: option, editor: editor) }
+    if let value = arguments.value(declared[0]) {
+      guard value == "-" else { throw CLIError.textOnCommandLine(option: declared[0].long, editor: editor) }
       found.append(.standardInput)
     }
-    if let path = try arguments.option(option + "-file") { found.append(.file(path)) }
-    if editor, try arguments.flag(option + "-in-editor") { found.append(.editor) }
+    if let path = arguments.value(declared[1]) { found.append(.file(path)) }
+    if editor, arguments.flag(declared[2]) { found.append(.editor) }
     guard found.count <= 1 else {
+      let option = declared[0].long
       throw arguments.usageError(
         "give one of \(option) -, \(option)-file\(editor ? " and \(option)-in-editor" : ""), not several")
     }
     return found.first
   }
 
-  /// The help lines for the options of `name`.
-  static func help(_ name: String, what: String, editor: Bool) -> String {
-    let option = "--" + name
-    var lines = [
-      "  \(TaskerMain.padded(option + " -", to: 18))Read the \(what) from standard input.",
-      "  \(TaskerMain.padded(option + "-file F", to: 18))Read the \(what) from the file F.",
-    ]
-    if editor {
-      lines.append(
-        "  \(TaskerMain.padded(option + "-in-editor", to: 18))Edit the \(what) in $VISUAL or $EDITOR (a private")
-      lines.append("                    tmpfs file, wiped and removed after).")
-    }
-    lines.append("                    The \(what) is never taken on the command line,")
-    lines.append("                    where every local user can read it.")
-    return lines.joined(separator: "\n")
-  }
-
   /// Reads the file at `path`, at most `TaskerMain.inputLimit` bytes.
   ///
-  /// - Throws: `CLIError.inputTooLarge`, `.cannotRead`.
+  /// - Throws: `InputTooLarge`, `CLIError.cannotRead`.
   static func read(_ path: String) throws -> [UInt8] {
     do {
       return try OpenFile.reading(path).readAll(limit: TaskerMain.inputLimit)
     } catch SystemError.tooLarge {
-      throw CLIError.inputTooLarge(source: path, limit: TaskerMain.inputLimit)
+      throw InputTooLarge(source: path, limit: TaskerMain.inputLimit)
     } catch let error as SystemError {
       throw CLIError.cannotRead(path: path, reason: error.description)
     }

@@ -1,16 +1,13 @@
+import CommandKit
 import TaskerCore
 
 /// Errors of the command layer itself; store errors pass through as
 /// `TaskerError`.
-enum CLIError: Error {
-  /// The command line is wrong.
-  case usage(message: String, usage: String)
+enum CLIError: Error, CommandFailure {
   /// An input file cannot be opened or read.
   case cannotRead(path: String, reason: String)
   /// Output could not be written.
   case cannotWrite(path: String, reason: String)
-  /// Standard input, a body file or the edited text held more than the limit.
-  case inputTooLarge(source: String, limit: Int)
   /// `keys --check`: the key still seals `count` stored values.
   case keyInUse(keyID: String, count: Int)
   /// An argument, an environment variable, standard input or a file is
@@ -25,10 +22,8 @@ enum CLIError: Error {
 
   var message: String {
     switch self {
-    case .usage(let message, _): return message
     case .cannotRead(let path, let reason): return "cannot read '\(path)': \(reason)"
     case .cannotWrite(let path, let reason): return "cannot write '\(path)': \(reason)"
-    case .inputTooLarge(let source, let limit): return "\(source) is larger than \(limit) bytes"
     case .keyInUse(let keyID, let count): return "key \(keyID) still seals \(count) stored values"
     case .invalidUTF8(let source): return "\(source) is not valid UTF-8; nothing was changed"
     case .textOnCommandLine(let option, _):
@@ -40,7 +35,6 @@ enum CLIError: Error {
 
   var hint: String? {
     switch self {
-    case .usage(_, let usage): return usage
     case .keyInUse: return "run 'tasker rewrap' first, then check again"
     case .invalidUTF8: return "Tasker stores text as UTF-8 and repairs none: convert it first (iconv -t UTF-8)"
     case .textOnCommandLine(let option, let editor):
@@ -53,10 +47,10 @@ enum CLIError: Error {
 
   var exitCode: ExitCode {
     switch self {
-    case .usage, .textOnCommandLine: return .usage
+    case .textOnCommandLine: return .usage
     case .cannotRead: return .noInput
     case .cannotWrite: return .ioError
-    case .inputTooLarge, .invalidUTF8: return .dataError
+    case .invalidUTF8: return .dataError
     case .keyInUse: return .keyInUse
     case .editorFailed: return .unavailable
     }

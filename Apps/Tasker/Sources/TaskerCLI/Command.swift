@@ -1,55 +1,72 @@
 import CommandKit
-import FoundationEssentials
 import TaskSystem
 import TaskerCore
 
-/// One `tasker` subcommand: its help, its parsing, then its run.
-protocol Command {
-  /// The word that selects it.
-  static var name: String { get }
-  /// One line for the command list.
-  static var abstract: String { get }
-  /// The usage line(s).
-  static var usage: String { get }
-  /// The ARGUMENTS and OPTIONS sections of its help.
-  static var options: String { get }
-  /// Reads its configuration; every bad argument is a usage error here,
-  /// before anything is opened.
-  init(parsing arguments: inout Arguments) throws
-  /// Does the work.
+/// One `tasker` command: its declaration (CommandKit's
+/// `CommandDeclaration`: the parser, help, man page and completions read
+/// it), the values read from it, and what it does. `init` validates every
+/// value before anything is opened; `run` acts.
+protocol Command: CommandDeclaration {
+  /// Reads and validates the parsed command line.
+  init(_ arguments: ParsedArguments) throws
+  /// Does the work, writing only through `context`.
   func run(_ context: CommandContext) throws
 }
 
-extension Command {
-  /// The full help text.
-  static var help: String {
-    """
-    OVERVIEW: \(abstract)
+/// A command that only groups others (`page`, `attach`, `approvals`): it
+/// never runs by itself.
+protocol CommandGroup: Command {}
 
-    USAGE: \(usage)
-
-    \(options)
-    """
+extension CommandGroup {
+  /// Never reached: the kit refuses a group without a subcommand first.
+  init(_ arguments: ParsedArguments) {
+    preconditionFailure("\(arguments.path) is a group of commands")
   }
+
+  /// Never reached.
+  func run(_ context: CommandContext) throws {}
 }
 
-/// What a command runs with: its streams, its environment and the store.
+extension ValueKind {
+  /// A task id from the user's database.
+  static let taskID = ValueKind.liveID(CompletionWord.taskIDs.rawValue)
+  /// A page id from the user's database.
+  static let pageID = ValueKind.liveID(CompletionWord.pageIDs.rawValue)
+  /// An attachment id from the user's database.
+  static let attachmentID = ValueKind.liveID(CompletionWord.attachmentIDs.rawValue)
+  /// A pending approval's id.
+  static let approvalID = ValueKind.liveID(CompletionWord.approvalIDs.rawValue)
+  /// A receipt's id.
+  static let receiptID = ValueKind.live(CompletionWord.receiptIDs.rawValue)
+}
+
+extension ArgumentSpec {
+  /// `ID`: a task's id.
+  static let taskID = ArgumentSpec(name: "ID", kind: .taskID, help: "The task's id.")
+  /// `ID`: a page's id.
+  static let pageID = ArgumentSpec(name: "ID", kind: .pageID, help: "The page's id.")
+}
+
+/// What a command runs with: the standard streams (CommandKit's, the one
+/// output type of the project), the environment and the store.
 final class CommandContext {
-  let output: OutputStream
-  let environment: [String: String]
-  let input: () throws -> [UInt8]
+  /// The streams.
+  let streams: StandardStreams
   private var opened: TaskStore?
 
-  init(output: OutputStream, environment: [String: String], input: @escaping () throws -> [UInt8]) {
-    self.output = output
-    self.environment = environment
-    self.input = input
+  init(streams: StandardStreams) {
+    self.streams = streams
   }
 
+  /// The environment the command reads.
+  var environment: [String: String] { streams.environment }
+
   /// Tasker's home for this environment.
+  ///
+  /// - Throws: `UsageError` when neither `TASKER_HOME` nor `HOME` is set.
   func home() throws -> TaskerHome {
     guard let home = TaskerHome(environment: environment) else {
-      throw CLIError.usage(message: "cannot find Tasker's home", usage: "set TASKER_HOME or HOME")
+      throw UsageError(message: "cannot find Tasker's home", usage: "set TASKER_HOME or HOME")
     }
     return home
   }
@@ -73,81 +90,80 @@ final class CommandContext {
     return store
   }
 
+  /// The store for a listing, or nil on a new home with no database yet
+  /// (an empty list, exit 0); unsafe permissions are still refused.
+  func readerIfPresent() throws -> TaskStore? {
+    if let opened { return opened }
+    let store = try TaskStore.readingIfPresent(home: home(), keys: VaultKeySource(environment: environment))
+    opened = store
+    return store
+  }
+
+  /// Writes a line of program text and user text, every control character
+  /// but newline and tab made visible (`TerminalText`): the net under every
+  /// plain printer, so nothing stored or typed reaches the terminal raw.
+  /// Fields inside a line are made visible whole by the printer before.
+  func print(_ text: String) throws {
+    try streams.printVisible(text)
+  }
+
+  /// Writes bytes to standard output as they are (attachments).
+  func write(_ bytes: [UInt8]) throws {
+    try streams.write(bytes)
+  }
+
+  /// Writes one JSON object (docs/json-output.md).
+  func printJSON(_ value: JSONValue) throws {
+    try streams.printJSON(value)
+  }
+
+  /// The next bytes of standard input, up to 1 MiB; empty at the end.
+  func readInputChunk() throws -> [UInt8] {
+    var chunk = [UInt8](repeating: 0, count: 1 << 20)
+    do {
+      let count = try chunk.withUnsafeMutableBytes { try streams.readInput($0) }
+      chunk.removeSubrange(count...)
+      return chunk
+    } catch {
+      throw CLIError.cannotRead(path: "standard input", reason: "\(error)")
+    }
+  }
+
+  /// Writes a line to standard error (control characters made visible).
+  func printError(_ text: String) {
+    streams.printError(text)
+  }
+
+  /// A note on standard error, left out with `-q`.
+  func note(_ text: String) {
+    streams.note(text)
+  }
+
   /// Warns on standard error when the command's last checkpoint found
   /// another process reading and left the database's log in place (the
   /// change itself is committed): earlier versions of the changed pages
   /// stay in `tasker.db` or `tasker.db-wal` until a later checkpoint.
   func warnIfLogKept() {
     guard let opened, opened.logKeptByReader else { return }
-    output.printError(
+    printError(
       "tasker: warning: another process is reading the database, so earlier versions of the changed pages "
         + "(old note text, or bodies under an older key) remain in tasker.db or tasker.db-wal; the change itself is saved"
     )
-    output.printError(
-      "hint: stop the other Tasker process (such as 'tasker mcp') and run the command again to clear the log")
+    printError("hint: stop the other Tasker process (such as 'tasker mcp') and run the command again to clear the log")
   }
 
   /// The text a body option names (standard input, a file, or the
   /// editor opened on `current`), checked as UTF-8; nil when none was given.
   ///
-  /// - Throws: `CLIError.invalidUTF8`, `.inputTooLarge`, `.cannotRead`,
+  /// - Throws: `CLIError.invalidUTF8`, `InputTooLarge`, `.cannotRead`,
   ///   `.editorFailed`, and `current`'s errors.
   func body(_ source: BodySource?, current: () throws -> String = { "" }) throws -> String? {
     guard let source else { return nil }
     switch source {
-    case .standardInput: return try BodySource.text(try input(), from: "standard input")
+    case .standardInput:
+      return try BodySource.text(try streams.readAll(limit: TaskerMain.inputLimit), from: "standard input")
     case .file(let path): return try BodySource.text(try BodySource.read(path), from: path)
     case .editor: return try BodyEditor(environment: environment).edit(try current())
     }
-  }
-}
-
-/// Where a command writes: standard output and standard error, written
-/// straight to their descriptors.
-final class OutputStream {
-  private let out: FileDescriptor
-  private let err: FileDescriptor
-
-  init(out: FileDescriptor = .standardOutput, err: FileDescriptor = .standardError) {
-    self.out = out
-    self.err = err
-  }
-
-  /// Writes `text` and a newline to standard output, with every control
-  /// character but newline and tab made visible (`TerminalText`): the net
-  /// under every plain printer, so nothing stored or typed reaches the
-  /// terminal raw. Fields inside a line are made visible whole by the
-  /// printer before (`TerminalText.visible(_:)`).
-  func print(_ text: String) throws {
-    try write(Array((TerminalText.visible(text, keepingLines: true) + "\n").utf8))
-  }
-
-  /// Writes one line of JSON text, exactly as its writer encoded it.
-  func printJSON(_ text: String) throws {
-    try write(Array((text + "\n").utf8))
-  }
-
-  /// Writes bytes to standard output.
-  func write(_ bytes: [UInt8]) throws {
-    do {
-      try out.write(bytes)
-    } catch {
-      throw CLIError.cannotWrite(path: "standard output", reason: "\(error)")
-    }
-  }
-
-  /// Encodes `value` as one line of JSON (sorted keys) on standard output.
-  func json<Value: Encodable>(_ value: Value) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    var bytes = [UInt8](try encoder.encode(value))
-    bytes.append(UInt8(ascii: "\n"))
-    try write(bytes)
-  }
-
-  /// Writes a line to standard error, control characters but newline and
-  /// tab made visible (errors echo the values they refuse).
-  func printError(_ text: String) {
-    try? err.write(Array((TerminalText.visible(text, keepingLines: true) + "\n").utf8))
   }
 }

@@ -1,49 +1,48 @@
 import CommandKit
-import FoundationEssentials
+import ExitCodeMap
 import TaskSystem
 import TaskerCore
 import TaskerGate
 
-/// The entry point of `tasker`: parses the command line, runs one command,
-/// and maps every error to a message on standard error and an exit code.
+/// The entry point of `tasker`: CommandKit finds the command and parses
+/// its line against its declaration; it runs, and any error becomes a
+/// message on standard error and an exit code from the project's one table
+/// (CommandKit's `FailureReport`).
 public enum TaskerMain {
-  /// The version printed by `tasker --version`.
-  public static let version = "0.1.0"
+  /// The version printed by `tasker --version`; the gate reports the same
+  /// in `serverInfo.version`.
+  public static let version = GateVersion.current
 
-  /// The largest body read from standard input: 16 MiB, the sealed-value limit.
+  /// The largest body read from standard input or a file: 16 MiB, the
+  /// sealed-value limit.
   static let inputLimit = 16 << 20
 
-  static let commands: [any Command.Type] = [
-    AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self,
-    DoneCommand.self, UndoCommand.self, DeleteCommand.self, PageCommand.self, PlanContextCommand.self,
-    AttachCommand.self, EncryptCommand.self, RewrapCommand.self, KeysCommand.self, SettingsCommand.self,
-    McpCommand.self, ApprovalsCommand.self, ReceiptsCommand.self, GateCommand.self,
+  static let commands: [any CommandDeclaration.Type] = [
+    AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self, UndoCommand.self,
+    DeleteCommand.self, PageCommand.self, PlanContextCommand.self, AttachCommand.self, EncryptCommand.self,
+    RewrapCommand.self, KeysCommand.self, SettingsCommand.self, DoctorCommand.self, McpCommand.self,
+    ApprovalsCommand.self, ReceiptsCommand.self, GateCommand.self, CompletionCommand.self,
   ]
 
-  static var help: String {
-    let width = commands.map { $0.name.count }.max() ?? 0
-    let list = commands.map { "  \(padded($0.name, to: width + 4))\($0.abstract)" }
-    let codes = ExitCode.allCases.map { "  \(padded(String($0.rawValue), to: 6))\($0.summary)" }
-    return """
-      OVERVIEW: Tasker keeps tasks and pages; notes and page bodies are sealed with TaskKey.
+  /// `commands`' names, in the same order (a test keeps them equal).
+  static let commandNames = [
+    "add", "list", "show", "edit", "done", "undo", "delete", "page", "plan-context", "attach", "encrypt", "rewrap",
+    "keys", "settings", "doctor", "mcp", "approvals", "receipts", "gate", "completion",
+  ]
 
-      USAGE: tasker <command> [options]
-
-      OPTIONS:
-        -h, --help        Show help; 'tasker <command> --help' for a command.
-        --version         Show the version.
-
-      SUBCOMMANDS:
-      \(list.joined(separator: "\n"))
-
-      ENVIRONMENT:
-        TASKER_HOME       Tasker's directory (default ~/.local/share/tasker).
-        TASKKEY_HOME      The TaskKey vault (default ~/.local/share/tasker/keys).
-
-      EXIT CODES:
-      \(codes.joined(separator: "\n"))
-      """
-  }
+  /// `tasker` as CommandKit declares it.
+  static let program = CommandProgram(
+    name: "tasker", version: version,
+    overview: "Tasker keeps tasks and pages; notes and page bodies are sealed with TaskKey.", commands: commands,
+    commandNames: commandNames,
+    environment: [
+      ("TASKER_HOME", "Tasker's directory (default $XDG_DATA_HOME/tasker, else ~/.local/share/tasker)."),
+      ("TASKKEY_HOME", "The TaskKey vault (default ~/.local/share/tasker/keys)."),
+      ("TASKER_ASSISTANT_KEY", "(tasker mcp over stdio) Run as the assistant this key belongs to."),
+      ("VISUAL, EDITOR", "The editor of --notes-in-editor and --body-in-editor."),
+      ("TZ", "The time zone of times and of 'today' for due dates; JSON times are UTC."),
+    ],
+    user: .tasker, manual: TaskerManual.text)
 
   /// The environment variables `tasker` reads (and the vault it opens).
   public static let environmentNames: Set<String> = [
@@ -72,107 +71,48 @@ public enum TaskerMain {
       case .argument(let index)?: "argument \(index)"
       case nil: nil
       }
+    let streams = StandardStreams.process(environment: decoded.environment)
     if let refused {
-      let error = CLIError.invalidUTF8(source: refused)
-      report(error.message, hint: error.hint, to: OutputStream())
-      return error.exitCode.rawValue
+      report(CLIError.invalidUTF8(source: refused), to: streams)
+      return CLIError.invalidUTF8(source: refused).exitCode.rawValue
     }
-    return run(decoded.arguments, environment: decoded.environment)
+    return run(decoded.arguments, streams: streams)
   }
 
   /// Runs `tasker` with `arguments` (without the program name).
   ///
   /// - Returns: the exit code.
-  public static func run(
-    _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment
-  ) -> Int32 {
-    let output = OutputStream()
-    let context = CommandContext(output: output, environment: environment) {
-      try readStandardInput(limit: inputLimit)
-    }
+  public static func run(_ arguments: [String], streams: StandardStreams) -> Int32 {
+    var streams = streams
     do {
-      try dispatch(arguments, context: context)
-      context.warnIfLogKept()
+      switch try program.request(arguments, verbosity: &streams.verbosity) {
+      case .print(let text):
+        try streams.print(text)
+      case .missingCommand(let help):
+        streams.printError(help)
+        return ExitCode.usage.rawValue
+      case .run(let declaration, let parsed):
+        guard let command = declaration as? any Command.Type else {
+          preconditionFailure("\(parsed.path) is declared but not a tasker command")
+        }
+        let context = CommandContext(streams: streams)
+        try command.init(parsed).run(context)
+        context.warnIfLogKept()
+      }
       return ExitCode.success.rawValue
-    } catch let error as CLIError {
-      report(error.message, hint: error.hint, to: output)
-      return error.exitCode.rawValue
-    } catch let error as GateError {
-      report(error.message, hint: nil, to: output)
-      return ExitCode.of(error).rawValue
-    } catch let error as TaskerError {
-      report(error.description, hint: error.hint, to: output)
-      return ExitCode.of(error).rawValue
     } catch {
-      report("\(error)", hint: nil, to: output)
-      return ExitCode.software.rawValue
+      report(error, to: streams)
+      return FailureReport(error).code.rawValue
     }
   }
 
   /// Prints an error and its hint on standard error. The message is one
   /// line, so every control character in it is made visible (it may echo a
   /// refused value); the hint may hold a usage of several lines.
-  static func report(_ message: String, hint: String?, to output: OutputStream) {
-    output.printError("tasker: error: \(TerminalText.visible(message))")
-    if let hint { output.printError("hint: \(hint)") }
-  }
-
-  static func dispatch(_ arguments: [String], context: CommandContext) throws {
-    guard let first = arguments.first else {
-      context.output.printError(help)
-      throw CLIError.usage(message: "missing command", usage: "usage: tasker <command> [options]")
-    }
-    switch first {
-    case "-h", "--help", "help":
-      if arguments.count > 1, let command = commands.first(where: { $0.name == arguments[1] }) {
-        try context.output.print(command.help)
-      } else {
-        try context.output.print(help)
-      }
-      return
-    case "--version":
-      try context.output.print("tasker \(version)")
-      return
-    default:
-      break
-    }
-    guard let command = commands.first(where: { $0.name == first }) else {
-      throw CLIError.usage(message: "unknown command '\(first)'", usage: "see 'tasker --help'")
-    }
-    let rest = Array(arguments.dropFirst())
-    if rest.prefix(while: { $0 != "--" }).contains(where: { $0 == "-h" || $0 == "--help" }) {
-      try context.output.print(command.help)
-      return
-    }
-    var parser = Arguments(rest, usage: command.usage)
-    try command.init(parsing: &parser).run(context)
-  }
-
-  static func readStandardInput(limit: Int) throws -> [UInt8] {
-    var bytes = [UInt8]()
-    while true {
-      let chunk = try readStandardInputChunk()
-      if chunk.isEmpty { return bytes }
-      bytes.append(contentsOf: chunk)
-      guard bytes.count <= limit else { throw CLIError.inputTooLarge(source: "standard input", limit: limit) }
-    }
-  }
-
-  /// The next bytes of standard input, 1 MiB unless the input ends first;
-  /// empty at the end.
-  static func readStandardInputChunk() throws -> [UInt8] {
-    var chunk = [UInt8](repeating: 0, count: 1 << 20)
-    do {
-      let count = try chunk.withUnsafeMutableBytes { try FileDescriptor.standardInput.read(into: $0) }
-      chunk.removeSubrange(count...)
-      return chunk
-    } catch {
-      throw CLIError.cannotRead(path: "standard input", reason: "\(error)")
-    }
-  }
-
-  /// `text` followed by spaces up to `width` characters.
-  static func padded(_ text: String, to width: Int) -> String {
-    text + String(repeating: " ", count: max(0, width - text.count))
+  static func report(_ error: any Error, to streams: StandardStreams) {
+    let failure = FailureReport(error)
+    guard let message = failure.message else { return }
+    streams.printError("tasker: error: \(TerminalText.visible(message))")
+    if let hint = failure.hint { streams.printError("hint: \(hint)") }
   }
 }

@@ -116,7 +116,7 @@ public final class MCPSession {
     return [
       "protocolVersion": .string(agreed),
       "capabilities": ["tools": ["listChanged": false]],
-      "serverInfo": ["name": "tasker", "title": "Tasker assistant gate", "version": "1.0.0"],
+      "serverInfo": ["name": "tasker", "title": "Tasker assistant gate", "version": .string(GateVersion.current)],
       "instructions": .string(instructions),
     ]
   }

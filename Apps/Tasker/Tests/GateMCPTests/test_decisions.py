@@ -31,13 +31,13 @@ class DecisionTests(GateTestCase):
                 listed = await client.call_tool("list_tasks", {})
                 self.assertEqual(len(listed.structured_content["tasks"]), 2, "reads are not budgeted")
         asyncio.run(scenario())
-        decisions = [r["decision"] for r in json.loads(self.home.tasker("receipts", "--json").stdout)]
+        decisions = [r["decision"] for r in json.loads(self.home.tasker("receipts", "--json").stdout)["receipts"]]
         self.assertEqual(decisions, ["refuse:budget-exhausted", "allow", "allow"])
 
     def test_a_risky_call_is_queued_then_approved_then_executed(self):
         key, key_id = self.home.mint("cleaner", grants=["tasks:write"])
         self.home.tasker("add", "Old errand")
-        task_id = json.loads(self.home.tasker("list", "--json").stdout)[0]["id"]
+        task_id = int(json.loads(self.home.tasker("list", "--json").stdout)["tasks"][0]["id"])
         async def scenario():
             async with stdio(self.home.env_with_key(key)) as client:
                 queued = await client.call_tool("delete_task", {"id": task_id})
@@ -46,17 +46,17 @@ class DecisionTests(GateTestCase):
                 self.assertEqual(queued.structured_content["reason"], "risky")
                 return queued.structured_content["approval"]
         approval = asyncio.run(scenario())
-        self.assertEqual(len(json.loads(self.home.tasker("list", "--json").stdout)), 1, "nothing ran yet")
-        pending = json.loads(self.home.tasker("approvals", "list", "--json").stdout)
-        self.assertEqual([(a["id"], a["tool"], a["key_id"], a["status"]) for a in pending],
+        self.assertEqual(len(json.loads(self.home.tasker("list", "--json").stdout)["tasks"]), 1, "nothing ran yet")
+        pending = json.loads(self.home.tasker("approvals", "list", "--json").stdout)["approvals"]
+        self.assertEqual([(int(a["id"]), a["tool"], a["key_id"], a["status"]) for a in pending],
                          [(approval, "delete_task", key_id, "pending")])
         self.assertIn("Old errand", pending[0]["summary"])
         self.home.tasker("approvals", "approve", str(approval))
-        self.assertEqual(json.loads(self.home.tasker("list", "--json").stdout), [])
+        self.assertEqual(json.loads(self.home.tasker("list", "--json").stdout)["tasks"], [])
         again = self.home.tasker("approvals", "approve", str(approval), check=False)
         self.assertNotEqual(again.returncode, 0)
         self.assertIn("already", again.stderr)
-        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)
+        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)["receipts"]
         self.assertEqual([(r["tool"], r["decision"]) for r in receipts],
                          [("delete_task", "approved"), ("delete_task", "ask:risky")])
 
@@ -69,8 +69,8 @@ class DecisionTests(GateTestCase):
                 return queued.structured_content["approval"]
         approval = asyncio.run(scenario())
         self.home.tasker("approvals", "deny", str(approval))
-        self.assertEqual(len(json.loads(self.home.tasker("list", "--json").stdout)), 1)
-        self.assertEqual(json.loads(self.home.tasker("approvals", "list", "--json").stdout), [])
+        self.assertEqual(len(json.loads(self.home.tasker("list", "--json").stdout)["tasks"]), 1)
+        self.assertEqual(json.loads(self.home.tasker("approvals", "list", "--json").stdout)["approvals"], [])
 
     def test_quiet_hours_queue_acting_calls_and_never_run_them(self):
         key, _ = self.home.mint("night", grants=["tasks:write"])
@@ -99,12 +99,12 @@ class DecisionTests(GateTestCase):
         added_receipt, done_receipt = asyncio.run(scenario())
         self.home.tasker("undo", added_receipt)
         self.home.tasker("undo", done_receipt)
-        tasks = json.loads(self.home.tasker("list", "--json").stdout)
+        tasks = json.loads(self.home.tasker("list", "--json").stdout)["tasks"]
         self.assertEqual([(t["title"], t["status"]) for t in tasks], [("Pay rent", "open")])
         twice = self.home.tasker("undo", added_receipt, check=False)
         self.assertNotEqual(twice.returncode, 0)
         self.assertIn("already undone", twice.stderr)
-        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)
+        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)["receipts"]
         self.assertEqual([r["decision"] for r in receipts[:2]], ["undone", "undone"])
 
 

@@ -38,7 +38,7 @@ class HTTPTests(GateTestCase):
                 shown = await client.call_tool("show_task", {"id": task_id, "include_notes": True})
                 self.assertEqual(shown.structured_content["task"]["notes"], "with Ana")
         asyncio.run(scenario())
-        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)
+        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)["receipts"]
         self.assertEqual(receipts[0]["key_id"], key_id)
         self.server.stop()
         out, err = self.server.output
@@ -70,7 +70,7 @@ class HTTPTests(GateTestCase):
                     await client.call_tool("add_task", {"title": "after"})
                 self.assertIn("revoked", raised.exception.message)
         asyncio.run(scenario())
-        titles = [task["title"] for task in json.loads(self.home.tasker("list", "--json").stdout)]
+        titles = [task["title"] for task in json.loads(self.home.tasker("list", "--json").stdout)["tasks"]]
         self.assertEqual(titles, ["before"])
 
     def test_a_missing_grant_is_403_insufficient_scope(self):
@@ -94,7 +94,7 @@ class HTTPTests(GateTestCase):
         self.assertEqual(refused.status_code, 403)
         self.assertIn('error="insufficient_scope"', refused.headers["www-authenticate"])
         self.assertIn('scope="notes:read"', refused.headers["www-authenticate"])
-        self.assertEqual(json.loads(self.home.tasker("list", "--json").stdout), [])
+        self.assertEqual(json.loads(self.home.tasker("list", "--json").stdout)["tasks"], [])
 
     def test_a_locked_vault_is_refused_not_served(self):
         key, _ = self.home.mint("desktop", grants=["tasks:write"])
@@ -114,7 +114,7 @@ class HTTPTests(GateTestCase):
                                      "params": {"protocolVersion": "2025-11-25", "capabilities": {}}})
         self.assertEqual(response.status_code, 503)
         self.home.unlock()
-        titles = [task["title"] for task in json.loads(self.home.tasker("list", "--json").stdout)]
+        titles = [task["title"] for task in json.loads(self.home.tasker("list", "--json").stdout)["tasks"]]
         self.assertEqual(titles, ["after unlock"])
 
 

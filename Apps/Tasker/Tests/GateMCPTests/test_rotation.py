@@ -25,7 +25,7 @@ def http(url, key):
 
 class RotationTests(GateTestCase):
     def keys_in_use(self):
-        return [usage["keyID"] for usage in json.loads(self.home.tasker("keys", "--json").stdout)["keys"]]
+        return [usage["key_id"] for usage in json.loads(self.home.tasker("keys", "--json").stdout)["keys"]]
 
     def rotate_rewrap_retire(self):
         """The documented rotation; returns the old and the new primary key id."""
@@ -89,7 +89,7 @@ class RotationTests(GateTestCase):
         self.home.tasker("approvals", "approve", "1")
         self.assertTrue(self.home.tasker("show", "1").stdout.endswith("\nqueued approve me\n"))
         self.home.tasker("approvals", "deny", "2")
-        self.assertEqual(json.loads(self.home.tasker("approvals", "list", "--json").stdout), [])
+        self.assertEqual(json.loads(self.home.tasker("approvals", "list", "--json").stdout)["approvals"], [])
 
 
 if __name__ == "__main__":

@@ -54,7 +54,7 @@ class StdioTests(GateTestCase):
                 self.assertTrue(missing.is_error)
                 self.assertIn("no task with id 999", missing.content[0].text)
         asyncio.run(scenario())
-        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)
+        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)["receipts"]
         self.assertEqual([(r["actor"], r["tool"], r["decision"]) for r in receipts], [("trusted", "add_task", "allow")])
 
     def test_a_key_runs_as_that_assistant_within_its_grants(self):
@@ -73,7 +73,7 @@ class StdioTests(GateTestCase):
                 self.assertNotIn("secret canary", json.dumps(listed.structured_content))
                 self.assertNotIn("secret canary", listed.content[0].text)
         asyncio.run(scenario())
-        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)
+        receipts = json.loads(self.home.tasker("receipts", "--json").stdout)["receipts"]
         self.assertEqual(receipts[0]["key_id"], key_id)
         self.assertEqual(receipts[0]["assistant"], "planner")
         self.assertEqual(receipts[0]["actor"], "assistant")
@@ -89,7 +89,7 @@ class StdioTests(GateTestCase):
                 self.assertEqual(raised.exception.code, -32002)
                 self.assertIn("revoked", raised.exception.message)
         asyncio.run(scenario())
-        self.assertEqual(json.loads(self.home.tasker("list", "--json").stdout), [])
+        self.assertEqual(json.loads(self.home.tasker("list", "--json").stdout)["tasks"], [])
 
     def refused_start(self, key, expected):
         initialize = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

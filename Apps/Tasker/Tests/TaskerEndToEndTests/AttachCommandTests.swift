@@ -23,7 +23,7 @@ struct AttachCommandTests {
     #expect(plain.status == 0, "\(plain.stderr)")
     let plainRecord = try #require(try plain.json() as? [String: Any])
     #expect(plainRecord["sealed"] as? Bool == false)
-    #expect(plainRecord["mediaType"] as? String == "text/plain")
+    #expect(plainRecord["media_type"] as? String == "text/plain")
 
     #expect(try device.tasker(["settings", "set", "attachment-encryption", "on"]).status == 0)
     let sealed = try device.tasker(

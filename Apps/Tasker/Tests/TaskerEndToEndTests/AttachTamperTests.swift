@@ -121,7 +121,7 @@ struct AttachTamperTests {
     let check = try device.tasker(["keys", "--check", old])
     #expect(check.status == 17, "the file carries the old key again: \(check.stderr)")
     let rewrap = try #require(try device.tasker(["rewrap", "--json"]).json() as? [String: Any])
-    #expect(rewrap["attachmentsRewrapped"] as? Int == 1)
+    #expect(rewrap["attachments_rewrapped"] as? Int == 1)
     #expect(try device.tasker(["keys", "--check", old]).status == 0)
     #expect(try device.tasker(["attach", "get", "1"]).stdoutText == "kept across rotations")
   }

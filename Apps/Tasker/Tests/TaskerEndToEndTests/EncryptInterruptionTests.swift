@@ -74,7 +74,7 @@ struct EncryptInterruptionTests {
     let before = try device.storedNotes()
     let again = try #require(try device.tasker(["encrypt", "--json"]).json() as? [String: Any])
     #expect(again["sealed"] as? Int == 0)
-    #expect(again["alreadySealed"] as? Int == Self.count)
+    #expect(again["already_sealed"] as? Int == Self.count)
     #expect(try device.storedNotes() == before, "a second run changes nothing")
   }
 }

@@ -159,7 +159,7 @@ struct GateKeyRotationTests {
     #expect(
       values.contains(#""record":"approval\/1\/arguments""#) || values.contains(#""record":"approval/1/arguments""#))
     let rewrap = try #require(try device.tasker(["rewrap", "--json"]).json() as? [String: Any])
-    #expect(rewrap["approvalArgumentsRewrapped"] as? Int == 2)
+    #expect(rewrap["approval_arguments_rewrapped"] as? Int == 2)
     let (_, new) = try device.rotateRewrapRetireAfterRotate(old: old)
     #expect(try device.storedKeyID("SELECT arguments FROM gate_approvals WHERE id = 1") == new)
 

@@ -32,11 +32,11 @@ struct KeyRotationTests {
 
     let rewrap = try #require(try device.tasker(["rewrap", "--json"]).json() as? [String: Any])
     #expect(rewrap["rewrapped"] as? Int == 4)
-    #expect(rewrap["attachmentsRewrapped"] as? Int == 1)
-    #expect(rewrap["primaryKeyID"] as? String == new)
+    #expect(rewrap["attachments_rewrapped"] as? Int == 1)
+    #expect(rewrap["primary_key_id"] as? String == new)
     let usage = try #require(try device.tasker(["keys", "--json"]).json() as? [String: Any])
     let keys = try #require(usage["keys"] as? [[String: Any]])
-    #expect(keys.map { $0["keyID"] as? String } == [new])
+    #expect(keys.map { $0["key_id"] as? String } == [new])
     #expect(try device.tasker(["keys", "--check", old]).status == 0)
 
     let retired = try device.taskkey(

@@ -40,7 +40,7 @@ struct MemoryTests {
     peaks["keys --values"] = try peakKiB(device, ["keys", "--values"])
     let usage = try #require(try device.tasker(["keys", "--json"]).json() as? [String: Any])
     let keys = try #require(usage["keys"] as? [[String: Any]])
-    #expect(keys.count == 1 && keys[0]["taskNotes"] as? Int == count, "every body rewrapped: \(keys)")
+    #expect(keys.count == 1 && keys[0]["task_notes"] as? Int == count, "every body rewrapped: \(keys)")
     return peaks
   }
 

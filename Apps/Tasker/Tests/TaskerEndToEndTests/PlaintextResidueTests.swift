@@ -53,7 +53,7 @@ struct PlaintextResidueTests {
     #expect(!filesHolding(canaries[30], device).isEmpty)
 
     let encrypted = try #require(try run(device, ["encrypt", "--batch", "7", "--json"]).json() as? [String: Any])
-    #expect(encrypted["logTruncated"] as? Bool == true)
+    #expect(encrypted["log_truncated"] as? Bool == true)
     for canary in canaries[...30] {
       #expect(filesHolding(canary, device).isEmpty, "\(canary) after encrypt")
     }
@@ -63,7 +63,7 @@ struct PlaintextResidueTests {
     #expect(try device.taskkey(["rotate"]).status == 0)
     let rewrapped = try #require(try run(device, ["rewrap", "--batch", "5", "--json"]).json() as? [String: Any])
     #expect(rewrapped["rewrapped"] as? Int == 31)
-    #expect(rewrapped["logTruncated"] as? Bool == true)
+    #expect(rewrapped["log_truncated"] as? Bool == true)
     for value in old { #expect(filesHolding(value, device).isEmpty, "\(value) after rewrap") }
 
     // A plain body replaced by a sealed one: the plain text is gone.
@@ -116,7 +116,7 @@ struct PlaintextResidueTests {
     // The documented outcome: the reader's snapshot keeps the old page in the database file.
     #expect(filesHolding(canary, device) == ["tasker.db"])
     let encrypted = try #require(try device.tasker(["encrypt", "--json"]).json() as? [String: Any])
-    #expect(encrypted["logTruncated"] as? Bool == false)
+    #expect(encrypted["log_truncated"] as? Bool == false)
 
     _ = try reader.finish()
     // Once the reader is done, running the command again clears the log.

@@ -2,107 +2,180 @@ import CommandKit
 import FoundationEssentials
 import TaskerCore
 
-/// `tasker attach add|get|list`: files attached to tasks and pages.
-struct AttachCommand: Command {
-  static let name = "attach"
-  static let abstract = "Attach files to tasks and pages; sealed when attachment encryption is on (off by default)."
-  static let usage = """
-    tasker attach add (--task ID | --page ID) FILE [--name NAME] [--type MEDIA] [--json]
-           tasker attach get ID [--out FILE]
-           tasker attach list [--task ID | --page ID] [--json]
-    """
-  static let options = """
-    SUBCOMMANDS:
-      add FILE          Copy FILE ('-' for standard input, with --name) into
-                        Tasker's attachments folder, streaming it.
-      get ID            Write the attachment's content to standard output (or
-                        --out FILE), streaming it.
-      list              List attachments (names and sizes; needs no key).
+/// `tasker attach add|get|list|remove`: files attached to tasks and pages.
+struct AttachCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "attach",
+    abstract: "Attach files to tasks and pages; sealed when attachment encryption is on (off by default).",
+    example: """
+      tasker attach add --task 3 results.pdf
+      tasker attach get 1 --out results.pdf
+      """)
+  static let subcommands: [any CommandDeclaration.Type] = [
+    AttachAddCommand.self, AttachGetCommand.self, AttachListCommand.self, AttachRemoveCommand.self,
+  ]
 
-    OPTIONS:
-      --task ID         The task it belongs to.
-      --page ID         The page it belongs to.
-      --name NAME       The name to record (default: FILE's last component).
-      --type MEDIA      The media type (default: from the name's extension).
-      --out FILE        (get) Write to a new file instead of standard output;
-                        it appears only once the whole content is verified.
-      --json            Print JSON.
-      -h, --help        Show this help.
-    """
+  static let task = OptionSpec.value("--task", "ID", .taskID, help: "The task it belongs to.")
+  static let page = OptionSpec.value("--page", "ID", .pageID, help: "The page it belongs to.")
 
-  enum Action {
-    case add(owner: AttachmentOwner, source: String, name: String, mediaType: String)
-    case get(id: Int64, out: String?)
-    case list(owner: AttachmentOwner?)
+  /// `--task ID` or `--page ID`, at most one.
+  static func owner(_ arguments: ParsedArguments) throws -> AttachmentOwner? {
+    let task = arguments.value(Self.task)
+    let page = arguments.value(Self.page)
+    guard task == nil || page == nil else { throw arguments.usageError("give --task or --page, not both") }
+    func id(_ text: String, _ option: OptionSpec) throws -> Int64 {
+      guard let id = ParsedArguments.recordID(text) else {
+        throw arguments.usageError("\(option.long) takes a positive whole number, not '\(text)'")
+      }
+      return id
+    }
+    if let task { return .task(try id(task, Self.task)) }
+    return try page.map { .page(try id($0, Self.page)) }
   }
+}
 
-  let action: Action
+/// `tasker attach add FILE`.
+struct AttachAddCommand: Command {
+  static let name = OptionSpec.value("--name", "NAME", help: "The name to record (default: FILE's last component).")
+  static let type = OptionSpec.value("--type", "MEDIA", help: "The media type (default: from the name's extension).")
+  static let spec = CommandSpec(
+    name: "add", abstract: "Copy a file (or standard input) into Tasker's attachments folder, streaming it.",
+    arguments: [
+      ArgumentSpec(name: "FILE", kind: .file, help: "The file to attach; '-' for standard input (with --name).")
+    ],
+    options: [AttachCommand.task, AttachCommand.page, name, type],
+    json: JSONShape(fields: RecordJSON.attachmentFields, help: "the new attachment's row."),
+    example: "tasker attach add --task 3 results.pdf")
+
+  let owner: AttachmentOwner
+  let source: String
+  let recordName: String
+  let mediaType: String
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    let task = try arguments.option("--task")
-    let page = try arguments.option("--page")
-    let name = try arguments.option("--name")
-    let type = try arguments.option("--type")
-    let out = try arguments.option("--out")
-    json = try arguments.flag("--json")
-    let words = try arguments.positionals()
-    guard task == nil || page == nil else { throw arguments.usageError("give --task or --page, not both") }
-    let owner = try task.map { AttachmentOwner.task(try arguments.id($0)) } ?? page.map { .page(try arguments.id($0)) }
-    switch (words.first, words.count) {
-    case ("add", 2):
-      guard let owner else { throw arguments.usageError("attach add needs --task ID or --page ID") }
-      let source = words[1]
-      guard let chosen = name ?? (source == "-" ? nil : OutputFile.fileName(of: source)) else {
-        throw arguments.usageError("reading standard input needs --name NAME")
-      }
-      action = .add(owner: owner, source: source, name: chosen, mediaType: type ?? MediaType.guess(for: chosen))
-    case ("get", 2):
-      action = .get(id: try arguments.id(words[1]), out: out)
-    case ("list", 1):
-      action = .list(owner: owner)
-    default:
-      throw arguments.usageError("expected 'attach add FILE', 'attach get ID' or 'attach list'")
+  init(_ arguments: ParsedArguments) throws {
+    guard let owner = try AttachCommand.owner(arguments) else {
+      throw arguments.usageError("attach add needs --task ID or --page ID")
     }
-    if out != nil {
-      guard case .get = action else { throw arguments.usageError("--out is for 'attach get'") }
+    self.owner = owner
+    source = arguments.argument(0)!
+    guard let chosen = arguments.value(Self.name) ?? (source == "-" ? nil : OutputFile.fileName(of: source)) else {
+      throw arguments.usageError("reading standard input needs --name NAME")
+    }
+    recordName = chosen
+    mediaType = arguments.value(Self.type) ?? MediaType.guess(for: chosen)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let store = try context.store()
+    let record: AttachmentRecord
+    if source == "-" {
+      record = try store.addAttachment(to: owner, name: recordName, mediaType: mediaType) {
+        try context.readInputChunk()
+      }
+    } else {
+      guard FileManager.default.isReadableFile(atPath: source) else {
+        throw CLIError.cannotRead(path: source, reason: "no such readable file")
+      }
+      record = try store.addAttachment(to: owner, copying: source, name: recordName, mediaType: mediaType)
+    }
+    if json { return try context.printJSON(RecordJSON.attachment(record)) }
+    let name = TerminalText.visible(record.name)
+    try context.print("Attached \(record.id): \(name) (\(record.byteCount) bytes\(record.sealed ? ", sealed" : ""))")
+  }
+}
+
+/// `tasker attach get ID`.
+struct AttachGetCommand: Command {
+  static let out = OptionSpec.value(
+    "--out", "FILE", .file,
+    help: "Write to a new file instead of standard output; it appears only once the whole content is verified.")
+  static let range = OptionSpec.value(
+    "--range", "START-END",
+    help: "Only bytes START to END (inclusive, counted from 0, as HTTP ranges), or START- to the end.")
+  static let spec = CommandSpec(
+    name: "get", abstract: "Write an attachment's content to standard output (or --out FILE), streaming it.",
+    arguments: [ArgumentSpec(name: "ID", kind: .attachmentID, help: "The attachment's id.")], options: [out, range],
+    example: """
+      tasker attach get 1 --out results.pdf
+      tasker attach get 1 --range 0-1023 | file -
+      """)
+
+  let id: Int64
+  let output: String?
+  let byteRange: AttachmentRange?
+
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    output = arguments.value(Self.out)
+    do {
+      byteRange = try arguments.value(Self.range).map(AttachmentRange.init(parsing:))
+    } catch {
+      throw arguments.usageError("--range: \(error)")
     }
   }
 
   func run(_ context: CommandContext) throws {
-    switch action {
-    case .add(let owner, let source, let name, let mediaType):
-      let store = try context.store()
-      let record: AttachmentRecord
-      if source == "-" {
-        record = try store.addAttachment(to: owner, name: name, mediaType: mediaType) {
-          try TaskerMain.readStandardInputChunk()
-        }
-      } else {
-        guard FileManager.default.isReadableFile(atPath: source) else {
-          throw CLIError.cannotRead(path: source, reason: "no such readable file")
-        }
-        record = try store.addAttachment(to: owner, copying: source, name: name, mediaType: mediaType)
-      }
-      if json { return try context.output.json(record) }
-      let name = TerminalText.visible(record.name)
-      try context.output.print(
-        "Attached \(record.id): \(name) (\(record.byteCount) bytes\(record.sealed ? ", sealed" : ""))")
-    case .get(let id, let out):
-      let store = try context.reader()
-      _ = try store.attachment(id: id)
-      guard let out else { return try store.readAttachment(id: id) { try context.output.write($0) } }
-      try store.writeAttachment(id: id, toNewFile: out)
-    case .list(let owner):
-      let records = try context.reader().attachments(of: owner)
-      if json { return try context.output.json(records) }
-      for record in records {
-        try context.output.print(
-          "\(record.id)\t\(record.owner.record)\t\(TerminalText.visible(record.name))\t\(record.byteCount) bytes\t"
-            + TerminalText.visible(record.mediaType)
-            + (record.sealed ? "\tsealed" : ""))
-      }
+    let store = try context.reader()
+    _ = try store.attachment(id: id)
+    switch (output, byteRange) {
+    case (nil, nil): try store.readAttachment(id: id) { try context.write($0) }
+    case (nil, let range?): _ = try store.readAttachment(id: id, range: range) { try context.write($0) }
+    case (let path?, nil): try store.writeAttachment(id: id, toNewFile: path)
+    case (let path?, let range?): _ = try store.writeAttachment(id: id, range: range, toNewFile: path)
     }
+  }
+}
+
+/// `tasker attach list`.
+struct AttachListCommand: Command {
+  static let spec = CommandSpec(
+    name: "list", abstract: "List attachments (names and sizes; needs no key).",
+    options: [AttachCommand.task, AttachCommand.page],
+    json: JSONShape(
+      fields: ["attachments"], help: "attachments, each with \(RecordJSON.attachmentFields.joined(separator: ", "))."),
+    example: "tasker attach list --task 3")
+
+  let owner: AttachmentOwner?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    owner = try AttachCommand.owner(arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let records = try context.readerIfPresent()?.attachments(of: owner) ?? []
+    if json { return try context.printJSON(.object(["attachments": .array(records.map(RecordJSON.attachment))])) }
+    for record in records {
+      try context.print(
+        "\(record.id)\t\(record.owner.record)\t\(TerminalText.visible(record.name))\t\(record.byteCount) bytes\t"
+          + TerminalText.visible(record.mediaType) + (record.sealed ? "\tsealed" : ""))
+    }
+  }
+}
+
+/// `tasker attach remove ID`.
+struct AttachRemoveCommand: Command {
+  static let spec = CommandSpec(
+    name: "remove", abstract: "Remove an attachment: its row and its file.",
+    arguments: [ArgumentSpec(name: "ID", kind: .attachmentID, help: "The attachment's id.")],
+    json: JSONShape(fields: RecordJSON.attachmentFields, help: "the row that was removed."),
+    example: "tasker attach remove 1")
+
+  let id: Int64
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let record = try context.store().removeAttachment(id: id)
+    if json { return try context.printJSON(RecordJSON.attachment(record)) }
+    try context.print("Removed attachment \(record.id): \(TerminalText.visible(record.name))")
   }
 }
 

@@ -1,4 +1,5 @@
 import AssistantKeys
+import CommandKit
 import Dispatch
 import FoundationEssentials
 import TaskSystem
@@ -8,32 +9,25 @@ import TaskerGate
 
 /// `tasker mcp [--http [ADDR:]PORT]`: the assistant gate.
 struct McpCommand: Command {
-  static let name = "mcp"
-  static let abstract = "Serve MCP to assistants: stdio (trusted without a key) or HTTP (a key on every request)."
-  static let usage = "tasker mcp [--http [ADDR:]PORT]"
-  static let options = """
-    OPTIONS:
-      --http [ADDR:]PORT
-                        Serve Streamable HTTP at http://ADDR:PORT/mcp instead
-                        of stdio; ADDR is 127.0.0.1 unless given. Every request
-                        needs 'Authorization: Bearer tk_…'; there is no trusted
-                        mode over HTTP.
-      -h, --help        Show this help.
-
-    ENVIRONMENT:
-      TASKER_ASSISTANT_KEY
-                        (stdio) Run as the assistant this key belongs to. A key
-                        that is malformed, unknown, revoked, expired or cannot
-                        be checked ends the command with one line on standard
-                        error before anything is served. Without it, stdio runs
-                        in trusted mode, as the user.
-    """
+  static let http = OptionSpec.value(
+    "--http", "[ADDR:]PORT",
+    help: "Serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio; ADDR is 127.0.0.1 unless given. Every "
+      + "request needs 'Authorization: Bearer tk_…'; there is no trusted mode over HTTP.")
+  static let spec = CommandSpec(
+    name: "mcp", abstract: "Serve MCP to assistants: stdio (trusted without a key) or HTTP (a key on every request).",
+    options: [http],
+    discussion: "TASKER_ASSISTANT_KEY (stdio): run as the assistant this key belongs to. A key that is malformed, "
+      + "unknown, revoked, expired or cannot be checked ends the command with one line on standard error before "
+      + "anything is served. Without it, stdio runs in trusted mode, as the user.",
+    example: """
+      tasker mcp
+      tasker mcp --http 8765
+      """)
 
   let listen: GateListenAddress?
 
-  init(parsing arguments: inout Arguments) throws {
-    listen = try arguments.option("--http") { try GateListenAddress($0) }
-    _ = try arguments.positionals(exactly: [])
+  init(_ arguments: ParsedArguments) throws {
+    listen = try arguments.value(Self.http).map { try GateListenAddress($0) }
   }
 
   func run(_ context: CommandContext) throws {
@@ -77,37 +71,11 @@ struct McpCommand: Command {
       makeToolbox: { GateToolbox(store: store, identity: $0) })
     let server = try MicroHTTPServer(address: listen.address, port: listen.port, handler: endpoint.respond)
     if !listen.isLoopback {
-      context.output.printError("tasker: warning: \(listen) is not a loopback address; keys cross the network in clear")
+      context.printError("tasker: warning: \(listen) is not a loopback address; keys cross the network in clear")
     }
-    context.output.printError("tasker: serving MCP at http://\(listen)/mcp; every request needs a bearer key")
+    context.printError("tasker: serving MCP at http://\(listen)/mcp; every request needs a bearer key")
     // Serves on libmicrohttpd's threads until the process is stopped.
     let forever = DispatchSemaphore(value: 0)
     withExtendedLifetime(server) { forever.wait() }
-  }
-}
-
-extension ExitCode {
-  /// The exit code for a gate error.
-  static func of(_ error: GateError) -> ExitCode {
-    switch error {
-    case .invalidQuietHours, .invalidBudget: return .dataError
-    case .invalidListenAddress: return .usage
-    case .httpStartFailed, .httpLibraryUnavailable: return .unavailable
-    case .keyRefused(let refusal):
-      switch refusal {
-      case .malformedKey: return .assistantKeyMalformed
-      case .badChecksum: return .assistantKeyChecksum
-      case .unknownKey, .unknownID: return .assistantKeyUnknown
-      case .revoked: return .assistantKeyRevoked
-      case .expired: return .assistantKeyExpired
-      case .vaultLocked: return .vaultLocked
-      default: return .vaultFailure
-      }
-    case .approvalNotFound, .receiptNotFound: return .notFound
-    case .approvalNotPending, .approvalUnreadable, .keyNoLongerValid, .notUndoable, .alreadyUndone: return .gateRefused
-    case .store(let inner): return of(inner)
-    case .receiptMalformed: return .dataError
-    case .receiptUnsupportedVersion: return .unsupportedVersion
-    }
   }
 }

@@ -7,111 +7,156 @@ import TaskerGate
 
 /// `tasker approvals list|approve|deny`: the queue of assistant calls that
 /// wait for the user.
-struct ApprovalsCommand: Command {
-  static let name = "approvals"
-  static let abstract = "List, approve or deny assistant calls that wait for your approval."
-  static let usage = """
-    tasker approvals list [--all] [--json]
-           tasker approvals approve ID
-           tasker approvals deny ID
-    """
-  static let options = """
-    SUBCOMMANDS:
-      list              The calls waiting (with --all, also those decided).
-      approve ID        Run the call now, as the assistant that asked; refused
-                        when its key was revoked or expired since.
-      deny ID           Drop the call; it never runs.
+struct ApprovalsCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "approvals", abstract: "List, approve or deny assistant calls that wait for your approval.",
+    example: """
+      tasker approvals list
+      tasker approvals approve 4
+      """)
+  static let subcommands: [any CommandDeclaration.Type] = [
+    ApprovalsListCommand.self, ApprovalsApproveCommand.self, ApprovalsDenyCommand.self,
+  ]
 
-    OPTIONS:
-      --all             (list) Include approved and denied calls.
-      --json            (list) Print a JSON array.
-      -h, --help        Show this help.
-    """
+  /// The approval's id, `ID`.
+  static let id = ArgumentSpec(name: "ID", kind: .approvalID, help: "The approval's id ('tasker approvals list').")
 
-  enum Action {
-    case list(all: Bool, json: Bool)
-    case approve(Int64)
-    case deny(Int64)
+  /// An approval in the project's JSON: id as a string, time in RFC 3339.
+  static func json(_ approval: GateApproval) -> JSONValue {
+    guard case .object(var members) = GateReceiptFormat.json(approval) else { return .null }
+    members["id"] = RecordJSON.id(approval.id)
+    members["at"] = TimeStamp.json(seconds: approval.at)
+    return .object(members)
   }
+}
 
-  let action: Action
+/// `tasker approvals list`.
+struct ApprovalsListCommand: Command {
+  static let all = OptionSpec.flag("--all", help: "Include approved and denied calls.")
+  static let spec = CommandSpec(
+    name: "list", abstract: "The calls waiting (with --all, also those decided).", options: [all],
+    json: JSONShape(
+      fields: ["approvals"], help: "approvals, each with id, at, key_id, assistant, tool, reason, summary, status."),
+    example: "tasker approvals list --all")
 
-  init(parsing arguments: inout Arguments) throws {
-    let all = try arguments.flag("--all")
-    let json = try arguments.flag("--json")
-    let words = try arguments.positionals()
-    switch (words.first, words.count) {
-    case ("list", 1): action = .list(all: all, json: json)
-    case ("approve", 2): action = .approve(try arguments.id(words[1]))
-    case ("deny", 2): action = .deny(try arguments.id(words[1]))
-    default: throw arguments.usageError("expected 'approvals list', 'approvals approve ID' or 'approvals deny ID'")
-    }
+  let everything: Bool
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    everything = arguments.flag(Self.all)
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
-    let store = try context.store()
-    switch action {
-    case .list(let all, let json):
-      let approvals = try store.approvals(pendingOnly: !all)
-      if json { return try context.output.printJSON(JSONValue.array(approvals.map(GateReceiptFormat.json)).text) }
-      for approval in approvals {
-        let fields = [approval.status, "\(approval.assistant) (\(approval.keyID))", approval.reason, approval.summary]
-        try context.output.print("#\(approval.id)\t" + fields.map { TerminalText.visible($0) }.joined(separator: "\t"))
-      }
-    case .approve(let id):
-      let authenticator = GateAuthenticator(vaultDirectory: Vault.defaultDirectory(environment: context.environment))
-      let receipt = try GateDesk(store: store).approve(id, checkKey: authenticator.checkStillValid)
-      try context.output.print("Approved #\(id) and ran it: \(receipt.summary) (receipt r\(receipt.id)).")
-    case .deny(let id):
-      let receipt = try GateDesk(store: store).deny(id)
-      try context.output.print("Denied #\(id) (receipt r\(receipt.id)).")
+    let approvals = try context.readerIfPresent()?.approvals(pendingOnly: !everything) ?? []
+    if json { return try context.printJSON(.object(["approvals": .array(approvals.map(ApprovalsCommand.json))])) }
+    for approval in approvals {
+      let fields = [
+        "\(approval.status)", "\(approval.assistant) (\(approval.keyID))", approval.reason, approval.summary,
+      ]
+      try context.print("#\(approval.id)\t" + fields.map { TerminalText.visible($0) }.joined(separator: "\t"))
     }
+  }
+}
+
+/// `tasker approvals approve ID`.
+struct ApprovalsApproveCommand: Command {
+  static let spec = CommandSpec(
+    name: "approve",
+    abstract: "Run the call now, as the assistant that asked; refused when its key was revoked or expired since.",
+    arguments: [ApprovalsCommand.id],
+    json: JSONShape(fields: ["approval", "receipt", "summary"], help: "the approval, its receipt and what ran."),
+    example: "tasker approvals approve 4")
+
+  let id: Int64
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let authenticator = GateAuthenticator(vaultDirectory: Vault.defaultDirectory(environment: context.environment))
+    let receipt = try GateDesk(store: try context.store()).approve(id, checkKey: authenticator.checkStillValid)
+    if json {
+      return try context.printJSON(
+        .object([
+          "approval": RecordJSON.id(id), "receipt": .string("r\(receipt.id)"), "summary": .string(receipt.summary),
+        ]))
+    }
+    try context.print("Approved #\(id) and ran it: \(TerminalText.visible(receipt.summary)) (receipt r\(receipt.id)).")
+  }
+}
+
+/// `tasker approvals deny ID`.
+struct ApprovalsDenyCommand: Command {
+  static let spec = CommandSpec(
+    name: "deny", abstract: "Drop the call; it never runs.", arguments: [ApprovalsCommand.id],
+    json: JSONShape(fields: ["approval", "receipt"], help: "the approval and its receipt."),
+    example: "tasker approvals deny 4")
+
+  let id: Int64
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let receipt = try GateDesk(store: try context.store()).deny(id)
+    if json {
+      return try context.printJSON(.object(["approval": RecordJSON.id(id), "receipt": .string("r\(receipt.id)")]))
+    }
+    try context.print("Denied #\(id) (receipt r\(receipt.id)).")
   }
 }
 
 /// `tasker receipts`: what assistants (and trusted mode) did, newest first.
 struct ReceiptsCommand: Command {
-  static let name = "receipts"
-  static let abstract = "List the gate's receipts: who did what, when, and what the gate decided."
-  static let usage = "tasker receipts [--limit N] [--json]"
-  static let options = """
-    OPTIONS:
-      --limit N         The newest N receipts (default 50).
-      --json            Print a JSON array in the receipt format.
-      -h, --help        Show this help.
-    """
+  static let limit = OptionSpec.value(
+    "--limit", "N", .recordID, help: "The newest N receipts (default 50, at most 100000).")
+  static let spec = CommandSpec(
+    name: "receipts", abstract: "List the gate's receipts: who did what, when, and what the gate decided.",
+    options: [limit],
+    json: JSONShape(
+      fields: ["receipts"],
+      help: "receipts, newest first, each with id (rN), at, actor, key_id, assistant, tool, decision, target, "
+        + "summary, undo, undoes, approval."),
+    example: "tasker receipts --limit 10")
 
-  let limit: Int
+  let count: Int
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    let parsed = try arguments.option("--limit") { text -> Int in
-      guard let value = Int(text), value > 0, value <= 100_000 else {
-        throw CLIError.usage(message: "--limit must be 1 to 100000", usage: "usage: \(Self.usage)")
-      }
-      return value
-    }
-    limit = parsed ?? 50
-    json = try arguments.flag("--json")
-    _ = try arguments.positionals(exactly: [])
+  init(_ arguments: ParsedArguments) throws {
+    count = arguments.recordID(Self.limit).map { Int($0) } ?? 50
+    guard count <= 100_000 else { throw arguments.usageError("--limit must be 1 to 100000") }
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
-  /// `at` (seconds since the epoch) as ISO 8601 in UTC, e.g. `2026-12-01T14:04:05Z`.
-  static func isoTime(_ at: Int64) -> String {
-    let time = CivilTime.utc(Double(at))
-    return "\(time.dateText)T\(time.secondText)Z"
+  /// A receipt in the project's JSON: the receipt format's members
+  /// (docs/formats/receipt.md) with the id as `rN` and the time in RFC 3339.
+  static func json(_ receipt: GateReceipt) -> JSONValue {
+    guard case .object(var members) = GateReceiptFormat.json(receipt) else { return .null }
+    members["version"] = nil
+    members["receipt"] = nil
+    members["id"] = .string("r\(receipt.id)")
+    members["at"] = TimeStamp.json(seconds: receipt.at)
+    members["approval"] = RecordJSON.id(receipt.approval)
+    return .object(members)
   }
 
   func run(_ context: CommandContext) throws {
-    let receipts = try context.store().receipts(limit: limit)
-    if json { return try context.output.printJSON(JSONValue.array(receipts.map(GateReceiptFormat.json)).text) }
+    let receipts = try context.readerIfPresent()?.receipts(limit: count) ?? []
+    if json { return try context.printJSON(.object(["receipts": .array(receipts.map(Self.json))])) }
     for receipt in receipts {
-      let who = receipt.keyID.map { "\(receipt.assistant ?? "?") (\($0))" } ?? receipt.actor
-      var line = "r\(receipt.id)\t\(Self.isoTime(receipt.at))\t"
-      line += [who, receipt.tool, receipt.decision, receipt.summary].map { TerminalText.visible($0) }
+      let who = receipt.keyID.map { "\(receipt.assistant ?? "?") (\($0))" } ?? "\(receipt.actor)"
+      var line = "r\(receipt.id)\t\(TimeStamp.local(Double(receipt.at)))\t"
+      line += [who, "\(receipt.tool)", "\(receipt.decision)", receipt.summary].map { TerminalText.visible($0) }
         .joined(separator: "\t")
       if receipt.undo != nil { line += "\t(undo: tasker undo r\(receipt.id))" }
-      try context.output.print(line)
+      try context.print(line)
     }
   }
 }
@@ -119,19 +164,20 @@ struct ReceiptsCommand: Command {
 /// `tasker undo ID` reopens a done task; `tasker undo rN` undoes what
 /// receipt N recorded (an addition or a completion).
 struct UndoCommand: Command {
-  static let name = "undo"
-  static let abstract = "Reopen a done task, or undo an addition or completion from its receipt (rN)."
-  static let usage = "tasker undo ID | tasker undo rRECEIPT"
-  static let options = """
-    ARGUMENTS:
-      ID                A task's id: mark the done task open again.
-      rRECEIPT          A receipt ('tasker receipts'): delete the task or page
-                        it added, or reopen the task it completed. Each receipt
-                        is undone at most once, and the undo leaves a receipt.
-
-    OPTIONS:
-      -h, --help        Show this help.
-    """
+  static let spec = CommandSpec(
+    name: "undo", abstract: "Reopen a done task, or undo an addition or completion from its receipt (rN).",
+    arguments: [
+      ArgumentSpec(
+        name: "ID|rN", kind: .receiptID,
+        help: "A task's id: mark the done task open again. A receipt ('tasker receipts'): delete the task or page it "
+          + "added, or reopen the task it completed; each receipt is undone at most once, and the undo leaves a "
+          + "receipt.")
+    ],
+    json: JSONShape(fields: ["undone", "receipt", "summary"], help: "what was undone and the receipt it left."),
+    example: """
+      tasker undo 3
+      tasker undo r12
+      """)
 
   enum Target {
     case task(Int64)
@@ -139,14 +185,16 @@ struct UndoCommand: Command {
   }
 
   let target: Target
+  let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    let word = try arguments.positionals(exactly: ["ID"])[0]
-    if word.hasPrefix("r") {
-      target = .receipt(try arguments.id(String(word.dropFirst()), name: "RECEIPT"))
-    } else {
-      target = .task(try arguments.id(word))
+  init(_ arguments: ParsedArguments) throws {
+    let word = arguments.argument(0)!
+    let digits = word.hasPrefix("r") ? String(word.dropFirst()) : word
+    guard let id = ParsedArguments.recordID(digits) else {
+      throw arguments.usageError("give a task's id (3) or a receipt (r12), not '\(word)'")
     }
+    target = word.hasPrefix("r") ? .receipt(id) : .task(id)
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
@@ -154,77 +202,118 @@ struct UndoCommand: Command {
     switch target {
     case .task(let id):
       try store.reopenTask(id: id)
-      try context.output.print("Reopened task \(id).")
+      if json {
+        return try context.printJSON(.object(["undone": RecordJSON.id(id), "receipt": .null, "summary": "reopened"]))
+      }
+      try context.print("Reopened task \(id).")
     case .receipt(let id):
       let receipt = try GateDesk(store: store).undo(id)
-      try context.output.print("Undid r\(id): \(receipt.summary) (receipt r\(receipt.id)).")
+      if json {
+        return try context.printJSON(
+          .object([
+            "undone": .string("r\(id)"), "receipt": .string("r\(receipt.id)"), "summary": .string(receipt.summary),
+          ]))
+      }
+      try context.print("Undid r\(id): \(TerminalText.visible(receipt.summary)) (receipt r\(receipt.id)).")
     }
   }
 }
 
 /// `tasker gate budget|quiet-hours|show`: the gate's settings.
-struct GateCommand: Command {
-  static let name = "gate"
-  static let abstract = "Set the assistant gate's daily budgets and quiet hours."
-  static let usage = """
-    tasker gate budget N [--key KEYID]
-           tasker gate quiet-hours HH:MM-HH:MM|off
-           tasker gate show
-    """
-  static let options = """
-    SUBCOMMANDS:
-      budget N          Actions per day an assistant may take (0 to 100000;
-                        default 100). With --key, for that key only.
-      quiet-hours SPAN  Local times when assistants' actions wait for approval
-                        instead of running, e.g. 22:00-07:00; 'off' clears them.
-      show              Print the settings.
+struct GateCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "gate", abstract: "Set the assistant gate's daily budgets and quiet hours.",
+    example: """
+      tasker gate budget 20
+      tasker gate quiet-hours 22:00-07:00
+      """)
+  static let subcommands: [any CommandDeclaration.Type] = [
+    GateBudgetCommand.self, GateQuietHoursCommand.self, GateShowCommand.self,
+  ]
+}
 
-    OPTIONS:
-      --key KEYID       (budget) The key's public id, tkid_ and 16 hex digits.
-      -h, --help        Show this help.
-    """
+/// `tasker gate budget N [--key KEYID]`.
+struct GateBudgetCommand: Command {
+  static let key = OptionSpec.value(
+    "--key", "KEYID", .text, help: "The key's public id, tkid_ and 16 hex digits ('taskkey list' shows them).")
+  static let spec = CommandSpec(
+    name: "budget", abstract: "Actions per day an assistant may take (0 to 100000; default 100).",
+    arguments: [ArgumentSpec(name: "N", kind: .text, help: "The number of actions a day.")], options: [key],
+    json: JSONShape(fields: ["budget", "key_id"], help: "the budget set and the key (null: every key)."),
+    example: "tasker gate budget 20 --key tkid_0123456789abcdef")
 
-  enum Action {
-    case budget(Int, key: String?)
-    case quietHours(QuietHours?)
-    case show
-  }
+  let value: Int
+  let keyID: String?
+  let json: Bool
 
-  let action: Action
-
-  init(parsing arguments: inout Arguments) throws {
-    let key = try arguments.option("--key")
-    let words = try arguments.positionals()
-    switch (words.first, words.count) {
-    case ("budget", 2):
-      guard let value = Int(words[1]), (0...GateToolbox.maximumBudget).contains(value) else {
-        throw GateError.invalidBudget(words[1])
-      }
-      if let key, !(key.hasPrefix("tkid_") && key.count == 21) {
-        throw arguments.usageError("--key must be a key id, tkid_ and 16 hex digits ('taskkey list' shows them)")
-      }
-      action = .budget(value, key: key)
-    case ("quiet-hours", 2): action = .quietHours(words[1] == "off" ? nil : try QuietHours(words[1]))
-    case ("show", 1): action = .show
-    default: throw arguments.usageError("expected 'gate budget N', 'gate quiet-hours SPAN' or 'gate show'")
+  init(_ arguments: ParsedArguments) throws {
+    let text = arguments.argument(0)!
+    guard let value = Int(text), String(value) == text, (0...GateToolbox.maximumBudget).contains(value) else {
+      throw GateError.invalidBudget(text)
     }
-    if key != nil, case .budget = action {} else if key != nil { throw arguments.usageError("--key goes with budget") }
+    self.value = value
+    keyID = arguments.value(Self.key)
+    if let keyID, !(keyID.hasPrefix("tkid_") && keyID.count == 21) {
+      throw arguments.usageError("--key must be a key id, tkid_ and 16 hex digits ('taskkey list' shows them)")
+    }
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
-    let store = try context.store(create: true)
-    switch action {
-    case .budget(let value, let key):
-      try store.setGateSetting("budget." + (key ?? "default"), String(value))
-      try context.output.print("Budget \(key.map { "of \($0)" } ?? "of every key") set to \(value) actions a day.")
-    case .quietHours(let hours):
-      try store.setGateSetting("quiet-hours", hours?.description)
-      try context.output.print(hours.map { "Quiet hours set to \($0) (local time)." } ?? "Quiet hours off.")
-    case .show:
-      let quiet = try store.gateSetting("quiet-hours") ?? "off"
-      let budget = try store.gateSetting("budget.default") ?? "\(GateToolbox.defaultBudget)"
-      try context.output.print("quiet-hours\t\(TerminalText.visible(quiet))")
-      try context.output.print("budget.default\t\(TerminalText.visible(budget))")
+    try context.store(create: true).setGateSetting("budget." + (keyID ?? "default"), String(value))
+    if json { return try context.printJSON(.object(["budget": .int(value), "key_id": .optional(keyID)])) }
+    try context.print("Budget \(keyID.map { "of \($0)" } ?? "of every key") set to \(value) actions a day.")
+  }
+}
+
+/// `tasker gate quiet-hours HH:MM-HH:MM|off`.
+struct GateQuietHoursCommand: Command {
+  static let spec = CommandSpec(
+    name: "quiet-hours",
+    abstract: "Local times when assistants' actions wait for approval instead of running; 'off' clears them.",
+    arguments: [ArgumentSpec(name: "SPAN", kind: .text, help: "HH:MM-HH:MM (such as 22:00-07:00) or off.")],
+    json: JSONShape(fields: ["quiet_hours"], help: "the span set, or null when off."),
+    example: "tasker gate quiet-hours 22:00-07:00")
+
+  let hours: QuietHours?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    let text = arguments.argument(0)!
+    hours = text == "off" ? nil : try QuietHours(text)
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    try context.store(create: true).setGateSetting("quiet-hours", hours?.description)
+    if json { return try context.printJSON(.object(["quiet_hours": .optional(hours?.description)])) }
+    try context.print(hours.map { "Quiet hours set to \($0) (local time)." } ?? "Quiet hours off.")
+  }
+}
+
+/// `tasker gate show`.
+struct GateShowCommand: Command {
+  static let spec = CommandSpec(
+    name: "show", abstract: "Print the gate's settings.",
+    json: JSONShape(
+      fields: ["quiet_hours", "budget_default"], help: "quiet hours (null when off) and the default budget."),
+    example: "tasker gate show --json")
+
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let store = try context.readerIfPresent()
+    let quiet = try store?.gateSetting("quiet-hours")
+    let budget = try store?.gateSetting("budget.default") ?? "\(GateToolbox.defaultBudget)"
+    if json {
+      return try context.printJSON(
+        .object(["quiet_hours": .optional(quiet), "budget_default": Int(budget).map(JSONValue.int) ?? .string(budget)]))
     }
+    try context.print("quiet-hours\t\(TerminalText.visible(quiet ?? "off"))")
+    try context.print("budget.default\t\(TerminalText.visible(budget))")
   }
 }

@@ -1,90 +1,141 @@
 import CommandKit
 import TaskerCore
 
-/// `tasker page new|show|edit|list`: pages with sealed bodies.
-struct PageCommand: Command {
-  static let name = "page"
-  static let abstract = "Pages: a plain title and a body sealed before it is written."
-  static let usage = """
-    tasker page new TITLE [--body - | --body-file F] [--json]
-           tasker page show ID [--json]
-           tasker page edit ID [--title T] [--body - | --body-file F | --body-in-editor] [--json]
-           tasker page list [--json]
-    """
-  static let options = """
-    SUBCOMMANDS:
-      new TITLE         Add a page.
-      show ID           Show a page with its body opened.
-      edit ID           Change the title, the body or both.
-      list              List pages (titles only; needs no key).
+/// `tasker page new|show|edit|list|delete`: pages with sealed bodies.
+struct PageCommand: CommandGroup {
+  static let spec = CommandSpec(
+    name: "page", abstract: "Pages: a plain title and a body sealed before it is written.",
+    example: """
+      printf 'Agenda\\n' | tasker page new 'Monday meeting' --body -
+      tasker page list
+      """)
+  static let subcommands: [any CommandDeclaration.Type] = [
+    PageNewCommand.self, PageShowCommand.self, PageEditCommand.self, PageListCommand.self, PageDeleteCommand.self,
+  ]
+}
 
-    OPTIONS:
-      --title T         (edit) A new title.
-    \(BodySource.help("body", what: "body", editor: true))
-                        --body-in-editor is for 'page edit'.
-      --json            Print JSON.
-      -h, --help        Show this help.
-    """
+/// `tasker page new TITLE`.
+struct PageNewCommand: Command {
+  static let spec = CommandSpec(
+    name: "new", abstract: "Add a page; its body is sealed before it is written.",
+    arguments: [ArgumentSpec(name: "TITLE", kind: .text, help: "The page's title (stored plain).")],
+    options: BodySource.options("body", what: "body", editor: false),
+    json: JSONShape(fields: RecordJSON.pageDetailFields, help: "the new page."),
+    example: "printf 'Agenda\\n' | tasker page new 'Monday meeting' --body -")
 
-  enum Action {
-    case new(title: String)
-    case show(Int64)
-    case edit(Int64)
-    case list
+  let title: String
+  let body: BodySource?
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    title = arguments.argument(0)!
+    body = try BodySource.parse("body", editor: false, from: arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
-  let action: Action
+  func run(_ context: CommandContext) throws {
+    let page = try context.store(create: true).addPage(title: title, body: try context.body(body) ?? "")
+    if json { return try context.printJSON(RecordJSON.page(page)) }
+    try context.print("Added page \(page.id): \(TerminalText.visible(page.title))")
+  }
+}
+
+/// `tasker page show ID`.
+struct PageShowCommand: Command {
+  static let spec = CommandSpec(
+    name: "show", abstract: "Show a page with its body opened.", arguments: [.pageID],
+    json: JSONShape(fields: RecordJSON.pageDetailFields, help: "the page with its body."),
+    example: "tasker page show 2")
+
+  let id: Int64
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let page = try context.reader().page(id: id)
+    if json { return try context.printJSON(RecordJSON.page(page)) }
+    let body = page.body.isEmpty ? "" : "\n\n" + TerminalText.visible(page.body, keepingLines: true)
+    try context.print("Page \(page.id): \(TerminalText.visible(page.title))" + body)
+  }
+}
+
+/// `tasker page edit ID`.
+struct PageEditCommand: Command {
+  static let title = OptionSpec.value("--title", "T", help: "A new title.")
+  static let spec = CommandSpec(
+    name: "edit", abstract: "Change a page's title, its body or both.", arguments: [.pageID],
+    options: [title] + BodySource.options("body", what: "body", editor: true),
+    json: JSONShape(fields: RecordJSON.pageDetailFields, help: "the page after the change."),
+    example: "tasker page edit 2 --body-in-editor")
+
+  let id: Int64
   let title: String?
   let body: BodySource?
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    title = try arguments.option("--title")
-    body = try BodySource.parse("body", editor: true, from: &arguments)
-    json = try arguments.flag("--json")
-    let words = try arguments.positionals()
-    switch (words.first, words.count) {
-    case ("new", 2): action = .new(title: words[1])
-    case ("show", 2): action = .show(try arguments.id(words[1]))
-    case ("edit", 2): action = .edit(try arguments.id(words[1]))
-    case ("list", 1): action = .list
-    default: throw arguments.usageError("expected 'page new TITLE', 'page show ID', 'page edit ID' or 'page list'")
-    }
-    switch action {
-    case .new:
-      if title != nil { throw arguments.usageError("--title is for 'page edit'") }
-      if body == .editor { throw arguments.usageError("--body-in-editor is for 'page edit'") }
-    case .show, .list:
-      if title != nil || body != nil {
-        throw arguments.usageError("--title and --body are for 'page new' and 'page edit'")
-      }
-    case .edit:
-      if title == nil && body == nil { throw arguments.usageError("nothing to change: give --title or --body") }
-    }
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    title = arguments.value(Self.title)
+    body = try BodySource.parse("body", editor: true, from: arguments)
+    json = arguments.flag(CommandSpec.jsonOption)
+    if title == nil && body == nil { throw arguments.usageError("nothing to change: give --title or a body option") }
   }
 
   func run(_ context: CommandContext) throws {
-    switch action {
-    case .new(let title):
-      let page = try context.store(create: true).addPage(title: title, body: try context.body(body) ?? "")
-      if json { return try context.output.json(page) }
-      try context.output.print("Added page \(page.id): \(TerminalText.visible(page.title))")
-    case .show(let id):
-      let page = try context.reader().page(id: id)
-      if json { return try context.output.json(page) }
-      let body = page.body.isEmpty ? "" : "\n\n" + TerminalText.visible(page.body, keepingLines: true)
-      try context.output.print("Page \(page.id): \(TerminalText.visible(page.title))" + body)
-    case .edit(let id):
-      let text = try context.body(body) { try context.store().page(id: id).body }
-      let page = try context.store().editPage(id: id, title: title, body: text)
-      if json { return try context.output.json(page) }
-      try context.output.print("Changed page \(page.id): \(TerminalText.visible(page.title))")
-    case .list:
-      let pages = try context.reader().pages()
-      if json { return try context.output.json(pages) }
-      if !pages.isEmpty {
-        try context.output.print(pages.map { "\($0.id)\t\(TerminalText.visible($0.title))" }.joined(separator: "\n"))
-      }
+    let text = try context.body(body) { try context.store().page(id: id).body }
+    let page = try context.store().editPage(id: id, title: title, body: text)
+    if json { return try context.printJSON(RecordJSON.page(page)) }
+    try context.print("Changed page \(page.id): \(TerminalText.visible(page.title))")
+  }
+}
+
+/// `tasker page list`.
+struct PageListCommand: Command {
+  static let spec = CommandSpec(
+    name: "list", abstract: "List pages (titles only; needs no key).",
+    json: JSONShape(fields: ["pages"], help: "pages, each with \(RecordJSON.pageFields.joined(separator: ", "))."),
+    example: "tasker page list --json")
+
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let pages = try context.readerIfPresent()?.pages() ?? []
+    if json { return try context.printJSON(.object(["pages": .array(pages.map(RecordJSON.page))])) }
+    if !pages.isEmpty {
+      try context.print(pages.map { "\($0.id)\t\(TerminalText.visible($0.title))" }.joined(separator: "\n"))
     }
+  }
+}
+
+/// `tasker page delete ID`.
+struct PageDeleteCommand: Command {
+  static let spec = CommandSpec(
+    name: "delete", abstract: "Delete a page, its sealed body and its attachments.", arguments: [.pageID],
+    json: JSONShape(fields: ["deleted", "attachments_removed"], help: "the page's id and the attachments removed."),
+    example: "tasker page delete 2")
+
+  let id: Int64
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let removed = try context.store().deletePageWithAttachments(id: id)
+    if json {
+      return try context.printJSON(
+        .object(["deleted": RecordJSON.id(id), "attachments_removed": .array(removed.map(RecordJSON.id))]))
+    }
+    try context.print("Deleted page \(id)" + (removed.isEmpty ? "." : " and \(removed.count) attachment(s)."))
   }
 }

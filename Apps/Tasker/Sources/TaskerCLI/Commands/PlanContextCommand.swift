@@ -4,45 +4,42 @@ import TaskerCore
 
 /// `tasker plan-context`: what a planning provider would be given.
 struct PlanContextCommand: Command {
-  static let name = "plan-context"
-  static let abstract = "Print what a planning provider gets: per open task only six fields, never notes."
-  static let usage = "tasker plan-context [--json] [--today DATE] [--limit N]"
-  static let options = """
-    OPTIONS:
-      --json            Print the PlanContext as JSON.
-      --today DATE      The planning day, YYYY-MM-DD (default: today here).
-      --limit N         At most N tasks (default 1000).
-      -h, --help        Show this help.
-
-    Each task gives its title, estimate, due day, priority, energy and
-    whether it is overdue; the type has no field for anything else.
-    """
+  static let today = OptionSpec.value("--today", "DATE", help: "The planning day, YYYY-MM-DD (default: today here).")
+  static let limit = OptionSpec.value("--limit", "N", .recordID, help: "At most N tasks (default 1000).")
+  static let spec = CommandSpec(
+    name: "plan-context", abstract: "Print what a planning provider gets: per open task only six fields, never notes.",
+    options: [today, limit],
+    json: JSONShape(
+      fields: ["candidates"], help: "the candidates, each with title, estimate_minutes, due, priority, energy, overdue."
+    ),
+    discussion: "Each task gives its title, estimate, due day, priority, energy and whether it is overdue; the type "
+      + "has no field for anything else.",
+    example: "tasker plan-context --json")
 
   let json: Bool
-  let today: CalendarDate?
-  let limit: Int
+  let planningDay: CalendarDate?
+  let count: Int
 
-  init(parsing arguments: inout Arguments) throws {
-    json = try arguments.flag("--json")
-    today = try arguments.option("--today", CalendarDate.init(parsing:))
-    let limitText = try arguments.option("--limit")
-    guard let limit = Int(limitText ?? "1000"), limit > 0 else {
-      throw arguments.usageError("--limit must be a positive whole number")
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+    do {
+      planningDay = try arguments.value(Self.today).map(CalendarDate.init(parsing:))
+    } catch {
+      throw arguments.usageError("--today: \(error)")
     }
-    self.limit = limit
-    _ = try arguments.positionals(exactly: [])
+    count = arguments.recordID(Self.limit).map { Int($0) } ?? 1000
   }
 
   func run(_ context: CommandContext) throws {
-    let plan = try context.reader().planContext(today: today ?? CalendarDate.today(), limit: limit)
-    if json { return try context.output.json(plan) }
+    let plan = try context.reader().planContext(today: planningDay ?? CalendarDate.localToday(), limit: count)
+    if json { return try context.streams.printJSON(plan) }
     for candidate in plan.candidates {
       var line = TerminalText.visible(candidate.title)
       if let due = candidate.due { line += "  due \(due)" + (candidate.overdue ? " (overdue)" : "") }
       if let minutes = candidate.estimateMinutes { line += "  \(minutes) min" }
       if candidate.priority != .none { line += "  !\(candidate.priority.name)" }
       if let energy = candidate.energy { line += "  energy \(energy.name)" }
-      try context.output.print(line)
+      try context.print(line)
     }
   }
 }

@@ -3,37 +3,48 @@ import TaskerCore
 
 /// `tasker list`: tasks without their notes.
 struct ListCommand: Command {
-  static let name = "list"
-  static let abstract = "List tasks (titles and fields, never notes); needs no key."
-  static let usage = "tasker list [--done | --all] [--search TEXT] [--json]"
-  static let options = """
-    OPTIONS:
-      --done            Completed tasks only.
-      --all             Open and completed tasks.
-      --search TEXT     Tasks whose title or contexts contain TEXT.
-      --json            Print a JSON array.
-      -h, --help        Show this help.
-    """
+  static let done = OptionSpec.flag("--done", help: "Completed tasks only.")
+  static let all = OptionSpec.flag("--all", help: "Open and completed tasks.")
+  static let search = OptionSpec.value("--search", "TEXT", help: "Tasks whose title or contexts contain TEXT.")
+  static let spec = CommandSpec(
+    name: "list", abstract: "List tasks (titles and fields, never notes); needs no key.",
+    options: [done, all, search],
+    json: JSONShape(
+      fields: ["tasks", "pending_approvals"],
+      help: "tasks (each with \(RecordJSON.taskFields.joined(separator: ", "))) and the number of pending approvals."),
+    discussion: "Overdue open tasks are marked; a line on standard error says when assistants' calls wait for "
+      + "'tasker approvals list'. A new home with no database yet lists nothing and exits 0.",
+    example: """
+      tasker list
+      tasker list --all --search clinic --json
+      """)
 
   let filter: TaskFilter
-  let search: String?
+  let searchText: String?
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    let done = try arguments.flag("--done")
-    let all = try arguments.flag("--all")
+  init(_ arguments: ParsedArguments) throws {
+    let done = arguments.flag(Self.done)
+    let all = arguments.flag(Self.all)
     guard !(done && all) else { throw arguments.usageError("give --done or --all, not both") }
     filter = all ? .all : done ? .done : .open
-    search = try arguments.option("--search")
-    json = try arguments.flag("--json")
-    _ = try arguments.positionals(exactly: [])
+    searchText = arguments.value(Self.search)
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
-    let store = try context.reader()
-    var tasks = try search.map { try store.searchTasks($0, limit: Int.max) } ?? store.tasks(filter)
-    if search != nil && filter != .all { tasks.removeAll { $0.status != (filter == .done ? .done : .open) } }
-    if json { return try context.output.json(tasks) }
+    var tasks: [TaskSummary] = []
+    var pending = 0
+    if let store = try context.readerIfPresent() {
+      tasks = try searchText.map { try store.searchTasks($0, limit: Int.max) } ?? store.tasks(filter)
+      if searchText != nil && filter != .all { tasks.removeAll { $0.status != (filter == .done ? .done : .open) } }
+      pending = try store.pendingApprovalCount()
+    }
+    let today = CalendarDate.localToday()
+    if json {
+      return try context.printJSON(
+        .object(["tasks": .array(tasks.map { RecordJSON.task($0, today: today) }), "pending_approvals": .int(pending)]))
+    }
     // One buffer for the whole listing: this runs over every task.
     var text = ""
     text.reserveCapacity(tasks.count * 48)
@@ -42,7 +53,7 @@ struct ListCommand: Command {
       text += task.status == .done ? "\t[x] " : "\t[ ] "
       text += TerminalText.visible(task.title)
       if let due = task.due {
-        text += "  due "
+        text += task.isOverdue(today: today) ? "  OVERDUE since " : "  due "
         text += due.description
       }
       if task.priority != .none {
@@ -51,64 +62,75 @@ struct ListCommand: Command {
       }
       text += "\n"
     }
-    try context.output.write(Array(text.utf8))
+    try context.write(Array(text.utf8))
+    if pending > 0 {
+      context.note("\(pending) assistant call\(pending == 1 ? "" : "s") wait for you: tasker approvals list")
+    }
   }
 }
 
 /// `tasker show ID`: one task with its notes opened.
 struct ShowCommand: Command {
-  static let name = "show"
-  static let abstract = "Show a task with its notes opened."
-  static let usage = "tasker show ID [--json]"
-  static let options = """
-    ARGUMENTS:
-      ID                The task's id.
-
-    OPTIONS:
-      --json            Print the task as JSON.
-      -h, --help        Show this help.
-    """
+  static let spec = CommandSpec(
+    name: "show", abstract: "Show a task with its notes opened, its dates and its attachments.",
+    arguments: [.taskID],
+    json: JSONShape(
+      fields: RecordJSON.taskDetailFields,
+      help: "the task; notes is null and notes_locked true while the vault is locked."),
+    discussion: "With the vault locked and the notes sealed, the plain fields print and the command exits 14, so a "
+      + "script can tell a locked note from an empty one.",
+    example: "tasker show 3")
 
   let id: Int64
   let json: Bool
 
-  init(parsing arguments: inout Arguments) throws {
-    json = try arguments.flag("--json")
-    id = try arguments.id(try arguments.positionals(exactly: ["ID"])[0])
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+    id = arguments.recordID(at: 0)!
   }
 
   /// Prints the task. With the vault locked and the notes sealed, it
   /// prints the plain fields and a line saying the notes are locked, then
-  /// fails with the vault's error (exit 14), so a script can tell a locked
-  /// note from an empty one; `--json` then gives the fields and
-  /// `"notesLocked": true` instead of `notes`.
+  /// fails with the vault's error (exit 14).
   func run(_ context: CommandContext) throws {
     let store = try context.reader()
     let task: TaskRecord
     var locked: TaskerError?
     do {
       task = try store.task(id: id)
-    } catch let error as TaskerError where ExitCode.of(error) == .vaultLocked {
+    } catch let error as TaskerError where error.exitCode == .vaultLocked {
       task = try store.task(id: id, openingNotes: false)
       locked = error
     }
+    let attachments = try store.attachments(of: .task(id))
+    let today = CalendarDate.localToday()
     if json {
-      if locked != nil { try context.output.json(LockedTask(task)) } else { try context.output.json(task) }
+      try context.printJSON(
+        RecordJSON.task(task, today: today, notesLocked: locked != nil, attachments: attachments))
     } else {
-      try context.output.print(Self.lines(task, notesLocked: locked != nil).joined(separator: "\n"))
+      let lines = Self.lines(task, today: today, notesLocked: locked != nil, attachments: attachments)
+      try context.print(lines.joined(separator: "\n"))
     }
     if let locked { throw locked }
   }
 
-  /// The plain text of `task`: every field made visible, the notes on
-  /// lines of their own.
-  static func lines(_ task: TaskRecord, notesLocked: Bool) -> [String] {
+  /// The plain text of `task`: every field made visible, local times, the
+  /// notes on lines of their own.
+  static func lines(_ task: TaskRecord, today: CalendarDate, notesLocked: Bool, attachments: [AttachmentRecord])
+    -> [String]
+  {
     var lines = ["Task \(task.id): \(TerminalText.visible(task.title))", "Status:    \(task.status.rawValue)"]
-    if let due = task.due { lines.append("Due:       \(due)") }
+    if let due = task.due { lines.append("Due:       \(due)" + (task.isOverdue(today: today) ? " (overdue)" : "")) }
     if let estimate = task.estimateMinutes { lines.append("Estimate:  \(estimate) min") }
     if task.priority != .none { lines.append("Priority:  \(task.priority.name)") }
     if let energy = task.energy { lines.append("Energy:    \(energy.name)") }
     if !task.contexts.isEmpty { lines.append("Contexts:  \(TerminalText.visible(task.contexts))") }
+    lines.append("Created:   \(TimeStamp.local(Double(task.created)))")
+    if let completed = task.completed { lines.append("Completed: \(TimeStamp.local(Double(completed)))") }
+    for attachment in attachments {
+      lines.append(
+        "Attached:  #\(attachment.id) \(TerminalText.visible(attachment.name)) (\(attachment.byteCount) bytes)")
+    }
     if notesLocked {
       lines.append("Notes:     locked (sealed; run 'taskkey unlock' to read them)")
     } else if !task.notes.isEmpty {
@@ -118,78 +140,46 @@ struct ShowCommand: Command {
   }
 }
 
-/// `show --json` for a task whose notes are sealed while the vault is
-/// locked: the task's fields under their usual names, no `notes`, and
-/// `"notesLocked": true`.
-struct LockedTask: Encodable {
-  let task: TaskRecord
+/// `tasker done ID`.
+struct DoneCommand: Command {
+  static let spec = CommandSpec(
+    name: "done", abstract: "Mark a task done ('tasker undo ID' reopens it).", arguments: [.taskID],
+    json: JSONShape(fields: ["id", "status"], help: "the task's id and its new status, done."),
+    example: "tasker done 3")
 
-  init(_ task: TaskRecord) { self.task = task }
+  let id: Int64
+  let json: Bool
 
-  enum CodingKeys: String, CodingKey {
-    case id, title, due, estimateMinutes, priority, energy, status, created, completed, contexts, notesLocked
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var container = encoder.container(keyedBy: CodingKeys.self)
-    try container.encode(task.id, forKey: .id)
-    try container.encode(task.title, forKey: .title)
-    try container.encodeIfPresent(task.due, forKey: .due)
-    try container.encodeIfPresent(task.estimateMinutes, forKey: .estimateMinutes)
-    try container.encode(task.priority, forKey: .priority)
-    try container.encodeIfPresent(task.energy, forKey: .energy)
-    try container.encode(task.status, forKey: .status)
-    try container.encode(task.created, forKey: .created)
-    try container.encodeIfPresent(task.completed, forKey: .completed)
-    try container.encode(task.contexts, forKey: .contexts)
-    try container.encode(true, forKey: .notesLocked)
-  }
-}
-
-/// A command that takes one task id and changes its state.
-protocol TaskStateCommand: Command {
-  var id: Int64 { get }
-  init(id: Int64)
-  static var verb: String { get }
-  func apply(_ store: TaskStore) throws
-}
-
-extension TaskStateCommand {
-  static var usage: String { "tasker \(name) ID" }
-  static var options: String {
-    """
-    ARGUMENTS:
-      ID                The task's id.
-
-    OPTIONS:
-      -h, --help        Show this help.
-    """
-  }
-
-  init(parsing arguments: inout Arguments) throws {
-    self.init(id: try arguments.id(try arguments.positionals(exactly: ["ID"])[0]))
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
-    try apply(try context.store())
-    try context.output.print("\(Self.verb) task \(id).")
+    try context.store().completeTask(id: id)
+    if json { return try context.printJSON(.object(["id": RecordJSON.id(id), "status": "done"])) }
+    try context.print("Completed task \(id).")
   }
 }
 
-/// `tasker done ID`.
-struct DoneCommand: TaskStateCommand {
-  static let name = "done"
-  static let abstract = "Mark a task done."
-  static let verb = "Completed"
-  let id: Int64
-  func apply(_ store: TaskStore) throws { try store.completeTask(id: id) }
-}
-
 /// `tasker delete ID`.
-struct DeleteCommand: TaskStateCommand {
-  static let name = "delete"
-  static let abstract = "Delete a task, its notes and its attachments."
-  static let verb = "Deleted"
+struct DeleteCommand: Command {
+  static let spec = CommandSpec(
+    name: "delete", abstract: "Delete a task, its notes and its attachments.", arguments: [.taskID],
+    json: JSONShape(fields: ["deleted"], help: "the id of the task deleted."),
+    example: "tasker delete 3")
+
   let id: Int64
-  func apply(_ store: TaskStore) throws { try store.deleteTask(id: id) }
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    id = arguments.recordID(at: 0)!
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    try context.store().deleteTask(id: id)
+    if json { return try context.printJSON(.object(["deleted": RecordJSON.id(id)])) }
+    try context.print("Deleted task \(id).")
+  }
 }
