@@ -144,7 +144,7 @@ let package = Package(
     ),
     .testTarget(
       name: "CommandKitTests",
-      dependencies: ["CommandKit", "ExitCodeMap", "TaskCrypto", "TaskVault", "TaskSystem"]
+      dependencies: ["CommandKit"]
     ),
     .testTarget(
       name: "TaskKeyCLITests",

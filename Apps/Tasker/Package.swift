@@ -73,7 +73,7 @@ let package = Package(
     // (`make gate-load`).
     .executableTarget(
       name: "tasker-gate-bench",
-      dependencies: ["TaskerGate"] + taskKey("AssistantKeys", "TaskCrypto", "TaskVault")
+      dependencies: ["TaskerGate", "TaskerCore"] + taskKey("AssistantKeys", "TaskCrypto", "TaskVault")
     ),
     // Helpers shared by the test targets: temporary homes, running the binaries.
     .target(
@@ -84,14 +84,16 @@ let package = Package(
     .testTarget(
       name: "TaskerCoreTests",
       dependencies: ["TaskerCore", "TaskerTestSupport"]
+        + taskKey("TaskAttachments", "TaskCrypto", "TaskSystem", "TaskVault")
     ),
     .testTarget(
       name: "TaskerGateTests",
-      dependencies: ["TaskerGate", "TaskerTestSupport"] + taskKey("CommandKit", "TaskCrypto")
+      dependencies: ["TaskerGate", "TaskerCore", "TaskerTestSupport"]
+        + taskKey("AssistantKeys", "CommandKit", "TaskCrypto")
     ),
     .testTarget(
       name: "TaskerEndToEndTests",
-      dependencies: ["TaskerTestSupport", "tasker"] + taskKey("taskkey", "TaskCrypto", "TaskVault")
+      dependencies: ["TaskerTestSupport", "tasker"] + taskKey("taskkey", "TaskCrypto")
     ),
   ]
 )

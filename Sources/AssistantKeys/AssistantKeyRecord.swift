@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// How far an assistant is trusted, from least to most. The registry
 /// authenticates it, so it cannot be raised by editing the file.

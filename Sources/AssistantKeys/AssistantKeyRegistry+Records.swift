@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// Checks and conversions behind mint, rotate and list.

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// The Advanced Encryption Standard.
 public enum AES {}

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// C2SP chunked encryption (c2sp.org/chunked-encryption), in its
 /// Cobblestone-256 instantiation: HKDF-SHA-512 and AES-256-GCM.

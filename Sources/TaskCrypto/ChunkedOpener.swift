@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ChunkedEncryption {
   /// Streams a sealed message back to plaintext with constant memory.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ChunkedEncryption {
   /// Reads any byte range of a sealed message by decrypting only the

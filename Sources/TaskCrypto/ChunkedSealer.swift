@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension ChunkedEncryption {
   /// Streams a message into the chunked format with constant memory.

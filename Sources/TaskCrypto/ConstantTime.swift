@@ -1,5 +1,5 @@
 import CSodium
-import Foundation
+import FoundationEssentials
 
 /// Comparisons whose running time does not depend on secret contents.
 public enum ConstantTime {

@@ -1,5 +1,5 @@
 import CSodium
-import Foundation
+import FoundationEssentials
 
 /// HKDF (RFC 5869) with HMAC-SHA-512, through libsodium's HMAC.
 ///

@@ -1,5 +1,5 @@
 import CSodium
-import Foundation
+import FoundationEssentials
 
 extension HKDFSHA512 {
   /// The full HKDF of RFC 5869 with HMAC-SHA-512: Extract, then Expand.

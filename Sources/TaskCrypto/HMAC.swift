@@ -1,5 +1,5 @@
 import CSodium
-import Foundation
+import FoundationEssentials
 
 /// HMAC-SHA256 (RFC 2104, FIPS 198-1) through libsodium, one-shot or
 /// incremental, keyed only with a 256-bit `SymmetricKey`.

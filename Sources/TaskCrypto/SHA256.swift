@@ -1,6 +1,6 @@
 import COpenSSL
 import CSodium
-import Foundation
+import FoundationEssentials
 
 /// SHA-256 (FIPS 180-4), one-shot or incremental.
 ///

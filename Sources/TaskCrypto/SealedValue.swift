@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A sealed note value, format version 1:
 ///

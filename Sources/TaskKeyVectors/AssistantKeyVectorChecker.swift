@@ -1,6 +1,6 @@
 import AssistantKeys
 import CommandKit
-import Foundation
+import FoundationEssentials
 
 /// `Vectors/assistant-key-v1.json`, `Vectors/assistant-registry-v1.json`,
 /// `Vectors/assistant-registry-v2.json`, `Vectors/assistant-last-used-v1.json` and

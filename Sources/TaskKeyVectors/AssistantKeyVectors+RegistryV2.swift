@@ -1,5 +1,5 @@
 import AssistantKeys
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 extension AssistantKeyVectors {

@@ -1,6 +1,6 @@
 import BackupRules
 import CommandKit
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// `Vectors/backup-v1.json`: the backup file vectors. The files it names

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// Checks Wycheproof files of the `c2sp_chunked_encryption_schema`

@@ -1,5 +1,5 @@
 import CommandKit
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// `Vectors/aes-256-gcm.json`: AES-256-GCM known answers.

@@ -1,5 +1,5 @@
 import CommandKit
-import Foundation
+import FoundationEssentials
 import TaskVault
 
 /// `Vectors/sync-import-v1.json`: how a bundle merges into the

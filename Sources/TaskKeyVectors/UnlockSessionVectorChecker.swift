@@ -1,5 +1,5 @@
 import CommandKit
-import Foundation
+import FoundationEssentials
 import TaskVault
 
 /// `Vectors/unlock-session-v2.json`: session files and session key files

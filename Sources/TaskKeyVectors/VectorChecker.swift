@@ -1,5 +1,5 @@
 import CommandKit
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// A checker for one family of vector files: every checker behind

@@ -1,5 +1,5 @@
 import CommandKit
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// The helpers every checker shares: one verdict rule for cases that expect

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// One item as held in a decrypted store.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// Which primary note key a sync import leaves (docs/formats/sync-bundle.md,

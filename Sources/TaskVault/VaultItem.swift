@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 
 /// When an item can be read and whether it may leave the device, named as

@@ -1,6 +1,6 @@
 import AssistantKeys
 import CommandKit
-import Foundation
+import FoundationEssentials
 import TaskCrypto
 import TaskVault
 
