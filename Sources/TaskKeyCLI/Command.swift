@@ -1,30 +1,9 @@
 import CommandKit
 
-/// One `taskkey` command: its declaration (CommandKit's
-/// `CommandDeclaration`: the parser, help, man page and completions read
-/// it), the values read from it, and what it does. `init` validates; `run`
-/// acts.
-protocol Command: CommandDeclaration {
-  /// Reads and validates the parsed command line.
-  init(_ arguments: ParsedArguments) throws
-  /// Does the work, writing only through `streams`.
-  func run(_ streams: StandardStreams) throws
-}
-
-/// A command that only groups others (`item`, `sync`, `backup`): it never
-/// runs by itself.
-protocol CommandGroup: Command {}
-
-extension CommandGroup {
-  /// Never reached: the kit refuses a group without a subcommand before it
-  /// would build one.
-  init(_ arguments: ParsedArguments) {
-    preconditionFailure("\(arguments.path) is a group of commands")
-  }
-
-  /// Never reached.
-  func run(_ streams: StandardStreams) throws {}
-}
+/// One `taskkey` command: CommandKit's `RunnableCommand` run with the
+/// process's `StandardStreams`. Groups (`item`, `sync`, `backup`) also
+/// conform to CommandKit's `CommandGroup`.
+protocol Command: RunnableCommand where Context == StandardStreams {}
 
 extension ValueKind {
   /// A note key id from the unlocked vault.

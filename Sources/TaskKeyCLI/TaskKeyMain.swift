@@ -45,28 +45,11 @@ public enum TaskKeyMain {
   ///
   /// - Returns: the exit code.
   public static func run(_ arguments: [String], streams: StandardStreams) -> Int32 {
-    var streams = streams
-    do {
-      switch try program.request(arguments, verbosity: &streams.verbosity) {
-      case .print(let text):
-        try streams.print(text)
-      case .missingCommand(let help):
-        streams.printError(help)
-        return ExitCode.usage.rawValue
-      case .run(let declaration, let parsed):
-        guard let command = declaration as? any Command.Type else {
-          preconditionFailure("\(parsed.path) is declared but not a taskkey command")
-        }
-        try command.init(parsed).run(streams)
+    program.run(arguments, streams: streams) { declaration, parsed, streams in
+      guard let command = declaration as? any Command.Type else {
+        preconditionFailure("\(parsed.path) is declared but not a taskkey command")
       }
-      return ExitCode.success.rawValue
-    } catch {
-      let failure = FailureReport(error)
-      if let message = failure.message {
-        streams.printError("taskkey: error: \(message)")
-        if let hint = failure.hint { streams.printError("hint: \(hint)") }
-      }
-      return failure.code.rawValue
+      try command.init(parsed).run(streams)
     }
   }
 }

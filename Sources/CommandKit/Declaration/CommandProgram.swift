@@ -133,6 +133,52 @@ public struct CommandProgram {
     return .run(command, parsed)
   }
 
+  /// Runs a whole command line: `--help` and `--version` printed, a
+  /// missing command answered with the help on standard error (64), the
+  /// command found, parsed and handed to `perform`, and any error printed
+  /// once as `<name>: error: …` with its `hint:` line.
+  ///
+  /// - Parameters:
+  ///   - arguments: the words after the program's name.
+  ///   - streams: the process's streams; `-q`/`-v` set their verbosity.
+  ///   - perform: builds and runs the command found, with the streams.
+  /// - Returns: the exit code from the one table.
+  public func run(
+    _ arguments: [String], streams: StandardStreams,
+    perform: (any CommandDeclaration.Type, ParsedArguments, StandardStreams) throws -> Void
+  ) -> Int32 {
+    var streams = streams
+    do {
+      switch try request(arguments, verbosity: &streams.verbosity) {
+      case .print(let text):
+        try streams.print(text)
+      case .missingCommand(let help):
+        streams.printError(help)
+        return ExitCode.usage.rawValue
+      case .run(let command, let parsed):
+        try perform(command, parsed, streams)
+      }
+      return ExitCode.success.rawValue
+    } catch {
+      return report(error, to: streams)
+    }
+  }
+
+  /// Prints `error` as `<name>: error: …` (one line, control characters
+  /// made visible) and its `hint:` line on standard error, nothing when the
+  /// command reported already (`QuietExit`).
+  ///
+  /// - Returns: its exit code.
+  @discardableResult
+  public func report(_ error: any Error, to streams: StandardStreams) -> Int32 {
+    let failure = FailureReport(error)
+    if let message = failure.message {
+      streams.printError("\(name): error: \(TerminalText.visible(message))")
+      if let hint = failure.hint { streams.printError("hint: \(hint)") }
+    }
+    return failure.code.rawValue
+  }
+
   /// The command named by the first words, its path (`taskkey item set`)
   /// and the words after it.
   ///

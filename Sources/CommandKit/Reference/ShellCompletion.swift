@@ -183,6 +183,11 @@ public enum ReferenceFile: String, CaseIterable, Sendable {
     }
   }
 
+  /// The declaration of the `completion` subcommand that prints it.
+  public func spec(for program: CommandProgram) -> CommandSpec {
+    CommandSpec(name: rawValue, abstract: abstract(for: program), example: example(for: program))
+  }
+
   /// One line for the `completion` subcommand list.
   public func abstract(for program: CommandProgram) -> String {
     switch self {

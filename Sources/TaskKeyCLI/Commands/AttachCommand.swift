@@ -6,7 +6,7 @@ import TaskSystem
 
 /// `taskkey attach seal|open|rewrap`: attachment files sealed with C2SP
 /// chunked encryption inside the TaskKey wrapper (docs/formats/attachment.md).
-struct AttachCommand: CommandGroup {
+struct AttachCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "attach", abstract: "Seal, open or rewrap attachment files (streaming AES-256-GCM, C2SP chunked encryption).",
     discussion: """

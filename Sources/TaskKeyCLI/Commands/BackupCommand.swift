@@ -4,7 +4,7 @@ import TaskCrypto
 import TaskVault
 
 /// `taskkey backup create|restore`: TaskKey's own backup file.
-struct BackupCommand: CommandGroup {
+struct BackupCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "backup", abstract: "Write or restore an encrypted backup (never device-only items or assistant keys).",
     example: """

@@ -4,7 +4,7 @@ import TaskVault
 
 /// `taskkey completion bash|zsh|fish|man`: the reference files `make
 /// install` puts in place, printed from the command declarations.
-struct CompletionCommand: CommandGroup {
+struct CompletionCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "completion", abstract: "Print shell completion scripts (bash, zsh, fish) or the man page.",
     example: """
@@ -34,12 +34,7 @@ enum ManScript: ReferenceScript { static let file = ReferenceFile.man }
 /// `taskkey completion bash` and its siblings: CommandKit prints them from
 /// `TaskKeyMain.program`.
 struct CompletionScriptCommand<Script: ReferenceScript>: Command {
-  static var spec: CommandSpec {
-    let program = TaskKeyMain.program
-    return CommandSpec(
-      name: Script.file.rawValue, abstract: Script.file.abstract(for: program),
-      example: Script.file.example(for: program))
-  }
+  static var spec: CommandSpec { Script.file.spec(for: TaskKeyMain.program) }
 
   init(_ arguments: ParsedArguments) {}
 

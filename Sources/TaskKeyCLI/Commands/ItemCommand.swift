@@ -5,7 +5,7 @@ import TaskCrypto
 import TaskVault
 
 /// `taskkey item set|get|list|remove`: the vault's items.
-struct ItemCommand: CommandGroup {
+struct ItemCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "item", abstract: "Set, get, list or remove vault items (values on stdin and stdout).",
     example: """

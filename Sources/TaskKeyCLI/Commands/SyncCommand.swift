@@ -4,7 +4,7 @@ import TaskVault
 
 /// `taskkey sync export|import`: moves the synchronisable store between
 /// devices as an end-to-end encrypted bundle.
-struct SyncCommand: CommandGroup {
+struct SyncCommand: Command, CommandGroup {
   /// The largest bundle read: a valid one is a little over 8 MiB at most.
   static let bundleByteLimit = 9 << 20
 

@@ -3,7 +3,7 @@ import FoundationEssentials
 import TaskKeyVectors
 
 /// `taskkey vectors`: the group of `vectors check`.
-struct VectorsCommand: CommandGroup {
+struct VectorsCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "vectors", abstract: "Check test vector files (default: the Vectors/ directory) against this build.",
     example: """

@@ -2,30 +2,11 @@ import CommandKit
 import TaskSystem
 import TaskerCore
 
-/// One `tasker` command: its declaration (CommandKit's
-/// `CommandDeclaration`: the parser, help, man page and completions read
-/// it), the values read from it, and what it does. `init` validates every
-/// value before anything is opened; `run` acts.
-protocol Command: CommandDeclaration {
-  /// Reads and validates the parsed command line.
-  init(_ arguments: ParsedArguments) throws
-  /// Does the work, writing only through `context`.
-  func run(_ context: CommandContext) throws
-}
-
-/// A command that only groups others (`page`, `attach`, `approvals`): it
-/// never runs by itself.
-protocol CommandGroup: Command {}
-
-extension CommandGroup {
-  /// Never reached: the kit refuses a group without a subcommand first.
-  init(_ arguments: ParsedArguments) {
-    preconditionFailure("\(arguments.path) is a group of commands")
-  }
-
-  /// Never reached.
-  func run(_ context: CommandContext) throws {}
-}
+/// One `tasker` command: CommandKit's `RunnableCommand` run with a
+/// `CommandContext` (its streams, environment and store). Groups (`page`,
+/// `attach`, `approvals`, `gate`, `completion`) also conform to
+/// CommandKit's `CommandGroup`.
+protocol Command: RunnableCommand where Context == CommandContext {}
 
 extension ValueKind {
   /// A task id from the user's database.

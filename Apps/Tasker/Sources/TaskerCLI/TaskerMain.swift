@@ -73,8 +73,7 @@ public enum TaskerMain {
       }
     let streams = StandardStreams.process(environment: decoded.environment)
     if let refused {
-      report(CLIError.invalidUTF8(source: refused), to: streams)
-      return CLIError.invalidUTF8(source: refused).exitCode.rawValue
+      return program.report(CLIError.invalidUTF8(source: refused), to: streams)
     }
     return run(decoded.arguments, streams: streams)
   }
@@ -83,36 +82,13 @@ public enum TaskerMain {
   ///
   /// - Returns: the exit code.
   public static func run(_ arguments: [String], streams: StandardStreams) -> Int32 {
-    var streams = streams
-    do {
-      switch try program.request(arguments, verbosity: &streams.verbosity) {
-      case .print(let text):
-        try streams.print(text)
-      case .missingCommand(let help):
-        streams.printError(help)
-        return ExitCode.usage.rawValue
-      case .run(let declaration, let parsed):
-        guard let command = declaration as? any Command.Type else {
-          preconditionFailure("\(parsed.path) is declared but not a tasker command")
-        }
-        let context = CommandContext(streams: streams)
-        try command.init(parsed).run(context)
-        context.warnIfLogKept()
+    program.run(arguments, streams: streams) { declaration, parsed, streams in
+      guard let command = declaration as? any Command.Type else {
+        preconditionFailure("\(parsed.path) is declared but not a tasker command")
       }
-      return ExitCode.success.rawValue
-    } catch {
-      report(error, to: streams)
-      return FailureReport(error).code.rawValue
+      let context = CommandContext(streams: streams)
+      try command.init(parsed).run(context)
+      context.warnIfLogKept()
     }
-  }
-
-  /// Prints an error and its hint on standard error. The message is one
-  /// line, so every control character in it is made visible (it may echo a
-  /// refused value); the hint may hold a usage of several lines.
-  static func report(_ error: any Error, to streams: StandardStreams) {
-    let failure = FailureReport(error)
-    guard let message = failure.message else { return }
-    streams.printError("tasker: error: \(TerminalText.visible(message))")
-    if let hint = failure.hint { streams.printError("hint: \(hint)") }
   }
 }

@@ -3,7 +3,7 @@ import FoundationEssentials
 import TaskerCore
 
 /// `tasker attach add|get|list|remove`: files attached to tasks and pages.
-struct AttachCommand: CommandGroup {
+struct AttachCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "attach",
     abstract: "Attach files to tasks and pages; sealed when attachment encryption is on (off by default).",

@@ -4,7 +4,7 @@ import TaskerCore
 /// `tasker completion bash|zsh|fish|man|words`: the reference files `make
 /// app-install` puts in place, printed by CommandKit from the declarations,
 /// and the live ids the completions offer.
-struct CompletionCommand: CommandGroup {
+struct CompletionCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "completion", abstract: "Print shell completion scripts (bash, zsh, fish) or the man page.",
     example: """
@@ -33,11 +33,7 @@ enum ManFile: TaskerReferenceFile { static let file = ReferenceFile.man }
 
 /// `tasker completion bash` and its siblings.
 struct TaskerReference<File: TaskerReferenceFile>: Command {
-  static var spec: CommandSpec {
-    CommandSpec(
-      name: File.file.rawValue, abstract: File.file.abstract(for: TaskerMain.program),
-      example: File.file.example(for: TaskerMain.program))
-  }
+  static var spec: CommandSpec { File.file.spec(for: TaskerMain.program) }
 
   init(_ arguments: ParsedArguments) {}
 

@@ -7,7 +7,7 @@ import TaskerGate
 
 /// `tasker approvals list|approve|deny`: the queue of assistant calls that
 /// wait for the user.
-struct ApprovalsCommand: CommandGroup {
+struct ApprovalsCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "approvals", abstract: "List, approve or deny assistant calls that wait for your approval.",
     example: """
@@ -220,7 +220,7 @@ struct UndoCommand: Command {
 }
 
 /// `tasker gate budget|quiet-hours|show`: the gate's settings.
-struct GateCommand: CommandGroup {
+struct GateCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "gate", abstract: "Set the assistant gate's daily budgets and quiet hours.",
     example: """

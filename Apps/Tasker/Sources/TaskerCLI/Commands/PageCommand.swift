@@ -2,7 +2,7 @@ import CommandKit
 import TaskerCore
 
 /// `tasker page new|show|edit|list|delete`: pages with sealed bodies.
-struct PageCommand: CommandGroup {
+struct PageCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "page", abstract: "Pages: a plain title and a body sealed before it is written.",
     example: """
