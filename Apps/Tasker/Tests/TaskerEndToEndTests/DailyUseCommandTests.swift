@@ -93,9 +93,10 @@ struct DailyUseCommandTests {
   @Test func versionIsTheGatesServerVersion() throws {
     let device = try TestDevice()
     let version = try device.tasker(["--version"]).stdoutText
-    let session = [
-      #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
-    ].joined(separator: "\n") + "\n"
+    let session =
+      [
+        #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+      ].joined(separator: "\n") + "\n"
     let served = try device.tasker(["mcp"], input: session)
     let reply = try #require(
       try JSONSerialization.jsonObject(with: Data(served.stdout.split(separator: 0x0a)[0])) as? [String: Any])
