@@ -166,6 +166,18 @@ public enum VectorCheck {
       report.fail("cannot read the file")
       return report
     }
+    // The one strict reader first (CommandKit's JSONDocument: UTF-8, one
+    // value, no repeated member at any depth, bounded depth, no lone
+    // surrogate); the typed decoding below only maps a file it accepted.
+    do {
+      _ = try JSONDocument(parsing: Array(data))
+    } catch let error as JSONError {
+      report.fail("not JSON this reader accepts: \(error.reason)")
+      return report
+    } catch {
+      report.fail("not JSON this reader accepts")
+      return report
+    }
     guard let header = try? JSONDecoder().decode(VectorFileHeader.self, from: data),
       header.format != nil || header.algorithm != nil
     else {

@@ -62,6 +62,17 @@ struct VectorsCommandTests {
     #expect(object["skipped"] as? Int == sum("skipped"))
   }
 
+  /// A vector file is read by the one strict JSON reader before its
+  /// fields are mapped: a member named twice (here the format, so which
+  /// copy a lenient decoder keeps would choose the checker) is refused.
+  @Test func aFileWithARepeatedMemberIsRefusedBeforeAnyCheck() throws {
+    let result = try checkAltered(
+      "sealed-value-v1.json", replacing: "\"format\"", with: "\"format\" : \"mystery\", \"format\"")
+    #expect(result.status == 30)
+    #expect(
+      result.stdoutText.contains("not JSON this reader accepts: a member name appears twice"), "\(result.stdoutText)")
+  }
+
   @Test func unknownFormatsFail() throws {
     let home = try TemporaryDirectory()
     try #"{"format": "mystery", "version": 1}"#.write(toFile: home.path("m.json"), atomically: true, encoding: .utf8)
