@@ -58,11 +58,10 @@ extension TaskKeyMain {
   /// The environment variables `taskkey` reads.
   public static let environmentNames: Set<String> = ["TASKKEY_HOME", "XDG_DATA_HOME", "HOME", "XDG_RUNTIME_DIR"]
 
-  /// Runs `taskkey` from the bytes the process was started with. Every
-  /// argument, and every variable of `environmentNames`, must be valid
-  /// UTF-8: one that is not is refused with exit 64 before anything is read
-  /// or written, never repaired (a repaired `--context` would bind other
-  /// bytes than the caller's, and a repaired path would name another file).
+  /// Runs `taskkey` from the bytes the process was started with: an
+  /// argument or a variable of `environmentNames` that is not valid UTF-8
+  /// is refused with exit 65 before anything is read or written, never
+  /// repaired (CommandKit's `CommandLineRefusal`).
   ///
   /// - Parameters:
   ///   - argumentBytes: the arguments without the program name.
@@ -73,20 +72,8 @@ extension TaskKeyMain {
   public static func run(
     argumentBytes: [[UInt8]], environmentBytes: [[UInt8]], streams: ([String: String]) -> StandardStreams
   ) -> Int32 {
-    let decoded = CommandLineBytes.decode(
-      arguments: argumentBytes, environment: environmentBytes, checking: environmentNames)
-    let refused: String? =
-      switch decoded.refusal {
-      case .environmentVariable(let name)?: "the environment variable \(name) is not valid UTF-8"
-      case .argument(let index)?: "argument \(index) is not valid UTF-8"
-      case nil: nil
-      }
-    let made = streams(decoded.environment)
-    if let refused {
-      made.printError("taskkey: error: \(refused); taskkey takes only UTF-8 arguments and paths")
-      made.printError("hint: name the file with UTF-8 bytes; contexts are bound byte for byte, so none is repaired")
-      return ExitCode.usage.rawValue
-    }
-    return run(decoded.arguments, streams: made)
+    program.run(
+      argumentBytes: argumentBytes, environmentBytes: environmentBytes, environmentNames: environmentNames,
+      streams: streams, run: run)
   }
 }

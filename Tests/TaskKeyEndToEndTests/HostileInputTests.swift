@@ -19,12 +19,12 @@ struct HostileInputTests {
     for bytes in ["a\\377", "a\\376", "a\\300", "\\355\\240\\200"] {
       let sealed = try runTaskKeyInShell(
         "echo secret | \"$0\" seal --key-file '\(keyPath)' --context \"$(printf '\(bytes)')\"")
-      #expect(sealed.status == 64, "context \(bytes): \(sealed.stderr)")
+      #expect(sealed.status == 65, "context \(bytes): \(sealed.stderr)")
       #expect(sealed.stdout.isEmpty)
       #expect(sealed.stderr.contains("not valid UTF-8"))
       let opened = try runTaskKeyInShell(
         "echo tc1.0a0b0c0d:AAAA | \"$0\" open --key-file '\(keyPath)' --context \"$(printf '\(bytes)')\"")
-      #expect(opened.status == 64)
+      #expect(opened.status == 65)
     }
     // UTF-8 contexts, also beyond ASCII, still seal and open byte for byte.
     let sealed = try TaskKeyBinary.run(["seal", "--key-file", keyPath, "--context", "nöte/é"], input: "x")
@@ -49,12 +49,12 @@ struct HostileInputTests {
   /// Case 9: a path that is not UTF-8 is refused before anything is written.
   @Test func pathThatIsNotUTF8IsRefusedAndNothingIsWritten() throws {
     let made = try runTaskKeyInShell("\"$0\" keygen --out \"$(printf 'k\\377')\"", in: home.url.path)
-    #expect(made.status == 64, "\(made.stderr)")
+    #expect(made.status == 65, "\(made.stderr)")
     let names = try FileManager.default.contentsOfDirectory(atPath: home.url.path)
     #expect(names.sorted() == ["note.key"])
     let vault = try runTaskKeyInShell(
       "TASKKEY_HOME=\"$(printf 'v\\377')\" \"$0\" status", in: home.url.path)
-    #expect(vault.status == 64)
+    #expect(vault.status == 65)
     #expect(vault.stderr.contains("TASKKEY_HOME is not valid UTF-8"))
   }
 

@@ -50,12 +50,12 @@ public enum TaskerMain {
     "EDITOR",
   ]
 
-  /// Runs `tasker` from the bytes the process was started with. Every
-  /// argument, and every variable of `environmentNames`, must be valid
-  /// UTF-8: one that is not is refused with exit 65 before anything is read
-  /// or written, never repaired into U+FFFD (a repaired title or note would
-  /// store other text than the user's, a repaired path would name another
-  /// directory).
+  /// Runs `tasker` from the bytes the process was started with: an
+  /// argument or a variable of `environmentNames` that is not valid UTF-8
+  /// is refused with exit 65 before anything is read or written, never
+  /// repaired into U+FFFD (CommandKit's `CommandLineRefusal`: a repaired
+  /// title or note would store other text than the user's, a repaired path
+  /// would name another directory).
   ///
   /// - Parameters:
   ///   - argumentBytes: the arguments without the program name.
@@ -63,19 +63,9 @@ public enum TaskerMain {
   ///     not UTF-8 are left out.
   /// - Returns: the exit code.
   public static func run(argumentBytes: [[UInt8]], environmentBytes: [[UInt8]]) -> Int32 {
-    let decoded = CommandLineBytes.decode(
-      arguments: argumentBytes, environment: environmentBytes, checking: environmentNames)
-    let refused: String? =
-      switch decoded.refusal {
-      case .environmentVariable(let name)?: "the environment variable \(name)"
-      case .argument(let index)?: "argument \(index)"
-      case nil: nil
-      }
-    let streams = StandardStreams.process(environment: decoded.environment)
-    if let refused {
-      return program.report(CLIError.invalidUTF8(source: refused), to: streams)
-    }
-    return run(decoded.arguments, streams: streams)
+    program.run(
+      argumentBytes: argumentBytes, environmentBytes: environmentBytes, environmentNames: environmentNames,
+      streams: StandardStreams.process(environment:), run: run)
   }
 
   /// Runs `tasker` with `arguments` (without the program name).
