@@ -39,6 +39,7 @@ let package = Package(
         .product(name: "TaskCrypto", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
         .product(name: "TaskAttachments", package: "TaskKey"),
+        .product(name: "AssistantKeys", package: "TaskKey"),
       ]
     ),
     // libmicrohttpd from Debian (libmicrohttpd-dev), not linked: a small C
@@ -84,7 +85,7 @@ let package = Package(
     .testTarget(
       name: "TaskerCoreTests",
       dependencies: ["TaskerCore", "TaskerTestSupport"]
-        + taskKey("TaskAttachments", "TaskCrypto", "TaskSystem", "TaskVault")
+        + taskKey("AssistantKeys", "TaskAttachments", "TaskCrypto", "TaskSystem", "TaskVault")
     ),
     .testTarget(
       name: "TaskerGateTests",

@@ -89,10 +89,14 @@ extension Vault {
   }
 
   /// The note keyring from the synchronisable store (made at `init`).
+  /// Reads `vault.tkv` and the unlock session only: the device-only file
+  /// is never opened, so a damaged or unreadable `device.tkv` does not
+  /// stop notes from opening, and no device-only secret is decrypted to
+  /// read a note key.
   ///
   /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
   public func noteKeyring() throws -> Keyring {
-    try read().synchronisable.noteKeyring(path: layout.vaultFile)
+    try readSynchronisable().noteKeyring(path: layout.vaultFile)
   }
 
   /// The ids of the note keys retired from this vault (or from a vault it
@@ -100,7 +104,7 @@ extension Vault {
   ///
   /// - Throws: `TaskVaultError.locked` and the errors of reading the file.
   public func retiredNoteKeyIDs() throws -> [KeyID] {
-    try read().synchronisable.retired
+    try readSynchronisable().retired
   }
 
   /// Replaces the note keyring through `body` (rotation, promotion,

@@ -39,7 +39,8 @@ extension Vault {
   }
 
   /// The note keyring with the revision of the very file it was read from
-  /// (one read under one shared lock), so that a later `revision()` equal
+  /// (one read under one shared lock; the device-only file is not opened,
+  /// as for `noteKeyring()`), so that a later `revision()` equal
   /// to this one proves the keyring has not changed since.
   ///
   /// - Returns: the keyring (the primary key seals, every key opens) and
@@ -51,8 +52,9 @@ extension Vault {
     defer { lock.release() }
     try checkDirectories()
     let (file, revision) = try readRevisedFile()
-    let stores = try openStores(file, keys: try sessionKeys(file).keys)
-    return (try stores.synchronisable.noteKeyring(path: layout.vaultFile), revision)
+    // The synchronisable store only: the device-only file is not opened.
+    let store = try VaultCodec.openSynchronisable(file, keys: try sessionKeys(file).keys, path: layout.vaultFile)
+    return (try store.noteKeyring(path: layout.vaultFile), revision)
   }
 
   /// `vault.tkv` parsed (magic, version, structure and checksum checked),

@@ -16,6 +16,18 @@ extension Vault {
     return try openStores(file, keys: keys)
   }
 
+  /// The synchronisable store alone, opened with the unlock session's
+  /// keys: `vault.tkv` and the session are read, the device-only file
+  /// (`device.tkv`) is neither opened nor read, so what holds only note
+  /// keys and synchronisable items never touches device-only secrets.
+  func readSynchronisable() throws -> StoreContents {
+    let lock = try Files.lock(layout.lockFile, exclusive: false)
+    defer { lock.release() }
+    try checkDirectories()
+    let file = try readFile()
+    return try VaultCodec.openSynchronisable(file, keys: try sessionKeys(file).keys, path: layout.vaultFile)
+  }
+
   /// Reads both stores, runs `body`, and writes back each store whose
   /// encoding changed: the device-only file first, then `vault.tkv`.
   func modify(_ body: (inout Stores) throws -> Void) throws {

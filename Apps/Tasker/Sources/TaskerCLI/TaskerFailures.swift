@@ -16,7 +16,9 @@ extension TaskerError: CommandFailure {
     case .databaseTooNew: return .databaseTooNew
     case .databaseBusy: return .databaseBusy
     case .notFound: return .notFound
-    case .invalidValue, .attachmentRefused, .receiptInvalid, .rangeNotSatisfiable: return .dataError
+    case .invalidValue, .attachmentRefused, .receiptInvalid, .approvalInvalid, .rangeNotSatisfiable: return .dataError
+    case .receiptNotFound: return .notFound
+    case .notUndoable, .alreadyUndone: return .gateRefused
     case .vaultLocked: return .vaultLocked
     case .vaultNotFound, .noVaultLocation: return .vaultNotFound
     case .vault(let inner): return inner.exitCode

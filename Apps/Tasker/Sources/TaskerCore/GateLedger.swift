@@ -1,34 +1,33 @@
+import AssistantKeys
 import FoundationEssentials
 import TaskCrypto
 
 /// One receipt of the assistant gate: who did what, when, what the gate
 /// decided, and how to undo it. Receipts are append-only: the database
-/// refuses to change or delete one.
+/// refuses to change or delete one. Every word is a typed value, stored as
+/// its raw value (docs/formats/receipt.md).
 public struct GateReceipt: Sendable, Equatable {
   /// The receipt's number, shown as `r<id>`.
   public var id: Int64
   /// When, whole seconds since 1970 (UTC).
   public var at: Int64
-  /// `trusted` (stdio without a key), `assistant` (a verified key) or
-  /// `user` (an approval, denial or undo from the command line).
-  public var actor: String
-  /// The assistant key's public id (`tkid_…`), nil for the other actors.
-  public var keyID: String?
+  /// Trusted mode, an assistant, or the user at the command line.
+  public var actor: GateActor
+  /// The assistant key's public id, nil for the other actors.
+  public var keyID: AssistantKeyID?
   /// The assistant's name, nil for the other actors.
   public var assistant: String?
-  /// The tool or command: `add_task`, `complete_task`, `undo`, `approve`…
-  public var tool: String
-  /// The decision word: `allow`, `ask:<reason>`, `refuse:<reason>`,
-  /// `approved`, `denied` or `undone`.
-  public var decision: String
-  /// The record it concerns: `task/<id>`, `page/<id>`, `approval/<id>`,
-  /// `receipt/<id>`, or empty.
+  /// The tool or command.
+  public var tool: GateTool
+  /// What was decided.
+  public var decision: ReceiptDecision
+  /// The record it concerns: `task/<id>`, `tasks/<id>,<id>…`, `page/<id>`,
+  /// `approval/<id>`, `receipt/<id>`, or empty.
   public var target: String
   /// A one-line summary without note text or page bodies.
   public var summary: String
-  /// How to undo it: `delete-task:<id>`, `delete-page:<id>`,
-  /// `reopen-task:<id>`, or nil when it cannot be undone.
-  public var undo: String?
+  /// How to undo it, or nil when it cannot be undone.
+  public var undo: ReceiptUndo?
   /// The receipt this one undid, if it records an undo.
   public var undoes: Int64?
   /// The approval this receipt belongs to, if any.
@@ -38,8 +37,8 @@ public struct GateReceipt: Sendable, Equatable {
   ///
   /// - Parameters: the fields, as documented on each property.
   public init(
-    actor: String, keyID: String?, assistant: String?, tool: String, decision: String, target: String,
-    summary: String, undo: String? = nil, undoes: Int64? = nil, approval: Int64? = nil
+    actor: GateActor, keyID: AssistantKeyID?, assistant: String?, tool: GateTool, decision: ReceiptDecision,
+    target: String, summary: String, undo: ReceiptUndo? = nil, undoes: Int64? = nil, approval: Int64? = nil
   ) {
     self.id = 0
     self.at = 0
@@ -56,6 +55,16 @@ public struct GateReceipt: Sendable, Equatable {
   }
 }
 
+/// Where a queued call stands.
+public enum ApprovalStatus: String, CaseIterable, Sendable {
+  /// Waiting for the user.
+  case pending
+  /// Approved (and run).
+  case approved
+  /// Denied; it never runs.
+  case denied
+}
+
 /// A call the gate queued for the user's approval.
 public struct GateApproval: Sendable, Equatable {
   /// The approval's number.
@@ -63,60 +72,23 @@ public struct GateApproval: Sendable, Equatable {
   /// When it was queued, whole seconds since 1970 (UTC).
   public var at: Int64
   /// The public id of the key that asked.
-  public var keyID: String
+  public var keyID: AssistantKeyID
   /// The assistant's name.
   public var assistant: String
   /// The tool it called.
-  public var tool: String
+  public var tool: GateTool
   /// The call's arguments as JSON text, opened (sealed in the database
   /// when encryption is on, bound to `approval/<id>/arguments`).
   public var arguments: String
-  /// Why it waits: `risky`, `quiet-hours` or `quiet-hours-undecidable`.
-  public var reason: String
+  /// Why it waits.
+  public var reason: AskReason
   /// A one-line summary without note text or page bodies.
   public var summary: String
-  /// `pending`, `approved` or `denied`.
-  public var status: String
+  /// Pending, approved or denied.
+  public var status: ApprovalStatus
 }
 
 extension TaskStore {
-  /// Version 3 of the schema: the gate's receipts (append-only, enforced
-  /// by triggers) and its approval queue.
-  static let gateLedgerMigration = """
-    CREATE TABLE gate_receipts (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      at INTEGER NOT NULL,
-      actor TEXT NOT NULL CHECK (actor IN ('trusted', 'assistant', 'user')),
-      key_id TEXT CHECK ((actor = 'assistant') = (key_id IS NOT NULL)),
-      assistant TEXT,
-      tool TEXT NOT NULL,
-      decision TEXT NOT NULL,
-      target TEXT NOT NULL,
-      summary TEXT NOT NULL,
-      undo TEXT CHECK (undo IS NULL OR undo GLOB 'delete-task:[0-9]*' OR undo GLOB 'delete-page:[0-9]*'
-        OR undo GLOB 'reopen-task:[0-9]*'),
-      undoes INTEGER UNIQUE REFERENCES gate_receipts (id),
-      approval INTEGER REFERENCES gate_approvals (id)
-    );
-    CREATE INDEX gate_receipts_key_at ON gate_receipts (key_id, at);
-    CREATE TRIGGER gate_receipts_append_only_update BEFORE UPDATE ON gate_receipts
-    BEGIN SELECT RAISE(ABORT, 'gate receipts are append-only'); END;
-    CREATE TRIGGER gate_receipts_append_only_delete BEFORE DELETE ON gate_receipts
-    BEGIN SELECT RAISE(ABORT, 'gate receipts are append-only'); END;
-    CREATE TABLE gate_approvals (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      at INTEGER NOT NULL,
-      key_id TEXT NOT NULL,
-      assistant TEXT NOT NULL,
-      tool TEXT NOT NULL,
-      arguments TEXT NOT NULL,
-      reason TEXT NOT NULL,
-      summary TEXT NOT NULL,
-      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'denied')),
-      resolved_at INTEGER
-    );
-    """
-
   /// Runs `body` in one transaction with every write it makes: an action
   /// and its receipt are committed together or not at all.
   ///
@@ -141,9 +113,10 @@ extension TaskStore {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
       ).run([
-        .integer(stored.at), .text(stored.actor), Self.optional(stored.keyID), Self.optional(stored.assistant),
-        .text(stored.tool), .text(stored.decision), .text(stored.target), .text(stored.summary),
-        Self.optional(stored.undo), stored.undoes.map { .integer($0) } ?? .null,
+        .integer(stored.at), .text(stored.actor.rawValue), Self.optional(stored.keyID?.text),
+        Self.optional(stored.assistant), .text(stored.tool.rawValue), .text(stored.decision.rawValue),
+        .text(stored.target), .text(stored.summary), Self.optional(stored.undo?.rawValue),
+        stored.undoes.map { .integer($0) } ?? .null,
         stored.approval.map { .integer($0) } ?? .null,
       ])
       stored.id = connection.lastInsertedRowID
@@ -185,7 +158,7 @@ extension TaskStore {
   /// Receipts read and checked row by row: a row the schema-4 rebuild
   /// refused, a value of the wrong type or a broken rule is an error
   /// naming the receipt, never a receipt.
-  private func checkedReceipts(_ clause: String, _ values: [SQLValue]) throws -> [GateReceipt] {
+  func checkedReceipts(_ clause: String, _ values: [SQLValue]) throws -> [GateReceipt] {
     let refused = try connection.prepare("SELECT min(id) FROM gate_receipts_refused").first { $0.optionalInteger(0) }
     if let refused = refused ?? nil {
       throw TaskerError.receiptInvalid(id: refused, reason: "it broke a rule of receipt.md when the table was rebuilt")
@@ -193,12 +166,14 @@ extension TaskStore {
     return try connection.prepare(
       "SELECT \(Self.receiptColumns), \(Self.receiptTypes) FROM gate_receipts \(clause)"
     ).rows(values) { row in
-      let receipt = Self.receipt(row)
       guard row.integer(12) == 1 else {
-        throw TaskerError.receiptInvalid(id: receipt.id, reason: "a column holds a value of the wrong type")
+        throw TaskerError.receiptInvalid(id: row.integer(0), reason: "a column holds a value of the wrong type")
       }
-      try receipt.check()
-      return receipt
+      return try GateReceipt.reading(
+        id: row.integer(0), at: row.integer(1), actor: row.text(2), keyID: row.optionalText(3),
+        assistant: row.optionalText(4), tool: row.text(5), decision: row.text(6), target: row.text(7),
+        summary: row.text(8), undo: row.optionalText(9), undoes: row.optionalInteger(10),
+        approval: row.optionalInteger(11))
     }
   }
 
@@ -206,10 +181,12 @@ extension TaskStore {
   /// or after `since`: what its daily budget counts.
   ///
   /// - Throws: `TaskerError.database`.
-  public func actionCount(keyID: String, since: Int64) throws -> Int {
+  public func actionCount(keyID: AssistantKeyID, since: Int64) throws -> Int {
+    // The decisions of a call that ran, bound as parameters: no decision word in the SQL.
+    let ran: [ReceiptDecision] = [.allow, .approved]
     let count = try connection.prepare(
-      "SELECT count(*) FROM gate_receipts WHERE key_id = ? AND at >= ? AND decision IN ('allow', 'approved')"
-    ).first([.text(keyID), .integer(since)]) { $0.integer(0) }
+      "SELECT count(*) FROM gate_receipts WHERE key_id = ? AND at >= ? AND decision IN (?, ?)"
+    ).first([.text(keyID.text), .integer(since)] + ran.map { .text($0.rawValue) }) { $0.integer(0) }
     return Int(count ?? 0)
   }
 
@@ -219,14 +196,20 @@ extension TaskStore {
   /// - Returns: the queued approval.
   /// - Throws: the key source's errors (nothing written), `TaskerError.database`.
   public func enqueueApproval(
-    keyID: String, assistant: String, tool: String, arguments: String, reason: String, summary: String
+    keyID: AssistantKeyID, assistant: String, tool: GateTool, arguments: String, reason: AskReason, summary: String
   ) throws -> GateApproval {
     try prepareToSeal(arguments)
     let at = Self.now()
     let id = try connection.transaction { () -> Int64 in
       try connection.prepare(
-        "INSERT INTO gate_approvals (at, key_id, assistant, tool, arguments, reason, summary) VALUES (?, ?, ?, ?, '', ?, ?)"
-      ).run([.integer(at), .text(keyID), .text(assistant), .text(tool), .text(reason), .text(summary)])
+        """
+        INSERT INTO gate_approvals (at, key_id, assistant, tool, arguments, reason, summary, status)
+        VALUES (?, ?, ?, ?, '', ?, ?, ?)
+        """
+      ).run([
+        .integer(at), .text(keyID.text), .text(assistant), .text(tool.rawValue), .text(reason.rawValue),
+        .text(summary), .text(ApprovalStatus.pending.rawValue),
+      ])
       let id = connection.lastInsertedRowID
       let stored = try storedBody(arguments, context: Self.approvalContext(id))
       try connection.prepare("UPDATE gate_approvals SET arguments = ? WHERE id = ?").run([.text(stored), .integer(id)])
@@ -234,26 +217,30 @@ extension TaskStore {
     }
     return GateApproval(
       id: id, at: at, keyID: keyID, assistant: assistant, tool: tool, arguments: arguments, reason: reason,
-      summary: summary, status: "pending")
+      summary: summary, status: .pending)
   }
 
   /// Approvals, oldest first; with `pendingOnly`, only those waiting.
   /// Arguments are not opened (the field is empty): `approval(id:)` opens them.
   ///
-  /// - Throws: `TaskerError.database`.
+  /// - Throws: `TaskerError.approvalInvalid` naming the first row with a
+  ///   word no Tasker writes (none is returned then), `.database`.
   public func approvals(pendingOnly: Bool) throws -> [GateApproval] {
-    let condition = pendingOnly ? "WHERE status = 'pending'" : ""
-    return try connection.prepare(
-      "SELECT id, at, key_id, assistant, tool, '', reason, summary, status FROM gate_approvals \(condition) ORDER BY id"
-    ).rows([], Self.approval)
+    // The status is bound; every status matches `?2 IS NULL`.
+    try connection.prepare(
+      """
+      SELECT id, at, key_id, assistant, tool, '', reason, summary, status FROM gate_approvals
+      WHERE ?1 IS NULL OR status = ?1 ORDER BY id
+      """
+    ).rows([pendingOnly ? .text(ApprovalStatus.pending.rawValue) : .null], Self.approval)
   }
 
   /// One approval, or nil when there is none; its arguments opened when
   /// `openingArguments` (else empty, and no key is needed: a denial never
   /// opens them).
   ///
-  /// - Throws: the key source's errors, `TaskerError.sealedBodyUnreadable`,
-  ///   `.database`.
+  /// - Throws: `TaskerError.approvalInvalid`, the key source's errors,
+  ///   `.sealedBodyUnreadable`, `.database`.
   public func approval(id: Int64, openingArguments: Bool = true) throws -> GateApproval? {
     let arguments = openingArguments ? "arguments" : "''"
     guard
@@ -274,8 +261,11 @@ extension TaskStore {
   public func resolveApproval(id: Int64, approved: Bool) throws -> Bool {
     try connection.transaction {
       try connection.prepare(
-        "UPDATE gate_approvals SET status = ?, resolved_at = ?, arguments = '' WHERE id = ? AND status = 'pending'"
-      ).run([.text(approved ? "approved" : "denied"), .integer(Self.now()), .integer(id)])
+        "UPDATE gate_approvals SET status = ?, resolved_at = ?, arguments = '' WHERE id = ? AND status = ?"
+      ).run([
+        .text((approved ? ApprovalStatus.approved : .denied).rawValue), .integer(Self.now()), .integer(id),
+        .text(ApprovalStatus.pending.rawValue),
+      ])
       return connection.changes == 1
     }
   }
@@ -315,19 +305,23 @@ extension TaskStore {
 
   private static func optional(_ text: String?) -> SQLValue { text.map { .text($0) } ?? .null }
 
-  private static func receipt(_ row: Statement) -> GateReceipt {
-    var receipt = GateReceipt(
-      actor: row.text(2), keyID: row.optionalText(3), assistant: row.optionalText(4), tool: row.text(5),
-      decision: row.text(6), target: row.text(7), summary: row.text(8), undo: row.optionalText(9),
-      undoes: row.optionalInteger(10), approval: row.optionalInteger(11))
-    receipt.id = row.integer(0)
-    receipt.at = row.integer(1)
-    return receipt
-  }
-
-  private static func approval(_ row: Statement) -> GateApproval {
-    GateApproval(
-      id: row.integer(0), at: row.integer(1), keyID: row.text(2), assistant: row.text(3), tool: row.text(4),
-      arguments: row.text(5), reason: row.text(6), summary: row.text(7), status: row.text(8))
+  /// An approval row read through the words' initialisers: a word no
+  /// Tasker writes is an error naming the approval, never a default.
+  private static func approval(_ row: Statement) throws -> GateApproval {
+    let id = row.integer(0)
+    func word<Word: RawRepresentable>(_ column: Int32, _ name: String, _ type: Word.Type) throws -> Word
+    where Word.RawValue == String {
+      guard let word = Word(rawValue: row.text(column)) else {
+        throw TaskerError.approvalInvalid(id: id, reason: "its \(name) is not one Tasker writes")
+      }
+      return word
+    }
+    guard let keyID = AssistantKeyID(row.text(2)) else {
+      throw TaskerError.approvalInvalid(id: id, reason: "its key_id is not tkid_ and 16 lowercase hex digits")
+    }
+    return GateApproval(
+      id: id, at: row.integer(1), keyID: keyID, assistant: row.text(3), tool: try word(4, "tool", GateTool.self),
+      arguments: row.text(5), reason: try word(6, "reason", AskReason.self), summary: row.text(7),
+      status: try word(8, "status", ApprovalStatus.self))
   }
 }

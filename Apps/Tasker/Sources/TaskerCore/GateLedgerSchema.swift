@@ -1,23 +1,61 @@
 extension TaskStore {
+  /// Version 3 of the schema: the gate's receipts (append-only, enforced
+  /// by triggers) and its approval queue.
+  static let gateLedgerMigration = """
+    CREATE TABLE gate_receipts (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      at INTEGER NOT NULL,
+      actor TEXT NOT NULL CHECK (actor IN ('trusted', 'assistant', 'user')),
+      key_id TEXT CHECK ((actor = 'assistant') = (key_id IS NOT NULL)),
+      assistant TEXT,
+      tool TEXT NOT NULL,
+      decision TEXT NOT NULL,
+      target TEXT NOT NULL,
+      summary TEXT NOT NULL,
+      undo TEXT CHECK (undo IS NULL OR undo GLOB 'delete-task:[0-9]*' OR undo GLOB 'delete-page:[0-9]*'
+        OR undo GLOB 'reopen-task:[0-9]*'),
+      undoes INTEGER UNIQUE REFERENCES gate_receipts (id),
+      approval INTEGER REFERENCES gate_approvals (id)
+    );
+    CREATE INDEX gate_receipts_key_at ON gate_receipts (key_id, at);
+    CREATE TRIGGER gate_receipts_append_only_update BEFORE UPDATE ON gate_receipts
+    BEGIN SELECT RAISE(ABORT, 'gate receipts are append-only'); END;
+    CREATE TRIGGER gate_receipts_append_only_delete BEFORE DELETE ON gate_receipts
+    BEGIN SELECT RAISE(ABORT, 'gate receipts are append-only'); END;
+    CREATE TABLE gate_approvals (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      at INTEGER NOT NULL,
+      key_id TEXT NOT NULL,
+      assistant TEXT NOT NULL,
+      tool TEXT NOT NULL,
+      arguments TEXT NOT NULL,
+      reason TEXT NOT NULL,
+      summary TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'denied')),
+      resolved_at INTEGER
+    );
+    """
+
   /// The columns of a receipt row, in table order.
   static let receiptColumns =
     "id, at, actor, key_id, assistant, tool, decision, target, summary, undo, undoes, approval"
 
   /// A canonical decimal id of 1 to 2^63-1 in `text` (no sign, no leading
   /// zero, nothing else): its integer spelled back must be the same text.
-  private static func sqlID(_ text: String) -> String {
+  static func sqlID(_ text: String) -> String {
     "(CAST(\(text) AS INTEGER) >= 1 AND CAST(CAST(\(text) AS INTEGER) AS TEXT) = \(text))"
   }
 
   /// The bulk-edit target's list, `tasks/<id>,<id>…`, as a JSON array.
-  private static func sqlBulkList(_ target: String) -> String { "'[' || substr(\(target), 7) || ']'" }
+  static func sqlBulkList(_ target: String) -> String { "'[' || substr(\(target), 7) || ']'" }
 
-  /// The table of receipts with every rule of docs/formats/receipt.md that
-  /// a row can break (rules 3 to 9; the JSON shape and version are the
-  /// interchange form's), as CHECK constraints. A CHECK whose expression is
-  /// NULL passes in SQLite, so every one that could be NULL is wrapped in
-  /// `coalesce(…, 0)`.
-  static let receiptTable = """
+  /// The table of receipts of schema version 4, with every rule of
+  /// docs/formats/receipt.md as it was then, as CHECK constraints. Kept
+  /// word for word: it is what migration 4 ran, and migration 5 rebuilds
+  /// the table with `receiptTable`, whose word lists come from the enums.
+  /// A CHECK whose expression is NULL passes in SQLite, so every one that
+  /// could be NULL is wrapped in `coalesce(…, 0)`.
+  static let receiptTableVersion4 = """
     CREATE TABLE gate_receipts (
       id INTEGER PRIMARY KEY AUTOINCREMENT CHECK (id >= 1),
       at INTEGER NOT NULL CHECK (typeof(at) = 'integer' AND at >= 0),
@@ -69,7 +107,7 @@ extension TaskStore {
 
   /// Rule 6's part a CHECK cannot say (it needs the list's elements): a
   /// bulk target names 2 to 100 different ids, each 1 to 2^63-1.
-  private static let bulkTargetIsWrong = """
+  static let bulkTargetIsWrong = """
     NEW.target GLOB 'tasks/*' AND json_valid(\(sqlBulkList("NEW.target"))) AND (
       EXISTS (SELECT 1 FROM json_each(\(sqlBulkList("NEW.target"))) WHERE typeof(value) <> 'integer' OR value < 1)
       OR (SELECT count(DISTINCT value) FROM json_each(\(sqlBulkList("NEW.target"))))
@@ -104,7 +142,7 @@ extension TaskStore {
     PRAGMA defer_foreign_keys = ON;
     ALTER TABLE gate_receipts RENAME TO gate_receipts_v3;
     DROP INDEX gate_receipts_key_at;
-    \(receiptTable)
+    \(receiptTableVersion4)
     CREATE TABLE gate_receipts_refused (
       id INTEGER PRIMARY KEY, at, actor, key_id, assistant, tool, decision, target, summary, undo, undoes, approval
     );

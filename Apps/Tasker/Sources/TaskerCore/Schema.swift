@@ -61,6 +61,9 @@ enum Schema {
     TaskStore.gateLedgerMigration,
     // Version 4: gate_receipts rebuilt with every rule of receipt.md, rows checked (GateLedgerSchema.swift).
     TaskStore.receiptRulesMigration,
+    // Version 5: gate_receipts rebuilt with word lists from the vocabulary's enums, and the copies an
+    // undoable change keeps (GateLedgerSchema+Version5.swift).
+    TaskStore.undoMigration,
   ]
 
   /// The version this build writes.

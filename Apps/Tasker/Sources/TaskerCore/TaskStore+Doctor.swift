@@ -286,7 +286,8 @@ extension TaskStore {
       report.add(.error, .checkFailed, subject: "attachments", "cannot read the attachment rows: \(error)")
       return
     }
-    var named = Set<String>()
+    // The files of deleted records kept for undo are named too (GateLedger+KeptCopies.swift).
+    var named = (try? keptAttachmentFileNames()) ?? []
     for row in rows {
       let record = "attachment/\(row.record.id)"
       do {

@@ -256,15 +256,30 @@ public final class TaskStore {
   }
 
   /// Changes a task's fields; new notes are sealed under `task/<id>/notes`.
+  /// Nothing is kept to undo it: `editTask(id:_:keepingCopyAs:)` keeps
+  /// the earlier values and leaves a receipt.
   ///
   /// - Returns: the task after the change.
   /// - Throws: `TaskerError.notFound`, `.invalidValue`, the key source's
   ///   errors (nothing written), `.database`.
   @discardableResult
   public func editTask(id: Int64, _ changes: TaskChanges) throws -> TaskRecord {
+    try check(changes)
+    try connection.transaction { try applyEdit(id: id, changes) }
+    return try task(id: id)
+  }
+
+  /// Checks an edit's values, and reads the keys now when it seals notes
+  /// (so a locked vault fails before anything is written).
+  func check(_ changes: TaskChanges) throws {
     if let title = changes.title { try Self.check(title: title) }
     if let estimate = changes.estimateMinutes { try Self.check(estimate: estimate) }
     try prepareToSeal(changes.notes)
+  }
+
+  /// Writes an edit, checked by `check(_:)`, in the caller's transaction
+  /// (or its own).
+  func applyEdit(id: Int64, _ changes: TaskChanges) throws {
     try connection.transaction {
       try requireTask(id)
       var assignments = [String]()
@@ -289,9 +304,9 @@ public final class TaskStore {
       try connection.prepare("UPDATE tasks SET \(assignments.joined(separator: ", ")) WHERE id = ?")
         .run(values + [.integer(id)])
     }
-    // No earlier version of the notes stays in the log (logKeptByReader says when one does).
+    // No earlier version of the notes stays in the log (logKeptByReader says when one does); inside a
+    // transaction this runs after its commit.
     if changes.notes != nil { try connection.truncateLog() }
-    return try task(id: id)
   }
 
   /// Marks a task done (a done task stays done, keeping its time).
@@ -315,18 +330,31 @@ public final class TaskStore {
     }
   }
 
-  /// Deletes a task with its notes and its attachments (rows, then files).
+  /// Deletes a task for good, with its notes and its attachments (rows,
+  /// then files), and the kept earlier values of its undoable edits;
+  /// `deleteTask(id:keepingCopyAs:)` keeps a copy for `undo(receipt:)`.
   ///
-  /// - Throws: `TaskerError.notFound`, `.database`.
+  /// - Throws: `TaskerError.notFound`, `.attachmentRefused`, `.database`.
   public func deleteTask(id: Int64) throws {
-    let files = try connection.transaction { () -> [String] in
+    let files = try connection.transaction { try removeTaskRows(id) }
+    // After the commit: a crash in between leaves unreferenced files, never a row without its file.
+    for file in files { self.files.remove(attachmentsDirectory + "/" + file) }
+  }
+
+  /// Deletes task `id`'s row, its attachment rows and the kept values of
+  /// its edits, in the caller's transaction (or its own).
+  ///
+  /// - Returns: the attachment files to remove once that commits.
+  func removeTaskRows(_ id: Int64) throws -> [String] {
+    try connection.transaction { () -> [String] in
       try requireTask(id)
       let files = try attachmentFiles(ofTask: id)
       try connection.prepare("DELETE FROM tasks WHERE id = ?").run([.integer(id)])
+      // The edits' kept values can never be put back now.
+      try connection.prepare("DELETE FROM gate_undo_tasks WHERE id = ? AND fields <> ?")
+        .run([.integer(id), .text(Self.wholeRow)])
       return files
     }
-    // After the commit: a crash in between leaves unreferenced files, never a row without its file.
-    for file in files { self.files.remove(attachmentsDirectory + "/" + file) }
   }
 
   func requireTask(_ id: Int64) throws {

@@ -71,6 +71,16 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// its `byteCount` bytes: it starts at or after the end, or ends after
   /// the last byte. Nothing was written.
   case rangeNotSatisfiable(record: String, range: AttachmentRange, byteCount: UInt64)
+  /// A stored approval holds a word no Tasker writes (a tool, reason,
+  /// status or key id; the database was edited); it is never shown.
+  case approvalInvalid(id: Int64, reason: String)
+  /// No receipt with this number.
+  case receiptNotFound(id: Int64)
+  /// The receipt records something that cannot be undone: `reason` says
+  /// why (no undo, or the copy an undo needs was purged).
+  case notUndoable(receipt: Int64, reason: String)
+  /// The receipt was already undone, by receipt `by`.
+  case alreadyUndone(receipt: Int64, by: Int64)
 }
 
 /// The kinds of record the store holds.
@@ -116,6 +126,10 @@ extension TaskerError: CustomStringConvertible {
     case .receiptInvalid(let id, let reason): return "receipt r\(id) in the database is not valid: \(reason)"
     case .rangeNotSatisfiable(let record, let range, let byteCount):
       return "bytes \(range) are not inside \(record), which holds \(byteCount) bytes"
+    case .approvalInvalid(let id, let reason): return "approval #\(id) in the database is not valid: \(reason)"
+    case .receiptNotFound(let id): return "no receipt r\(id)"
+    case .notUndoable(let id, let reason): return "receipt r\(id) cannot be undone: \(reason)"
+    case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
     }
   }
 
@@ -149,6 +163,8 @@ extension TaskerError: CustomStringConvertible {
     case .receiptInvalid: return "the receipts table was altered; restore the database from a backup"
     case .rangeNotSatisfiable(_, _, let byteCount):
       return byteCount == 0 ? "the attachment is empty" : "ask for a range inside 0-\(byteCount - 1)"
+    case .approvalInvalid: return "the approval queue was altered; restore the database from a backup"
+    case .receiptNotFound: return "'tasker receipts' lists them"
     default: return nil
     }
   }

@@ -1,7 +1,5 @@
 import AssistantKeys
 import Dispatch
-import FoundationEssentials
-import TaskCrypto
 import TaskSystem
 import TaskVault
 
@@ -21,13 +19,11 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// The longest the gate trusts a remembered "unlocked" answer: 1 second.
   public static let lockStateMaximumAge: UInt64 = 1_000_000_000
 
-  /// The last time the vault's full unlock state was read and found
-  /// unlocked, and the files that state depends on as they were then.
+  /// The last full read of the vault's unlock state that found it
+  /// unlocked, and when it was read.
   private struct UnlockedState {
-    let paths: [String]
-    let files: [FileIdentity?]
+    let stamp: UnlockStamp
     let readAt: UInt64
-    let until: Date?
   }
 
   /// Prepares to check keys against the vault in `directory`.
@@ -77,35 +73,21 @@ public final class GateAuthenticator: @unchecked Sendable {
   }
 
   /// Whether the vault is unlocked now. Reading the whole unlock state
-  /// (vault file, session file, session key) costs about a millisecond, so
-  /// the answer "unlocked" is remembered with the identity (device and
-  /// inode) of `vault.tkv`, `device-only/unlock.session` and the session key
-  /// file (`VaultLayout`'s names), and read again as soon as any of them
-  /// changes or goes (every `lock`, `unlock` and passphrase change removes or
-  /// replaces them; none is written in place), when a timed unlock ends, and
-  /// at least once every `lockStateMaximumAge`. "Locked" is never remembered.
+  /// costs about a millisecond, so the answer "unlocked" is remembered as
+  /// TaskVault's `UnlockStamp` and confirmed with
+  /// `Vault.isStillUnlocked(since:)` (a few `lstat` calls: every `lock`,
+  /// `unlock`, passphrase change and reboot replaces or removes a file the
+  /// stamp names, and a timed unlock ends by itself), and read again at
+  /// least once every `lockStateMaximumAge`. "Locked" is never remembered.
   private func isUnlocked(_ vault: Vault) throws -> Bool {
     let now = DispatchTime.now().uptimeNanoseconds
-    if let unlocked, unlocked.files == Self.identities(unlocked.paths),
-      now - unlocked.readAt < Self.lockStateMaximumAge,
-      unlocked.until.map({ Date() < $0 }) ?? true
-    {
+    if let unlocked, now - unlocked.readAt < Self.lockStateMaximumAge, vault.isStillUnlocked(since: unlocked.stamp) {
       return true
     }
     self.unlocked = nil
-    let status = try vault.status()
-    guard case .unlocked(let until) = status.lockState else { return false }
-    let layout = VaultLayout(directory: vault.directory)
-    var paths = [layout.vaultFile, layout.sessionFile]
-    if let vaultID = Hex.decode(status.vaultID) {
-      paths.append(try layout.sessionKeyFile(in: RuntimeDirectory.sharedMemory(), vaultID: vaultID))
-    }
-    self.unlocked = UnlockedState(paths: paths, files: Self.identities(paths), readAt: now, until: until)
+    guard let stamp = try vault.unlockStamp() else { return false }
+    self.unlocked = UnlockedState(stamp: stamp, readAt: now)
     return true
-  }
-
-  private static func identities(_ paths: [String]) -> [FileIdentity?] {
-    paths.map { (try? FileStatus.of($0))?.identity }
   }
 
   /// Whether a key is still valid by its public id (for approvals made
@@ -114,7 +96,7 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// - Parameter keyID: the key's public id.
   /// - Throws: `GateError.keyNoLongerValid` when it is revoked, expired or
   ///   unknown; `GateError.keyRefused` when the registry cannot be read.
-  public func checkStillValid(_ keyID: String) throws {
+  public func checkStillValid(_ keyID: AssistantKeyID) throws {
     mutex.lock()
     defer { mutex.unlock() }
     guard let vault else { throw GateError.keyRefused(vaultError ?? .vaultLocked) }
@@ -128,12 +110,12 @@ public final class GateAuthenticator: @unchecked Sendable {
     } catch TaskVaultError.locked {
       throw GateError.keyRefused(.vaultLocked)
     }
-    guard let record = records.first(where: { $0.id.text == keyID }) else {
-      throw GateError.keyNoLongerValid(keyID: keyID, status: "unknown")
+    guard let record = records.first(where: { $0.id == keyID }) else {
+      throw GateError.keyNoLongerValid(keyID: keyID.text, status: "unknown")
     }
     switch record.status {
     case .active, .overlapping: return
-    case .revoked, .expired: throw GateError.keyNoLongerValid(keyID: keyID, status: record.status.word)
+    case .revoked, .expired: throw GateError.keyNoLongerValid(keyID: keyID.text, status: record.status.word)
     }
   }
 }

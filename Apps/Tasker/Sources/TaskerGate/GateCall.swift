@@ -24,6 +24,21 @@ public enum GateCall: Equatable, Sendable {
   /// `read_note`.
   case readNote(id: Int64)
 
+  /// The tool this call is of.
+  public var tool: GateTool {
+    switch self {
+    case .listTasks: return .listTasks
+    case .searchTasks: return .searchTasks
+    case .showTask: return .showTask
+    case .addTask: return .addTask
+    case .editTasks: return .editTask
+    case .completeTask: return .completeTask
+    case .deleteTask: return .deleteTask
+    case .addPage: return .addPage
+    case .readNote: return .readNote
+    }
+  }
+
   /// What the decision weighs.
   public var action: GateAction {
     switch self {
@@ -56,25 +71,35 @@ public enum GateCall: Equatable, Sendable {
   /// - Returns: the call.
   /// - Throws: `MCPError` with code -32602 and a message naming the tool,
   ///   the argument and what it must be.
-  public static func parse(tool: String, arguments: [String: JSONValue]) throws(MCPError) -> GateCall {
-    guard let spec = GateTools.catalog.first(where: { $0.name == tool }) else {
-      throw MCPError(
-        code: MCPError.invalidParamsCode,
-        message: "unknown tool '\(tool.prefix(64))'; tools/list names the tools this gate has")
+  public static func parse(tool name: String, arguments: [String: JSONValue]) throws(MCPError) -> GateCall {
+    let unknown = MCPError(
+      code: MCPError.invalidParamsCode,
+      message: "unknown tool '\(name.prefix(64))'; tools/list names the tools this gate has")
+    guard let tool = GateTool(rawValue: name), let spec = GateTools.catalog.first(where: { $0.name == name }) else {
+      throw unknown
     }
-    let reader = try ArgumentReader(tool: tool, arguments: arguments, schema: spec.inputSchema)
+    return try parse(tool, arguments: arguments, schema: spec.inputSchema, unknown: unknown)
+  }
+
+  /// Parses the arguments of a known tool; every tool is a case here, and
+  /// one the gate does not offer (`undo`, `delete_page`: the command line's
+  /// own) is refused as unknown.
+  private static func parse(
+    _ tool: GateTool, arguments: [String: JSONValue], schema: JSONValue, unknown: MCPError
+  ) throws(MCPError) -> GateCall {
+    let reader = try ArgumentReader(tool: tool.rawValue, arguments: arguments, schema: schema)
     switch tool {
-    case "list_tasks":
+    case .listTasks:
       let filter = TaskFilter(rawValue: try reader.string("status") ?? "open") ?? .open
       return .listTasks(
         filter: filter, includeNotes: try reader.bool("include_notes") ?? false, limit: try limit(reader))
-    case "search_tasks":
+    case .searchTasks:
       return .searchTasks(
         query: try reader.requiredString("query"), includeNotes: try reader.bool("include_notes") ?? false,
         limit: try limit(reader))
-    case "show_task":
+    case .showTask:
       return .showTask(id: try reader.id("id"), includeNotes: try reader.bool("include_notes") ?? false)
-    case "add_task":
+    case .addTask:
       var draft = TaskDraft(title: try reader.requiredString("title"))
       draft.notes = try reader.string("notes") ?? ""
       draft.due = try reader.date("due") ?? nil
@@ -83,12 +108,13 @@ public enum GateCall: Equatable, Sendable {
       draft.energy = try reader.level("energy", Energy.self) ?? nil
       draft.contexts = try reader.string("contexts") ?? ""
       return .addTask(draft)
-    case "edit_task":
+    case .editTask:
       return .editTasks(ids: try reader.ids("ids"), changes: try changes(reader))
-    case "complete_task": return .completeTask(id: try reader.id("id"))
-    case "delete_task": return .deleteTask(id: try reader.id("id"))
-    case "add_page": return .addPage(title: try reader.requiredString("title"), body: try reader.string("body") ?? "")
-    default: return .readNote(id: try reader.id("id"))
+    case .completeTask: return .completeTask(id: try reader.id("id"))
+    case .deleteTask: return .deleteTask(id: try reader.id("id"))
+    case .addPage: return .addPage(title: try reader.requiredString("title"), body: try reader.string("body") ?? "")
+    case .readNote: return .readNote(id: try reader.id("id"))
+    case .deletePage, .undo: throw unknown
     }
   }
 

@@ -1,4 +1,5 @@
 import AssistantKeys
+import TaskerCore
 
 /// Who is calling the gate.
 public enum GateCaller: Equatable, Hashable, Sendable {
@@ -77,16 +78,7 @@ public enum QuietState: CaseIterable, Sendable {
   case unknown
 }
 
-/// Why a call waits for the user's approval.
-public enum AskReason: String, Equatable, Sendable {
-  /// The action is risky for this trust level (delete, bulk edit, or any
-  /// action of a restricted key).
-  case risky
-  /// It is quiet hours.
-  case quietHours = "quiet-hours"
-  /// Whether it is quiet hours could not be decided.
-  case quietHoursUndecidable = "quiet-hours-undecidable"
-}
+// Why a call waits (`AskReason`) is TaskerCore's: a receipt stores it.
 
 /// Why a call is refused.
 public enum RefuseReason: Equatable, Sendable {
@@ -97,14 +89,17 @@ public enum RefuseReason: Equatable, Sendable {
   /// Whether the budget has room could not be decided.
   case budgetUndecidable
 
-  /// A short stable word for receipts and listings.
-  public var word: String {
+  /// The refusal as a receipt records it.
+  public var receiptRefusal: ReceiptRefusal {
     switch self {
-    case .missingGrant(let grant): return "missing-grant:\(grant.rawValue)"
-    case .budgetExhausted: return "budget-exhausted"
-    case .budgetUndecidable: return "budget-undecidable"
+    case .missingGrant(let grant): return .missingGrant(grant.rawValue)
+    case .budgetExhausted: return .budgetExhausted
+    case .budgetUndecidable: return .budgetUndecidable
     }
   }
+
+  /// A short stable word for receipts and listings.
+  public var word: String { receiptRefusal.rawValue }
 }
 
 /// The gate's answer to one call: a value, computed by `GateDecision.decide`.
@@ -171,15 +166,18 @@ public enum GateDecision: Equatable, Sendable {
     }
   }
 
-  /// A short stable word for receipts and listings: `allow`, `ask:<reason>`
-  /// or `refuse:<reason>`.
-  public var word: String {
+  /// The decision as a receipt records it.
+  public var receiptDecision: ReceiptDecision {
     switch self {
-    case .allow: return "allow"
-    case .ask(let reason): return "ask:\(reason.rawValue)"
-    case .refuse(let reason): return "refuse:\(reason.word)"
+    case .allow: return .allow
+    case .ask(let reason): return .ask(reason)
+    case .refuse(let reason): return .refuse(reason.receiptRefusal)
     }
   }
+
+  /// A short stable word for receipts and listings: `allow`, `ask:<reason>`
+  /// or `refuse:<reason>`.
+  public var word: String { receiptDecision.rawValue }
 }
 
 extension GateGrant {

@@ -1,3 +1,4 @@
+import AssistantKeys
 import CommandKit
 import FoundationEssentials
 import TaskerCore
@@ -7,7 +8,7 @@ import TaskerCore
 /// its own, in the same transaction as its change.
 public struct GateDesk {
   /// Checks, at approval time, that the key that asked is still valid.
-  public typealias KeyCheck = (String) throws -> Void
+  public typealias KeyCheck = (AssistantKeyID) throws -> Void
 
   private let store: TaskStore
   private let clock: () -> Date
@@ -42,7 +43,7 @@ public struct GateDesk {
     }
     let call: GateCall
     do {
-      call = try GateCall.parse(tool: approval.tool, arguments: arguments)
+      call = try GateCall.parse(tool: approval.tool.rawValue, arguments: arguments)
     } catch {
       throw GateError.approvalUnreadable(id)
     }
@@ -53,8 +54,8 @@ public struct GateDesk {
         let outcome = try executor.run(call)
         return try store.appendReceipt(
           GateReceipt(
-            actor: "assistant", keyID: approval.keyID, assistant: approval.assistant, tool: approval.tool,
-            decision: "approved", target: outcome.target, summary: outcome.summary, undo: outcome.undo,
+            actor: .assistant, keyID: approval.keyID, assistant: approval.assistant, tool: call.tool,
+            decision: .approved, target: outcome.target, summary: outcome.summary, undo: outcome.undo,
             approval: id))
       }
     }
@@ -73,46 +74,31 @@ public struct GateDesk {
         guard try store.resolveApproval(id: id, approved: false) else { throw GateError.approvalNotPending(id) }
         return try store.appendReceipt(
           GateReceipt(
-            actor: "user", keyID: nil, assistant: nil, tool: approval.tool, decision: "denied",
+            actor: .user, keyID: nil, assistant: nil, tool: approval.tool, decision: .denied,
             target: "approval/\(id)", summary: "denied: " + approval.summary, approval: id))
       }
     }
   }
 
-  /// Undoes what a receipt recorded: deletes an added task or page, or
-  /// reopens a completed task.
+  /// Undoes what a receipt recorded (`TaskStore.undo(receipt:)`): deletes
+  /// an added task or page, reopens a completed task, or puts back a task
+  /// or page the user deleted, or the fields of an edit, from its kept copy.
   ///
   /// - Parameter id: the receipt's number.
   /// - Returns: the receipt of the undo.
   /// - Throws: `GateError.receiptNotFound`, `.notUndoable`,
   ///   `.alreadyUndone`, `.store` (for example when the task is gone).
   public func undo(_ id: Int64) throws -> GateReceipt {
-    guard let receipt = try storeCall({ try store.receipt(id: id) }) else { throw GateError.receiptNotFound(id) }
-    guard let undo = receipt.undo, let step = UndoStep(undo) else {
-      throw GateError.notUndoable(id, tool: receipt.tool)
-    }
-    if let earlier = try storeCall({ try store.receipt(undoing: id) }) {
-      throw GateError.alreadyUndone(id, by: earlier.id)
-    }
-    return try storeCall {
-      try store.inOneTransaction {
-        let summary: String
-        switch step {
-        case .deleteTask(let task):
-          try store.deleteTask(id: task)
-          summary = "undid r\(id): deleted task \(task)"
-        case .deletePage(let page):
-          try store.deletePage(id: page)
-          summary = "undid r\(id): deleted page \(page)"
-        case .reopenTask(let task):
-          try store.reopenTask(id: task)
-          summary = "undid r\(id): reopened task \(task)"
-        }
-        return try store.appendReceipt(
-          GateReceipt(
-            actor: "user", keyID: nil, assistant: nil, tool: "undo", decision: "undone", target: "receipt/\(id)",
-            summary: summary, undoes: id))
-      }
+    do {
+      return try store.undo(receipt: id)
+    } catch TaskerError.receiptNotFound(let id) {
+      throw GateError.receiptNotFound(id)
+    } catch TaskerError.notUndoable(let id, let reason) {
+      throw GateError.notUndoable(id, reason: reason)
+    } catch TaskerError.alreadyUndone(let id, let by) {
+      throw GateError.alreadyUndone(id, by: by)
+    } catch let error as TaskerError {
+      throw GateError.store(error)
     }
   }
 
@@ -120,7 +106,7 @@ public struct GateDesk {
     guard let approval = try storeCall({ try store.approval(id: id, openingArguments: openingArguments) }) else {
       throw GateError.approvalNotFound(id)
     }
-    guard approval.status == "pending" else { throw GateError.approvalNotPending(id) }
+    guard approval.status == .pending else { throw GateError.approvalNotPending(id) }
     return approval
   }
 
@@ -147,24 +133,6 @@ public struct GateDesk {
     case .deleteTask(let id): return "delete \(title(id))"
     case .addPage(let pageTitle, _): return "add page '\(pageTitle)'"
     case .listTasks, .searchTasks, .showTask, .readNote: return "read tasks"
-    }
-  }
-}
-
-/// How a receipt says to undo it.
-enum UndoStep: Equatable {
-  case deleteTask(Int64)
-  case deletePage(Int64)
-  case reopenTask(Int64)
-
-  init?(_ text: String) {
-    let parts = text.split(separator: ":")
-    guard parts.count == 2, let id = Int64(parts[1]), id > 0 else { return nil }
-    switch parts[0] {
-    case "delete-task": self = .deleteTask(id)
-    case "delete-page": self = .deletePage(id)
-    case "reopen-task": self = .reopenTask(id)
-    default: return nil
     }
   }
 }

@@ -27,8 +27,9 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   case keyNoLongerValid(keyID: String, status: String)
   /// No receipt with this number.
   case receiptNotFound(Int64)
-  /// The receipt records something that cannot be undone.
-  case notUndoable(Int64, tool: String)
+  /// The receipt records something that cannot be undone; `reason` says
+  /// why (no undo, or the copy its undo needs was purged).
+  case notUndoable(Int64, reason: String)
   /// The receipt was already undone, by receipt `by`.
   case alreadyUndone(Int64, by: Int64)
   /// The store failed.
@@ -62,8 +63,7 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
     case .keyNoLongerValid(let keyID, let status):
       return "the key \(keyID) that asked is \(status) now, so its call is not run; deny it"
     case .receiptNotFound(let id): return "no receipt r\(id); 'tasker receipts' lists them"
-    case .notUndoable(let id, let tool):
-      return "receipt r\(id) (\(tool)) cannot be undone: only additions and completions that ran can"
+    case .notUndoable(let id, let reason): return "receipt r\(id) cannot be undone: \(reason)"
     case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
     case .store(let error): return error.description
     case .receiptMalformed(let reason): return "malformed receipt: \(reason)"

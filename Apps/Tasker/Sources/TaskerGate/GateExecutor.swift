@@ -14,7 +14,7 @@ struct GateExecutor {
     var content: JSONValue
     var summary: String
     var target: String = ""
-    var undo: String?
+    var undo: ReceiptUndo?
   }
 
   func run(_ call: GateCall) throws -> Outcome {
@@ -37,7 +37,7 @@ struct GateExecutor {
       let task = try store.addTask(draft)
       return Outcome(
         content: ["task": planning(task)], summary: "added task \(task.id) '\(task.title)'", target: "task/\(task.id)",
-        undo: "delete-task:\(task.id)")
+        undo: ReceiptUndo(.deleteTask, task.id))
     case .editTasks(let ids, let changes):
       var edited: [JSONValue] = []
       for id in ids { edited.append(planning(try store.editTask(id: id, changes))) }
@@ -51,7 +51,7 @@ struct GateExecutor {
       let after = try store.task(id: id)
       return Outcome(
         content: ["task": planning(after)], summary: "completed task \(id) '\(after.title)'", target: "task/\(id)",
-        undo: before.status == .open ? "reopen-task:\(id)" : nil)
+        undo: before.status == .open ? ReceiptUndo(.reopenTask, id) : nil)
     case .deleteTask(let id):
       let task = try store.task(id: id)
       try store.deleteTask(id: id)
@@ -61,7 +61,8 @@ struct GateExecutor {
       let page = try store.addPage(title: title, body: body)
       return Outcome(
         content: ["page": ["id": .integer(page.id), "title": .string(page.title)]],
-        summary: "added page \(page.id) '\(page.title)'", target: "page/\(page.id)", undo: "delete-page:\(page.id)")
+        summary: "added page \(page.id) '\(page.title)'", target: "page/\(page.id)",
+        undo: ReceiptUndo(.deletePage, page.id))
     }
   }
 

@@ -23,7 +23,7 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   public typealias MakeToolbox = (GateIdentity) -> AssistantToolProvider
 
   private struct Session {
-    let keyID: String
+    let keyID: AssistantKeyID?
     let mcp: MCPSession
     let toolbox: AssistantToolProvider
     var lastUse: UInt64

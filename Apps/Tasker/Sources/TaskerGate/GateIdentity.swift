@@ -3,8 +3,9 @@ import AssistantKeys
 /// The assistant a verified key belongs to, as the gate uses it: the
 /// public key id, the name, the trust level and the grants the gate knows.
 public struct GateIdentity: Equatable, Sendable {
-  /// The key's public id (`tkid_…`), safe to log and to put in receipts.
-  public let keyID: String
+  /// The key's public id, safe to log and to put in receipts; nil in
+  /// trusted mode (stdio without a key).
+  public let keyID: AssistantKeyID?
   /// The assistant's name.
   public let name: String
   /// The trust level.
@@ -15,11 +16,11 @@ public struct GateIdentity: Equatable, Sendable {
   /// Makes an identity.
   ///
   /// - Parameters:
-  ///   - keyID: the public key id.
+  ///   - keyID: the public key id, nil for trusted mode.
   ///   - name: the assistant's name.
   ///   - trust: the trust level.
   ///   - grants: the gate grants.
-  public init(keyID: String, name: String, trust: TrustLevel, grants: Set<GateGrant>) {
+  public init(keyID: AssistantKeyID?, name: String, trust: TrustLevel, grants: Set<GateGrant>) {
     self.keyID = keyID
     self.name = name
     self.trust = trust
@@ -31,6 +32,6 @@ public struct GateIdentity: Equatable, Sendable {
   /// - Parameter identity: the verified identity.
   public init(_ identity: AssistantIdentity) {
     self.init(
-      keyID: identity.id.text, name: identity.name, trust: identity.trust, grants: GateGrant.known(in: identity.grants))
+      keyID: identity.id, name: identity.name, trust: identity.trust, grants: GateGrant.known(in: identity.grants))
   }
 }

@@ -16,9 +16,10 @@ public enum GateReceiptFormat {
   public static func json(_ receipt: GateReceipt) -> JSONValue {
     [
       "version": .integer(version), "receipt": .string("r\(receipt.id)"), "id": .integer(receipt.id),
-      "at": .integer(receipt.at), "actor": .string(receipt.actor), "key_id": optional(receipt.keyID),
-      "assistant": optional(receipt.assistant), "tool": .string(receipt.tool), "decision": .string(receipt.decision),
-      "target": .string(receipt.target), "summary": .string(receipt.summary), "undo": optional(receipt.undo),
+      "at": .integer(receipt.at), "actor": .string(receipt.actor.rawValue), "key_id": optional(receipt.keyID?.text),
+      "assistant": optional(receipt.assistant), "tool": .string(receipt.tool.rawValue),
+      "decision": .string(receipt.decision.rawValue), "target": .string(receipt.target),
+      "summary": .string(receipt.summary), "undo": optional(receipt.undo?.rawValue),
       "undoes": optional(receipt.undoes.map { "r\($0)" }), "approval": receipt.approval.map { .integer($0) } ?? .null,
     ]
   }
@@ -29,9 +30,10 @@ public enum GateReceiptFormat {
   /// - Returns: the object.
   public static func json(_ approval: GateApproval) -> JSONValue {
     [
-      "id": .integer(approval.id), "at": .integer(approval.at), "key_id": .string(approval.keyID),
-      "assistant": .string(approval.assistant), "tool": .string(approval.tool), "reason": .string(approval.reason),
-      "summary": .string(approval.summary), "status": .string(approval.status),
+      "id": .integer(approval.id), "at": .integer(approval.at), "key_id": .string(approval.keyID.text),
+      "assistant": .string(approval.assistant), "tool": .string(approval.tool.rawValue),
+      "reason": .string(approval.reason.rawValue), "summary": .string(approval.summary),
+      "status": .string(approval.status.rawValue),
     ]
   }
 
@@ -70,20 +72,17 @@ public enum GateReceiptFormat {
     let undoesText = object["undoes"]?.stringValue
     let undoes = undoesText.flatMap { text in Int64(text.dropFirst()).flatMap { "r\($0)" == text ? $0 : nil } }
     guard undoesText == nil || undoes != nil else { throw GateError.receiptMalformed("undoes is not r<n>") }
-    var receipt = GateReceipt(
-      actor: object["actor"]?.stringValue ?? "", keyID: object["key_id"]?.stringValue,
-      assistant: object["assistant"]?.stringValue, tool: object["tool"]?.stringValue ?? "",
-      decision: object["decision"]?.stringValue ?? "", target: object["target"]?.stringValue ?? "",
-      summary: object["summary"]?.stringValue ?? "", undo: object["undo"]?.stringValue, undoes: undoes,
-      approval: object["approval"]?.integerValue)
-    receipt.id = id
-    receipt.at = object["at"]?.integerValue ?? 0
+    // Rules 3 to 9, each word read through its type (TaskerCore's receipt rules).
     do {
-      try receipt.check()
+      return try GateReceipt.reading(
+        id: id, at: object["at"]?.integerValue ?? 0, actor: object["actor"]?.stringValue ?? "",
+        keyID: object["key_id"]?.stringValue, assistant: object["assistant"]?.stringValue,
+        tool: object["tool"]?.stringValue ?? "", decision: object["decision"]?.stringValue ?? "",
+        target: object["target"]?.stringValue ?? "", summary: object["summary"]?.stringValue ?? "",
+        undo: object["undo"]?.stringValue, undoes: undoes, approval: object["approval"]?.integerValue)
     } catch TaskerError.receiptInvalid(_, let reason) {
       throw GateError.receiptMalformed(reason)
     }
-    return receipt
   }
 
   /// Reads one receipt from its JSON text: the text must be one JSON

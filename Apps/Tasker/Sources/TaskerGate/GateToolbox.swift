@@ -1,3 +1,4 @@
+import AssistantKeys
 import CommandKit
 import FoundationEssentials
 import TaskerCore
@@ -30,7 +31,7 @@ public final class GateToolbox: AssistantToolProvider {
     -> GateToolbox
   {
     let toolbox = GateToolbox(
-      store: store, identity: GateIdentity(keyID: "", name: "", trust: .elevated, grants: []), clock: clock,
+      store: store, identity: GateIdentity(keyID: nil, name: "", trust: .elevated, grants: []), clock: clock,
       calendar: calendar)
     toolbox.caller = .trusted
     return toolbox
@@ -74,11 +75,11 @@ public final class GateToolbox: AssistantToolProvider {
     do {
       switch decision {
       case .allow:
-        return try allow(call, tool: name)
+        return try allow(call)
       case .ask(let reason):
-        return try ask(call, tool: name, arguments: .object(arguments), reason: reason)
+        return try ask(call, arguments: .object(arguments), reason: reason)
       case .refuse(let reason):
-        if action.acts { try store.appendReceipt(receipt(tool: name, decision: decision, summary: "refused")) }
+        if action.acts { try store.appendReceipt(receipt(tool: call.tool, decision: decision, summary: "refused")) }
         throw Self.error(for: reason)
       }
     } catch let error as MCPError {
@@ -90,7 +91,7 @@ public final class GateToolbox: AssistantToolProvider {
     }
   }
 
-  private func allow(_ call: GateCall, tool: String) throws -> MCPToolResult {
+  private func allow(_ call: GateCall) throws -> MCPToolResult {
     let executor = GateExecutor(store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone))
     guard call.action.acts else {
       let outcome = try executor.run(call)
@@ -98,7 +99,7 @@ public final class GateToolbox: AssistantToolProvider {
     }
     return try store.inOneTransaction {
       let outcome = try executor.run(call)
-      var stored = receipt(tool: tool, decision: .allow, summary: outcome.summary)
+      var stored = receipt(tool: call.tool, decision: .allow, summary: outcome.summary)
       stored.target = outcome.target
       stored.undo = outcome.undo
       let written = try store.appendReceipt(stored)
@@ -106,13 +107,17 @@ public final class GateToolbox: AssistantToolProvider {
     }
   }
 
-  private func ask(_ call: GateCall, tool: String, arguments: JSONValue, reason: AskReason) throws -> MCPToolResult {
-    try store.inOneTransaction {
+  private func ask(_ call: GateCall, arguments: JSONValue, reason: AskReason) throws -> MCPToolResult {
+    // Only an assistant is asked (trusted mode is always allowed); without a key nothing is queued.
+    guard let keyID = identity.keyID else {
+      throw MCPError(code: MCPError.internalErrorCode, message: "the gate failed: a call without a key was asked about")
+    }
+    return try store.inOneTransaction {
       let summary = GateDesk.describe(call, store: store)
       let approval = try store.enqueueApproval(
-        keyID: identity.keyID, assistant: identity.name, tool: tool, arguments: arguments.text,
-        reason: reason.rawValue, summary: summary)
-      var stored = receipt(tool: tool, decision: .ask(reason), summary: "queued: " + summary)
+        keyID: keyID, assistant: identity.name, tool: call.tool, arguments: arguments.text, reason: reason,
+        summary: summary)
+      var stored = receipt(tool: call.tool, decision: .ask(reason), summary: "queued: " + summary)
       stored.target = "approval/\(approval.id)"
       stored.approval = approval.id
       let written = try store.appendReceipt(stored)
@@ -125,11 +130,12 @@ public final class GateToolbox: AssistantToolProvider {
     }
   }
 
-  private func receipt(tool: String, decision: GateDecision, summary: String) -> GateReceipt {
+  private func receipt(tool: GateTool, decision: GateDecision, summary: String) -> GateReceipt {
     let isAssistant = caller != .trusted
     return GateReceipt(
-      actor: isAssistant ? "assistant" : "trusted", keyID: isAssistant ? identity.keyID : nil,
-      assistant: isAssistant ? identity.name : nil, tool: tool, decision: decision.word, target: "", summary: summary)
+      actor: isAssistant ? .assistant : .trusted, keyID: isAssistant ? identity.keyID : nil,
+      assistant: isAssistant ? identity.name : nil, tool: tool, decision: decision.receiptDecision, target: "",
+      summary: summary)
   }
 
   private static func withReceipt(_ content: JSONValue, _ id: Int64) -> JSONValue {
@@ -160,11 +166,12 @@ public final class GateToolbox: AssistantToolProvider {
   /// The key's budget state now; `unknown` when a setting is damaged or
   /// the count cannot be read.
   func budgetState() -> BudgetState {
+    guard let keyID = identity.keyID else { return .unknown }
     do {
-      let limit = try Self.budget(store: store, keyID: identity.keyID)
+      let limit = try Self.budget(store: store, keyID: keyID)
       guard let limit else { return .unknown }
       let since = Int64(calendar.startOfDay(for: clock()).timeIntervalSince1970)
-      return try store.actionCount(keyID: identity.keyID, since: since) < limit ? .available : .exhausted
+      return try store.actionCount(keyID: keyID, since: since) < limit ? .available : .exhausted
     } catch {
       return .unknown
     }
@@ -172,8 +179,8 @@ public final class GateToolbox: AssistantToolProvider {
 
   /// The key's daily budget: its own setting, else the default setting,
   /// else `defaultBudget`; nil when a setting is not a valid number.
-  static func budget(store: TaskStore, keyID: String) throws -> Int? {
-    guard let text = try store.gateSetting("budget." + keyID) ?? store.gateSetting("budget.default") else {
+  static func budget(store: TaskStore, keyID: AssistantKeyID) throws -> Int? {
+    guard let text = try store.gateSetting("budget." + keyID.text) ?? store.gateSetting("budget.default") else {
       return defaultBudget
     }
     guard let value = Int(text), (0...maximumBudget).contains(value) else { return nil }

@@ -22,7 +22,7 @@ import Testing
     try store.setAttachmentEncryption(true)
     try store.addAttachment(to: .page(1), name: "b", mediaType: "text/plain", read: chunkedReader(Array("bb".utf8)))
     _ = try store.enqueueApproval(
-      keyID: "tkid_0000000000000001", assistant: "bot", tool: "add_task", arguments: "{}", reason: "risky",
+      keyID: GateLedgerTests.key(1), assistant: "bot", tool: .addTask, arguments: "{}", reason: .risky,
       summary: "add")
     return (home, keyring)
   }

@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 import TaskerTestSupport
@@ -15,12 +16,12 @@ final class GateLedgerTests: XCTestCase {
     let store = try store(directory)
     let stored = try store.appendReceipt(
       GateReceipt(
-        actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1",
-        summary: "added task 1", undo: "delete-task:1"))
+        actor: .trusted, keyID: nil, assistant: nil, tool: .addTask, decision: .allow, target: "task/1",
+        summary: "added task 1", undo: ReceiptUndo(.deleteTask, 1)))
     XCTAssertEqual(stored.id, 1)
     XCTAssertThrowsError(try store.connection.execute("UPDATE gate_receipts SET decision = 'refuse' WHERE id = 1"))
     XCTAssertThrowsError(try store.connection.execute("DELETE FROM gate_receipts"))
-    XCTAssertEqual(try store.receipt(id: 1)?.decision, "allow")
+    XCTAssertEqual(try store.receipt(id: 1)?.decision, .allow)
   }
 
   func testTheSchemaRefusesMalformedReceipts() throws {
@@ -28,23 +29,33 @@ final class GateLedgerTests: XCTestCase {
     let store = try store(directory)
     let bad = [
       GateReceipt(
-        actor: "robot", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1", summary: "",
-        undo: "delete-task:1"),
+        actor: .assistant, keyID: nil, assistant: nil, tool: .addTask, decision: .allow, target: "task/1",
+        summary: "", undo: ReceiptUndo(.deleteTask, 1)),
       GateReceipt(
-        actor: "assistant", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1",
-        summary: "", undo: "delete-task:1"),
+        actor: .trusted, keyID: Self.key(1), assistant: nil, tool: .addTask, decision: .allow,
+        target: "task/1", summary: "", undo: ReceiptUndo(.deleteTask, 1)),
       GateReceipt(
-        actor: "trusted", keyID: "tkid_0000000000000001", assistant: nil, tool: "add_task", decision: "allow",
-        target: "task/1", summary: "", undo: "delete-task:1"),
+        actor: .trusted, keyID: nil, assistant: nil, tool: .addTask, decision: .allow, target: "task/1",
+        summary: "", undo: ReceiptUndo(.reopenTask, 1)),
       GateReceipt(
-        actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/1",
-        summary: "",
-        undo: "drop-table:1"),
+        actor: .user, keyID: nil, assistant: nil, tool: .addTask, decision: .changed, target: "task/1",
+        summary: "", undo: ReceiptUndo(.deleteTask, 1)),
+      GateReceipt(
+        actor: .assistant, keyID: Self.key(1), assistant: "a", tool: .deletePage, decision: .allow,
+        target: "page/1", summary: ""),
+      GateReceipt(
+        actor: .trusted, keyID: nil, assistant: nil, tool: .listTasks, decision: .allow, target: "task/1",
+        summary: ""),
     ]
-    for receipt in bad { XCTAssertThrowsError(try store.appendReceipt(receipt), "\(receipt)") }
+    for receipt in bad {
+      XCTAssertThrowsError(try store.appendReceipt(receipt), "\(receipt)")
+      var numbered = receipt
+      numbered.id = 1
+      XCTAssertThrowsError(try numbered.check(), "the reader refuses what the table refuses: \(receipt)")
+    }
     let first = try store.appendReceipt(Self.added(1))
     let undo = GateReceipt(
-      actor: "user", keyID: nil, assistant: nil, tool: "undo", decision: "undone", target: "receipt/\(first.id)",
+      actor: .user, keyID: nil, assistant: nil, tool: .undo, decision: .undone, target: "receipt/\(first.id)",
       summary: "", undoes: first.id)
     XCTAssertNoThrow(try store.appendReceipt(undo))
     XCTAssertThrowsError(try store.appendReceipt(undo), "a receipt is undone at most once")
@@ -53,16 +64,22 @@ final class GateLedgerTests: XCTestCase {
   /// A trusted addition of task `task` that ran, with its undo.
   static func added(_ task: Int64) -> GateReceipt {
     GateReceipt(
-      actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/\(task)",
-      summary: "added task \(task)", undo: "delete-task:\(task)")
+      actor: .trusted, keyID: nil, assistant: nil, tool: .addTask, decision: .allow, target: "task/\(task)",
+      summary: "added task \(task)", undo: ReceiptUndo(.deleteTask, task))
+  }
+
+  /// The key id `tkid_` and `n` in 16 hex digits.
+  static func key(_ n: Int) -> AssistantKeyID {
+    let hex = String(n, radix: 16)
+    return AssistantKeyID("tkid_" + String(repeating: "0", count: 16 - hex.count) + hex)!
   }
 
   func testQueuedArgumentsAreSealedInTheDatabase() throws {
     let directory = try TemporaryDirectory()
     let store = try store(directory)
     let queued = try store.enqueueApproval(
-      keyID: "tkid_0000000000000001", assistant: "bot", tool: "add_task",
-      arguments: "{\"notes\":\"canary-approval-note\",\"title\":\"t\"}", reason: "risky", summary: "add task 't'")
+      keyID: Self.key(1), assistant: "bot", tool: .addTask,
+      arguments: "{\"notes\":\"canary-approval-note\",\"title\":\"t\"}", reason: .risky, summary: "add task 't'")
     let raw = try store.connection.prepare("SELECT arguments FROM gate_approvals WHERE id = ?")
       .first([.integer(queued.id)]) { $0.text(0) }
     XCTAssertTrue(SealedValue.isSealed(raw ?? ""))
@@ -78,25 +95,25 @@ final class GateLedgerTests: XCTestCase {
     let directory = try TemporaryDirectory()
     let store = try store(directory)
     let approval = try store.enqueueApproval(
-      keyID: "tkid_0000000000000001", assistant: "a", tool: "add_task", arguments: "{}", reason: "risky", summary: "")
-    let decisions: [(String, String, String?, Int64?)] = [
-      ("allow", "task/1", "delete-task:1", nil), ("approved", "task/2", "delete-task:2", approval.id),
-      ("ask:risky", "approval/\(approval.id)", nil, approval.id), ("refuse:budget-exhausted", "", nil, nil),
-      ("allow", "task/3", "delete-task:3", nil),
+      keyID: Self.key(1), assistant: "a", tool: .addTask, arguments: "{}", reason: .risky, summary: "")
+    let decisions: [(ReceiptDecision, String, ReceiptUndo?, Int64?)] = [
+      (.allow, "task/1", ReceiptUndo(.deleteTask, 1), nil),
+      (.approved, "task/2", ReceiptUndo(.deleteTask, 2), approval.id),
+      (.ask(.risky), "approval/\(approval.id)", nil, approval.id), (.refuse(.budgetExhausted), "", nil, nil),
+      (.allow, "task/3", ReceiptUndo(.deleteTask, 3), nil),
     ]
     for (decision, target, undo, queued) in decisions {
       try store.appendReceipt(
         GateReceipt(
-          actor: "assistant", keyID: "tkid_0000000000000001", assistant: "a", tool: "add_task", decision: decision,
+          actor: .assistant, keyID: Self.key(1), assistant: "a", tool: .addTask, decision: decision,
           target: target, summary: "", undo: undo, approval: queued))
     }
     try store.appendReceipt(
       GateReceipt(
-        actor: "assistant", keyID: "tkid_0000000000000002", assistant: "b", tool: "add_task", decision: "allow",
-        target: "task/4", summary: "", undo: "delete-task:4"))
-    XCTAssertEqual(try store.actionCount(keyID: "tkid_0000000000000001", since: 0), 3)
-    XCTAssertEqual(
-      try store.actionCount(keyID: "tkid_0000000000000001", since: Int64(Date().timeIntervalSince1970) + 10), 0)
+        actor: .assistant, keyID: Self.key(2), assistant: "b", tool: .addTask, decision: .allow,
+        target: "task/4", summary: "", undo: ReceiptUndo(.deleteTask, 4)))
+    XCTAssertEqual(try store.actionCount(keyID: Self.key(1), since: 0), 3)
+    XCTAssertEqual(try store.actionCount(keyID: Self.key(1), since: Int64(Date().timeIntervalSince1970) + 10), 0)
   }
 
   func testANoteEditInsideTheGatesTransactionTruncatesTheLogAfterTheCommit() throws {
@@ -111,7 +128,7 @@ final class GateLedgerTests: XCTestCase {
       try store.editTask(id: 1, changes)
       try store.appendReceipt(
         GateReceipt(
-          actor: "trusted", keyID: nil, assistant: nil, tool: "edit_task", decision: "allow", target: "task/1",
+          actor: .trusted, keyID: nil, assistant: nil, tool: .editTask, decision: .allow, target: "task/1",
           summary: "edited task(s) 1: notes"))
     }
     let log = try FileManager.default.attributesOfItem(atPath: directory.path("t.db-wal"))[.size] as? Int

@@ -1,3 +1,4 @@
+import AssistantKeys
 import Foundation
 import TaskCrypto
 import TaskerTestSupport
@@ -117,7 +118,7 @@ struct GateReceiptTableTests {
     try store.connection.execute("PRAGMA ignore_check_constraints = OFF")
     #expect(throws: TaskerError.receiptInvalid(id: 2, reason: "rule 5: unknown decision")) { try store.receipts() }
     #expect(throws: TaskerError.receiptInvalid(id: 2, reason: "rule 5: unknown decision")) { try store.receipt(id: 2) }
-    #expect(try store.receipt(id: 1)?.decision == "allow")
+    #expect(try store.receipt(id: 1)?.decision == .allow)
   }
 
   @Test func aValueOfTheWrongTypeIsAnErrorNamingTheReceipt() throws {
@@ -165,37 +166,110 @@ struct GateReceiptTableTests {
   }
 
   static func added(_ task: Int64) -> GateReceipt {
-    GateReceipt(
-      actor: "trusted", keyID: nil, assistant: nil, tool: "add_task", decision: "allow", target: "task/\(task)",
-      summary: "added task \(task)", undo: "delete-task:\(task)")
+    GateLedgerTests.added(task)
   }
+
+  static let key = AssistantKeyID("tkid_0123456789abcdef")!
 
   @Test func everyReceiptTheGateWritesIsAcceptedByTheTableAndTheReader() throws {
     let approval = try store.enqueueApproval(
-      keyID: "tkid_0123456789abcdef", assistant: "a", tool: "edit_task", arguments: "{}", reason: "risky", summary: "")
+      keyID: Self.key, assistant: "a", tool: .editTask, arguments: "{}", reason: .risky, summary: "")
     let written = [
       Self.added(1),
       GateReceipt(
-        actor: "assistant", keyID: "tkid_0123456789abcdef", assistant: "a", tool: "edit_task", decision: "ask:risky",
+        actor: .assistant, keyID: Self.key, assistant: "a", tool: .editTask, decision: .ask(.risky),
         target: "approval/\(approval.id)", summary: "queued", approval: approval.id),
       GateReceipt(
-        actor: "assistant", keyID: "tkid_0123456789abcdef", assistant: "a", tool: "edit_task", decision: "approved",
+        actor: .assistant, keyID: Self.key, assistant: "a", tool: .editTask, decision: .approved,
         target: "tasks/1,2,3", summary: "edited", approval: approval.id),
       GateReceipt(
-        actor: "user", keyID: nil, assistant: nil, tool: "delete_task", decision: "denied",
+        actor: .user, keyID: nil, assistant: nil, tool: .deleteTask, decision: .denied,
         target: "approval/\(approval.id)", summary: "denied", approval: approval.id),
       GateReceipt(
-        actor: "assistant", keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_page",
-        decision: "refuse:missing-grant:pages:write", target: "", summary: "refused"),
+        actor: .assistant, keyID: Self.key, assistant: "a", tool: .addPage,
+        decision: .refuse(.missingGrant("pages:write")), target: "", summary: "refused"),
       GateReceipt(
-        actor: "trusted", keyID: nil, assistant: nil, tool: "complete_task", decision: "allow", target: "task/1",
+        actor: .trusted, keyID: nil, assistant: nil, tool: .completeTask, decision: .allow, target: "task/1",
         summary: "completed, already done"),
       GateReceipt(
-        actor: "user", keyID: nil, assistant: nil, tool: "undo", decision: "undone", target: "receipt/1",
+        actor: .user, keyID: nil, assistant: nil, tool: .undo, decision: .undone, target: "receipt/1",
         summary: "undid", undoes: 1),
+      // The user's own undoable changes.
+      GateReceipt(
+        actor: .user, keyID: nil, assistant: nil, tool: .deleteTask, decision: .changed, target: "task/1",
+        summary: "deleted", undo: ReceiptUndo(.restoreTask, 1)),
+      GateReceipt(
+        actor: .user, keyID: nil, assistant: nil, tool: .editTask, decision: .changed, target: "task/2",
+        summary: "edited", undo: ReceiptUndo(.revertEdit, 2)),
+      GateReceipt(
+        actor: .user, keyID: nil, assistant: nil, tool: .deletePage, decision: .changed, target: "page/1",
+        summary: "deleted", undo: ReceiptUndo(.restorePage, 1)),
     ]
     for receipt in written { try store.appendReceipt(receipt) }
     #expect(try store.receipts().count == written.count)
+  }
+
+  /// The rows version 5 allows (the user's own changes) against those it
+  /// still refuses, in the table and in the reader alike.
+  static let userChanges: [(String, [String: String], Bool)] = [
+    (
+      "a user delete",
+      ["actor": "'user'", "tool": "'delete_task'", "decision": "'changed'", "undo": "'restore-task:1'"], true
+    ),
+    (
+      "a user page delete",
+      [
+        "actor": "'user'", "tool": "'delete_page'", "decision": "'changed'", "target": "'page/1'",
+        "undo": "'restore-page:1'",
+      ], true
+    ),
+    (
+      "a user edit", ["actor": "'user'", "tool": "'edit_task'", "decision": "'changed'", "undo": "'revert-edit:1'"],
+      true
+    ),
+    ("a user edit purged", ["actor": "'user'", "tool": "'edit_task'", "decision": "'changed'", "undo": "NULL"], true),
+    ("a user addition", ["actor": "'user'", "decision": "'changed'"], false),
+    ("a trusted change", ["tool": "'delete_task'", "decision": "'changed'", "undo": "'restore-task:1'"], false),
+    ("a page delete that is not the user's", ["tool": "'delete_page'", "target": "'page/1'", "undo": "NULL"], false),
+    (
+      "a restore of another task",
+      [
+        "actor": "'user'", "tool": "'delete_task'", "decision": "'changed'", "undo": "'restore-task:2'",
+      ], false
+    ),
+    (
+      "a revert of a bulk edit",
+      [
+        "actor": "'user'", "tool": "'edit_task'", "decision": "'changed'", "target": "'tasks/1,2'",
+        "undo": "'revert-edit:1'",
+      ], false
+    ),
+    ("a restore on an addition", ["undo": "'restore-task:1'"], false),
+    ("the user allowing", ["actor": "'user'", "tool": "'delete_task'", "undo": "NULL"], false),
+    (
+      "changed with a reason",
+      [
+        "actor": "'user'", "tool": "'delete_task'", "decision": "'changed:x'", "undo": "NULL",
+      ], false
+    ),
+  ]
+
+  @Test func theUsersOwnChangesAreAcceptedAndNothingElseIs() throws {
+    for (index, (what, changes, accepted)) in Self.userChanges.enumerated() {
+      let fresh = try TaskStore(databasePath: directory.path("u\(index).db"), keys: try Keyring.generate())
+      let inserted: Bool
+      do {
+        try fresh.connection.execute(Self.insert(changes))
+        inserted = true
+      } catch {
+        inserted = false
+      }
+      #expect(inserted == accepted, "the table: \(what)")
+      // The reader decides the same on the same values, written with the checks off.
+      try fresh.connection.execute("PRAGMA ignore_check_constraints = ON")
+      if !inserted { try fresh.connection.execute(Self.insert(changes)) }
+      #expect(((try? fresh.receipts()) != nil) == accepted, "the reader: \(what)")
+    }
   }
 
   /// The table and the reader agree with every vector: each object of
@@ -213,8 +287,8 @@ struct GateReceiptTableTests {
       let fresh = try TaskStore(databasePath: directory.path("v\(compared).db"), keys: try Keyring.generate())
       for _ in 1...3 {
         _ = try fresh.enqueueApproval(
-          keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_task", arguments: "{}",
-          reason: "risky", summary: "")
+          keyID: GateReceiptTableTests.key, assistant: "a", tool: .addTask, arguments: "{}",
+          reason: .risky, summary: "")
       }
       for task in 1...6 { try fresh.appendReceipt(Self.added(Int64(task))) }
       let accepted: Bool

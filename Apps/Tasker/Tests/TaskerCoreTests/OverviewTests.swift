@@ -62,7 +62,7 @@ import Testing
     for index in 0..<3 {
       ids.append(
         try store.enqueueApproval(
-          keyID: "tkid_0000000000000001", assistant: "bot", tool: "add_task", arguments: "{}", reason: "risky",
+          keyID: GateLedgerTests.key(1), assistant: "bot", tool: .addTask, arguments: "{}", reason: .risky,
           summary: "add \(index)"
         ).id)
     }

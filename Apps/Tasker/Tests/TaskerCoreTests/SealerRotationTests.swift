@@ -37,7 +37,7 @@ struct SealerRotationTests {
   @Test func everyKindOfWriteSealsUnderTheNewPrimaryAfterARotation() throws {
     try store.addTask(Self.draft("before", notes: "read the keys"))
     let approval = try store.enqueueApproval(
-      keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_task", arguments: "{\"title\":\"x\"}", reason: "risky",
+      keyID: GateReceiptTableTests.key, assistant: "a", tool: .addTask, arguments: "{\"title\":\"x\"}", reason: .risky,
       summary: "")
     try store.setBodyEncryption(false)
     try store.addTask(Self.draft("plain", notes: "sealed by encrypt"))
@@ -53,7 +53,7 @@ struct SealerRotationTests {
     try store.editTask(id: 1, changes)
     let page = try store.addPage(title: "p", body: "page body")
     _ = try store.enqueueApproval(
-      keyID: "tkid_0123456789abcdef", assistant: "a", tool: "add_task", arguments: "{\"title\":\"y\"}", reason: "risky",
+      keyID: GateReceiptTableTests.key, assistant: "a", tool: .addTask, arguments: "{\"title\":\"y\"}", reason: .risky,
       summary: "")
     try store.encryptBodies()
     for id in 1...5 {

@@ -24,6 +24,31 @@ final class GateCallTests: XCTestCase {
     }
   }
 
+  func testTheCatalogIsTheGateToolsAndNothingElse() {
+    let offered = GateTool.allCases.filter { $0 != .undo && $0 != .deletePage }
+    XCTAssertEqual(GateTools.catalog.map(\.name), offered.map(\.rawValue), "one tool per case, in case order")
+  }
+
+  func testAnUnknownToolIsATypedRefusalNeverARead() {
+    // The command line's own words are no gate tool; neither is anything else.
+    for name in ["undo", "delete_page", "read_notes", "READ_NOTE", "", "drop_table"] {
+      XCTAssertEqual(
+        refusal(name, ["id": 1]), "unknown tool '\(name)'; tools/list names the tools this gate has", name)
+    }
+  }
+
+  func testEveryCallNamesItsTool() throws {
+    for tool in GateTools.catalog {
+      var arguments: [String: JSONValue] = [:]
+      guard case .array(let required)? = tool.inputSchema["required"] else { return XCTFail(tool.name) }
+      for case .string(let name) in required {
+        arguments[name] = name == "ids" ? [1] : name == "id" ? 1 : "x"
+      }
+      if tool.name == "edit_task" { arguments["title"] = "t" }
+      XCTAssertEqual(try GateCall.parse(tool: tool.name, arguments: arguments).tool.rawValue, tool.name)
+    }
+  }
+
   func testCallsMapToTheirActions() throws {
     let cases: [(String, [String: JSONValue], GateAction)] = [
       ("list_tasks", [:], .readTasks), ("list_tasks", ["include_notes": true], .readNotes),

@@ -1,4 +1,5 @@
 import AssistantKeys
+import TaskerCore
 import TaskerGate
 import XCTest
 

@@ -9,7 +9,7 @@ final class GateHTTPEndpointTests: XCTestCase {
   private var toolboxes: [EchoToolbox] = []
 
   private func endpoint() -> GateHTTPEndpoint {
-    let identity = GateIdentity(keyID: "tkid_1111111111111111", name: "a", trust: .standard, grants: [])
+    let identity = GateIdentity(keyID: AssistantKeyID("tkid_1111111111111111"), name: "a", trust: .standard, grants: [])
     verdicts[Self.good] = .success(identity)
     return GateHTTPEndpoint(
       path: "/mcp", instructions: "test",
@@ -94,7 +94,7 @@ final class GateHTTPEndpointTests: XCTestCase {
     let endpoint = endpoint()
     let session = try open(endpoint)
     verdicts["tk_other"] = .success(
-      GateIdentity(keyID: "tkid_2222222222222222", name: "b", trust: .elevated, grants: []))
+      GateIdentity(keyID: AssistantKeyID("tkid_2222222222222222"), name: "b", trust: .elevated, grants: []))
     let ping: JSONValue = ["jsonrpc": "2.0", "id": 2, "method": "ping"]
     XCTAssertEqual(post(endpoint, ping, key: "tk_other", session: session).status, 404)
     XCTAssertEqual(post(endpoint, ping, session: "no-such-session").status, 404)

@@ -1,3 +1,4 @@
+import AssistantKeys
 import CommandKit
 import Foundation
 import TaskerCore
@@ -41,8 +42,8 @@ final class GateReceiptFormatTests: XCTestCase {
 
   func testWhatTheGateWritesReadsBack() throws {
     var receipt = GateReceipt(
-      actor: "assistant", keyID: "tkid_00000000000000aa", assistant: "bot", tool: "complete_task", decision: "allow",
-      target: "task/2", summary: "completed task 2 'x'", undo: "reopen-task:2")
+      actor: .assistant, keyID: AssistantKeyID("tkid_00000000000000aa"), assistant: "bot", tool: .completeTask,
+      decision: .allow, target: "task/2", summary: "completed task 2 'x'", undo: ReceiptUndo(.reopenTask, 2))
     receipt.id = 5
     receipt.at = 1_800_000_000
     XCTAssertEqual(try GateReceiptFormat.parse(GateReceiptFormat.json(receipt)), receipt)

@@ -24,7 +24,8 @@ final class GateToolboxTests: XCTestCase {
 
   private func toolbox(_ trust: TrustLevel = .standard, grants: Set<GateGrant> = [.tasksWrite]) -> GateToolbox {
     GateToolbox(
-      store: store, identity: GateIdentity(keyID: "tkid_00000000000000aa", name: "bot", trust: trust, grants: grants),
+      store: store,
+      identity: GateIdentity(keyID: AssistantKeyID("tkid_00000000000000aa"), name: "bot", trust: trust, grants: grants),
       clock: { [unowned self] in self.now }, calendar: utc)
   }
 
@@ -48,9 +49,9 @@ final class GateToolboxTests: XCTestCase {
     XCTAssertEqual(result.content["receipt"], "r1")
     let receipts = try store.receipts()
     XCTAssertEqual(receipts.count, 1)
-    XCTAssertEqual(receipts[0].decision, "allow")
-    XCTAssertEqual(receipts[0].undo, "delete-task:1")
-    XCTAssertEqual(receipts[0].keyID, "tkid_00000000000000aa")
+    XCTAssertEqual(receipts[0].decision, .allow)
+    XCTAssertEqual(receipts[0].undo, ReceiptUndo(.deleteTask, 1))
+    XCTAssertEqual(receipts[0].keyID, AssistantKeyID("tkid_00000000000000aa"))
     XCTAssertFalse(receipts[0].summary.contains("canary-note"), "no note text in receipts")
     XCTAssertEqual(try store.tasks(.all).count, 1)
   }
@@ -86,7 +87,7 @@ final class GateToolboxTests: XCTestCase {
     _ = try call(bot, "add_task", ["title": "one"])
     _ = try call(bot, "add_task", ["title": "two"])
     XCTAssertEqual(code { try call(bot, "add_task", ["title": "three"]) }, MCPError.refusedCode)
-    XCTAssertEqual(try store.receipts().first?.decision, "refuse:budget-exhausted")
+    XCTAssertEqual(try store.receipts().first?.decision, .refuse(.budgetExhausted))
     now += 86_400
     XCTAssertNoThrow(try call(bot, "add_task", ["title": "tomorrow"]))
   }
@@ -94,7 +95,7 @@ final class GateToolboxTests: XCTestCase {
   func testUndecidableBudgetRefusesAndUndecidableQuietHoursAsk() throws {
     try store.setGateSetting("budget.default", "lots")
     XCTAssertEqual(code { try call(toolbox(), "add_task", ["title": "x"]) }, MCPError.refusedCode)
-    XCTAssertEqual(try store.receipts().first?.decision, "refuse:budget-undecidable")
+    XCTAssertEqual(try store.receipts().first?.decision, .refuse(.budgetUndecidable))
     try store.setGateSetting("budget.default", nil)
     try store.setGateSetting("quiet-hours", "25:00-26:00")
     let queued = try call(toolbox(), "add_task", ["title": "x"])
@@ -117,11 +118,11 @@ final class GateToolboxTests: XCTestCase {
     let approval = try XCTUnwrap(queued.content["approval"]?.integerValue)
     let desk = GateDesk(store: store, clock: { [unowned self] in self.now }, calendar: utc)
     XCTAssertThrowsError(
-      try desk.approve(approval, checkKey: { throw GateError.keyNoLongerValid(keyID: $0, status: "revoked") }))
+      try desk.approve(approval, checkKey: { throw GateError.keyNoLongerValid(keyID: $0.text, status: "revoked") }))
     XCTAssertEqual(try store.approvals(pendingOnly: true).count, 1, "still pending after a refused approval")
     let receipt = try desk.approve(approval, checkKey: { _ in })
-    XCTAssertEqual(receipt.decision, "approved")
-    XCTAssertEqual(receipt.keyID, "tkid_00000000000000aa")
+    XCTAssertEqual(receipt.decision, .approved)
+    XCTAssertEqual(receipt.keyID, AssistantKeyID("tkid_00000000000000aa"))
     XCTAssertEqual(try store.tasks(.all), [])
     XCTAssertThrowsError(try desk.approve(approval, checkKey: { _ in })) {
       XCTAssertEqual($0 as? GateError, .approvalNotPending(approval))
@@ -141,7 +142,9 @@ final class GateToolboxTests: XCTestCase {
     XCTAssertEqual(try store.tasks(.all).map(\.title), ["b2"])
     XCTAssertEqual(try store.tasks(.all).map(\.status), [.open])
     XCTAssertThrowsError(try desk.undo(1)) { XCTAssertEqual($0 as? GateError, .alreadyUndone(1, by: 5)) }
-    XCTAssertThrowsError(try desk.undo(4)) { XCTAssertEqual($0 as? GateError, .notUndoable(4, tool: "edit_task")) }
+    XCTAssertThrowsError(try desk.undo(4)) {
+      XCTAssertEqual($0 as? GateError, .notUndoable(4, reason: "edit_task with decision allow has no undo"))
+    }
     XCTAssertThrowsError(try desk.undo(99)) { XCTAssertEqual($0 as? GateError, .receiptNotFound(99)) }
   }
 
@@ -150,6 +153,6 @@ final class GateToolboxTests: XCTestCase {
     _ = try trusted.callTool(name: "add_task", arguments: ["title": "mine", "notes": "n"])
     _ = try trusted.callTool(name: "delete_task", arguments: ["id": 1])
     XCTAssertEqual(try trusted.callTool(name: "read_note", arguments: ["id": 1]).isError, true)
-    XCTAssertEqual(try store.receipts().map(\.actor), ["trusted", "trusted"])
+    XCTAssertEqual(try store.receipts().map(\.actor), [.trusted, .trusted])
   }
 }

@@ -1,3 +1,4 @@
+import AssistantKeys
 import CommandKit
 import TaskerGate
 import XCTest
@@ -5,7 +6,8 @@ import XCTest
 /// A provider with one tool that echoes, one that needs a grant, one that
 /// is refused: enough to check the session's framing.
 final class EchoToolbox: AssistantToolProvider {
-  var identity = GateIdentity(keyID: "tkid_0000000000000000", name: "test", trust: .standard, grants: [])
+  var identity = GateIdentity(
+    keyID: AssistantKeyID("tkid_0000000000000000"), name: "test", trust: .standard, grants: [])
   var calls: [String] = []
 
   var tools: [MCPTool] {

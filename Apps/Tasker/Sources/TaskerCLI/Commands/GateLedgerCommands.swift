@@ -52,7 +52,8 @@ struct ApprovalsListCommand: Command {
     if json { return try context.printJSON(.object(["approvals": .array(approvals.map(ApprovalsCommand.json))])) }
     for approval in approvals {
       let fields = [
-        "\(approval.status)", "\(approval.assistant) (\(approval.keyID))", approval.reason, approval.summary,
+        approval.status.rawValue, "\(approval.assistant) (\(approval.keyID))", approval.reason.rawValue,
+        approval.summary,
       ]
       try context.print("#\(approval.id)\t" + fields.map { TerminalText.visible($0) }.joined(separator: "\t"))
     }
@@ -151,9 +152,9 @@ struct ReceiptsCommand: Command {
     let receipts = try context.readerIfPresent()?.receipts(limit: count) ?? []
     if json { return try context.printJSON(.object(["receipts": .array(receipts.map(Self.json))])) }
     for receipt in receipts {
-      let who = receipt.keyID.map { "\(receipt.assistant ?? "?") (\($0))" } ?? "\(receipt.actor)"
+      let who = receipt.keyID.map { "\(receipt.assistant ?? "?") (\($0))" } ?? receipt.actor.rawValue
       var line = "r\(receipt.id)\t\(TimeStamp.local(Double(receipt.at)))\t"
-      line += [who, "\(receipt.tool)", "\(receipt.decision)", receipt.summary].map { TerminalText.visible($0) }
+      line += [who, receipt.tool.rawValue, receipt.decision.rawValue, receipt.summary].map { TerminalText.visible($0) }
         .joined(separator: "\t")
       if receipt.undo != nil { line += "\t(undo: tasker undo r\(receipt.id))" }
       try context.print(line)
