@@ -48,6 +48,8 @@ struct AttachTamperTests {
     try sql(device, "UPDATE attachments SET file = '1'")
     #expect(try device.tasker(["attach", "get", "1"]).stdoutText == "attached")
     #expect(try device.tasker(["delete", "1"]).status == 0)
+    // The delete keeps its copy (undoable) until the copies are purged.
+    #expect(try device.tasker(["undo", "--purge"]).status == 0)
     #expect(try FileManager.default.contentsOfDirectory(atPath: device.home.attachmentsDirectory).isEmpty)
     #expect(FileManager.default.fileExists(atPath: vault))
   }

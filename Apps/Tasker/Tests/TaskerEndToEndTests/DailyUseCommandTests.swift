@@ -66,13 +66,42 @@ struct DailyUseCommandTests {
     #expect(try device.tasker(["attach", "get", "2", "--range", "5-3"]).status == 64)
     let deleted = try device.tasker(["page", "delete", "1", "--json"])
     #expect(deleted.status == 0, "\(deleted.stderr)")
-    #expect(deleted.stdoutText == #"{"attachments_removed":["1"],"deleted":"1"}"# + "\n")
+    let receipt = try #require((try deleted.json() as? [String: Any])?["receipt"] as? String)
+    #expect(deleted.stdoutText == #"{"deleted":"1","receipt":""# + receipt + #""}"# + "\n")
     #expect(try device.tasker(["page", "show", "1"]).status == 19)
+    #expect(try device.tasker(["undo", receipt]).status == 0)
+    #expect(try device.tasker(["page", "show", "1"]).stdoutText == "Page 1: Agenda\n\nfirst\n", "restored whole")
+    #expect(try device.tasker(["attach", "get", "1"]).stdoutText == "0123456789abcdef", "with its attachment")
     #expect(try device.tasker(["attach", "remove", "2"]).status == 0)
-    #expect(try device.tasker(["attach", "list"]).stdout.isEmpty)
+    #expect(try device.tasker(["attach", "list", "--task", "1"]).stdout.isEmpty)
     #expect(try device.tasker(["attach", "remove", "2"]).status == 19)
-    let files = try FileManager.default.contentsOfDirectory(atPath: device.root.path("tasker/attachments"))
-    #expect(files.filter { !$0.hasPrefix(".") }.isEmpty, "the files are gone: \(files)")
+  }
+
+  @Test func yourOwnDeletesAndEditsAreUndoneFromTheirReceipts() throws {
+    let device = try TestDevice()
+    #expect(try device.tasker(["add", "Call the bank", "--notes", "-"], input: "pin 4321").status == 0)
+    let edited = try device.tasker(["edit", "1", "--title", "Call the clinic"])
+    #expect(edited.status == 0, "\(edited.stderr)")
+    /// `r12` out of `… (undo: tasker undo r12)…`.
+    func receipt(_ text: String) throws -> String {
+      let after = try #require(text.components(separatedBy: "tasker undo ").last)
+      return String(after.prefix { $0 != ")" })
+    }
+    let editReceipt = try receipt(edited.stdoutText)
+    let deleted = try device.tasker(["delete", "1"])
+    let deleteReceipt = try receipt(deleted.stdoutText)
+    #expect(deleted.stdoutText == "Deleted task 1 (undo: tasker undo \(deleteReceipt)).\n")
+    #expect(try device.tasker(["show", "1"]).status == 19)
+    #expect(try device.tasker(["undo", deleteReceipt]).status == 0)
+    #expect(try device.tasker(["show", "1"]).stdoutText.hasSuffix("\npin 4321\n"), "the sealed notes come back")
+    #expect(try device.tasker(["undo", editReceipt]).status == 0)
+    #expect(try device.tasker(["show", "1"]).stdoutText.hasPrefix("Task 1: Call the bank\n"))
+    #expect(try device.tasker(["undo", deleteReceipt]).status == 53, "a receipt is undone at most once")
+    #expect(try device.tasker(["delete", "1"]).status == 0)
+    let purged = try device.tasker(["undo", "--purge", "--json"])
+    #expect(purged.status == 0, "\(purged.stderr)")
+    #expect((try purged.json() as? [String: Any])?["purged"] as? Int ?? 0 >= 1)
+    #expect(!(try device.storedNotes().values.contains { !$0.isEmpty }), "no kept note is left")
   }
 
   @Test func doctorReportsAndExits18OnlyOnAnError() throws {

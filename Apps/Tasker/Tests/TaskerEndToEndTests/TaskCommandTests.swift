@@ -51,7 +51,7 @@ struct TaskCommandTests {
     #expect(shown["body"] as? String == "changed")
     #expect(try device.tasker(["page", "list"]).stdoutText == "1\tIdeas\n")
 
-    #expect(try device.tasker(["delete", "1"]).stdoutText == "Deleted task 1.\n")
+    #expect(try device.tasker(["delete", "1"]).stdoutText.hasPrefix("Deleted task 1 (undo: tasker undo r"))
     let missing = try device.tasker(["show", "1"])
     #expect(missing.status == 19)
     #expect(

@@ -165,37 +165,58 @@ struct ReceiptsCommand: Command {
 /// `tasker undo ID` reopens a done task; `tasker undo rN` undoes what
 /// receipt N recorded (an addition or a completion).
 struct UndoCommand: Command {
+  static let purge = OptionSpec.flag(
+    "--purge",
+    help: "Drop every kept copy of deleted or edited records now (their sealed notes, bodies and attachment files); "
+      + "those changes can no longer be undone.")
   static let spec = CommandSpec(
-    name: "undo", abstract: "Reopen a done task, or undo an addition or completion from its receipt (rN).",
+    name: "undo",
+    abstract: "Undo a change from its receipt (rN): your deletes and edits, assistants' additions and completions.",
     arguments: [
       ArgumentSpec(
         name: "ID|rN", kind: .receiptID,
-        help: "A task's id: mark the done task open again. A receipt ('tasker receipts'): delete the task or page it "
-          + "added, or reopen the task it completed; each receipt is undone at most once, and the undo leaves a "
-          + "receipt.")
+        help: "A receipt ('tasker receipts'; 'tasker delete' and 'tasker edit' print theirs): restore the task or page "
+          + "deleted, put back the fields an edit changed, delete the task or page an assistant added, or reopen the "
+          + "task it completed; each receipt is undone at most once, and the undo leaves a receipt. A task's id: "
+          + "mark the done task open again.", optional: true)
     ],
-    json: JSONShape(fields: ["undone", "receipt", "summary"], help: "what was undone and the receipt it left."),
+    options: [purge],
+    json: JSONShape(
+      fields: ["undone", "receipt", "summary", "purged"],
+      help: "what was undone and the receipt it left; with --purge, how many kept copies were dropped."),
+    discussion: "Deleting or editing a task, and deleting a page, keeps a copy of what changed (sealed text stays "
+      + "sealed) so the change can be undone; the newest \(TaskStore.maximumKeptChanges) are kept, older ones are "
+      + "dropped, and --purge drops them all.",
     example: """
-      tasker undo 3
+      tasker delete 3        # prints its receipt, such as r12
       tasker undo r12
+      tasker undo --purge
       """)
 
   enum Target {
     case task(Int64)
     case receipt(Int64)
+    case purge
   }
 
   let target: Target
   let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
-    let word = arguments.argument(0)!
+    json = arguments.flag(CommandSpec.jsonOption)
+    guard let word = arguments.argument(0) else {
+      guard arguments.flag(Self.purge) else {
+        throw arguments.usageError("give a receipt (r12), a task's id or --purge")
+      }
+      target = .purge
+      return
+    }
+    guard !arguments.flag(Self.purge) else { throw arguments.usageError("--purge takes no receipt") }
     let digits = word.hasPrefix("r") ? String(word.dropFirst()) : word
     guard let id = ParsedArguments.recordID(digits) else {
       throw arguments.usageError("give a task's id (3) or a receipt (r12), not '\(word)'")
     }
     target = word.hasPrefix("r") ? .receipt(id) : .task(id)
-    json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
@@ -203,20 +224,30 @@ struct UndoCommand: Command {
     switch target {
     case .task(let id):
       try store.reopenTask(id: id)
-      if json {
-        return try context.printJSON(.object(["undone": RecordJSON.id(id), "receipt": .null, "summary": "reopened"]))
-      }
+      if json { return try printJSON(context, undone: RecordJSON.id(id), receipt: nil, summary: "reopened") }
       try context.print("Reopened task \(id).")
     case .receipt(let id):
       let receipt = try GateDesk(store: store).undo(id)
       if json {
-        return try context.printJSON(
-          .object([
-            "undone": .string("r\(id)"), "receipt": .string("r\(receipt.id)"), "summary": .string(receipt.summary),
-          ]))
+        return try printJSON(context, undone: .string("r\(id)"), receipt: receipt.id, summary: receipt.summary)
       }
       try context.print("Undid r\(id): \(TerminalText.visible(receipt.summary)) (receipt r\(receipt.id)).")
+    case .purge:
+      let count = try store.purgeUndoHistory()
+      if json {
+        return try context.printJSON(
+          .object(["undone": .null, "receipt": .null, "summary": "purged", "purged": .int(count)]))
+      }
+      try context.print("Dropped \(count) kept cop\(count == 1 ? "y" : "ies"); those changes can no longer be undone.")
     }
+  }
+
+  private func printJSON(_ context: CommandContext, undone: JSONValue, receipt: Int64?, summary: String) throws {
+    try context.printJSON(
+      .object([
+        "undone": undone, "receipt": receipt.map { .string("r\($0)") } ?? .null, "summary": .string(summary),
+        "purged": .null,
+      ]))
   }
 }
 

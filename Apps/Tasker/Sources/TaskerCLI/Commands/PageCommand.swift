@@ -118,8 +118,9 @@ struct PageListCommand: Command {
 /// `tasker page delete ID`.
 struct PageDeleteCommand: Command {
   static let spec = CommandSpec(
-    name: "delete", abstract: "Delete a page, its sealed body and its attachments.", arguments: [.pageID],
-    json: JSONShape(fields: ["deleted", "attachments_removed"], help: "the page's id and the attachments removed."),
+    name: "delete", abstract: "Delete a page, its sealed body and its attachments ('tasker undo rN' restores them).",
+    arguments: [.pageID],
+    json: JSONShape(fields: ["deleted", "receipt"], help: "the page's id and the receipt that undoes the delete."),
     example: "tasker page delete 2")
 
   let id: Int64
@@ -131,11 +132,10 @@ struct PageDeleteCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let removed = try context.store().deletePageWithAttachments(id: id)
+    let receipt = try context.store().deletePage(id: id, keepingCopyAs: .user)
     if json {
-      return try context.printJSON(
-        .object(["deleted": RecordJSON.id(id), "attachments_removed": .array(removed.map(RecordJSON.id))]))
+      return try context.printJSON(.object(["deleted": RecordJSON.id(id), "receipt": .string("r\(receipt.id)")]))
     }
-    try context.print("Deleted page \(id)" + (removed.isEmpty ? "." : " and \(removed.count) attachment(s)."))
+    try context.print("Deleted page \(id) (undo: tasker undo r\(receipt.id)).")
   }
 }

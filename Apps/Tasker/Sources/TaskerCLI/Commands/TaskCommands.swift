@@ -165,9 +165,16 @@ struct DoneCommand: Command {
 /// `tasker delete ID`.
 struct DeleteCommand: Command {
   static let spec = CommandSpec(
-    name: "delete", abstract: "Delete a task, its notes and its attachments.", arguments: [.taskID],
-    json: JSONShape(fields: ["deleted"], help: "the id of the task deleted."),
-    example: "tasker delete 3")
+    name: "delete", abstract: "Delete a task, its notes and its attachments ('tasker undo rN' restores them).",
+    arguments: [.taskID],
+    json: JSONShape(
+      fields: ["deleted", "receipt"], help: "the id of the task deleted and the receipt that undoes it."),
+    discussion: "A copy is kept (its notes still sealed) so the delete can be undone, until it is one of more than "
+      + "\(TaskStore.maximumKeptChanges) kept changes or 'tasker undo --purge' drops it.",
+    example: """
+      tasker delete 3
+      tasker undo r12
+      """)
 
   let id: Int64
   let json: Bool
@@ -178,8 +185,10 @@ struct DeleteCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    try context.store().deleteTask(id: id)
-    if json { return try context.printJSON(.object(["deleted": RecordJSON.id(id)])) }
-    try context.print("Deleted task \(id).")
+    let receipt = try context.store().deleteTask(id: id, keepingCopyAs: .user)
+    if json {
+      return try context.printJSON(.object(["deleted": RecordJSON.id(id), "receipt": .string("r\(receipt.id)")]))
+    }
+    try context.print("Deleted task \(id) (undo: tasker undo r\(receipt.id)).")
   }
 }

@@ -141,12 +141,13 @@ struct EditCommand: Command {
     changes.energy = fields.energy
     changes.contexts = fields.contexts
     let store = try context.store()
-    let task = try store.editTask(id: id, changes)
+    let receipt = try store.editTask(id: id, changes, keepingCopyAs: .user)
+    let task = try store.task(id: id)
     if json {
       return try context.printJSON(
         RecordJSON.task(
           task, today: .localToday(), notesLocked: false, attachments: try store.attachments(of: .task(id))))
     }
-    try context.print("Changed task \(task.id): \(TerminalText.visible(task.title))")
+    try context.print("Changed task \(task.id): \(TerminalText.visible(task.title)) (undo: tasker undo r\(receipt.id))")
   }
 }
