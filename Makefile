@@ -93,8 +93,14 @@ app-release: deps
 	bash Apps/Tasker/scripts/static-link.sh --check $(APP_BIN)/tasker
 
 app-install: app-release
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+	  $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(APP_BIN)/tasker $(DESTDIR)$(PREFIX)/bin/tasker
+	$(DESTDIR)$(PREFIX)/bin/tasker completion man > $(DESTDIR)$(PREFIX)/share/man/man1/tasker.1
+	$(DESTDIR)$(PREFIX)/bin/tasker completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tasker
+	$(DESTDIR)$(PREFIX)/bin/tasker completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_tasker
+	$(DESTDIR)$(PREFIX)/bin/tasker completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/tasker.fish
 
 # Tasker at scale (10^5 tasks with 1 KiB notes, a 1 GiB attachment), each
 # figure next to its floor in the same run, on the shipped build; then the

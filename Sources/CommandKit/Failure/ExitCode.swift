@@ -144,7 +144,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .databaseError: return "SQLite error, or not a Tasker database, or a damaged one"
     case .gateRefused: return "the gate refused: approval decided, receipt not undoable, or key no longer valid"
     case .usage: return "usage error: unknown option, missing or extra argument"
-    case .dataError: return "malformed input or a refused value: bad base64, truncated, bad date, too large"
+    case .dataError: return "malformed input or a refused value: bad base64, truncated, too large, not UTF-8"
     case .noInput: return "an input file or the database does not exist or cannot be opened"
     case .unavailable: return "the HTTP server could not listen, or the editor failed (nothing changed)"
     case .software: return "internal error"
