@@ -133,13 +133,10 @@ struct JSONConventionTests {
     let minted = try TaskKeyBinary.run(
       ["mint", "--name", "bot", "--json"], environment: ["TASKKEY_HOME": vault.directory])
     checked.insert(["mint"])
-    // The key is written first, straight from locked memory
-    // (AssistantOutput.writeMinted): the one output whose keys are not
-    // sorted. When it is fixed this known issue fails: drop the wrapper.
-    let record = try Self.check(minted, ["mint"], fields: table[["mint"]], sorted: false)
-    withKnownIssue("mint --json writes \"key\" before the sorted record") {
-      #expect(Self.unsortedObjects(minted.stdout) == [])
-    }
+    // The key is written straight from locked memory in its sorted place
+    // (AssistantOutput.writeMinted).
+    let record = try Self.check(minted, ["mint"], fields: table[["mint"]])
+    #expect(Self.unsortedObjects(minted.stdout) == [])
     let key = try #require(record["key"] as? String)
     _ = try run(["verify"], [], input: key)
     _ = try run(["list"], [])

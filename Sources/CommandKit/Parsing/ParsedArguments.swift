@@ -171,11 +171,15 @@ public struct ParsedArguments {
 }
 
 /// The declared word nearest to `word` within two edits (case ignored),
-/// for "did you mean" hints; nil when none is that close.
+/// else the one declared word that `word` begins (a cut-short `--prio`
+/// for `--priority`, at least three letters past any dashes), for "did you
+/// mean" hints; nil when none is that close.
 public func closestWord(to word: String, among candidates: [String]) -> String? {
   let scored = candidates.map { ($0, editDistance(word.lowercased(), $0.lowercased())) }
-  guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, min(2, word.count / 3)) else { return nil }
-  return best.0
+  if let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= max(1, min(2, word.count / 3)) { return best.0 }
+  let letters = word.drop { $0 == "-" }.count
+  let started = candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) }
+  return letters >= 3 && started.count == 1 ? started[0] : nil
 }
 
 /// Edit distance between two strings, counting an insertion, a deletion,

@@ -77,11 +77,31 @@ struct KeyDescription {
 /// object with `--json`; with `note` on standard error otherwise.
 func writeMinted(_ minted: MintedAssistantKey, json: Bool, note: String, _ streams: StandardStreams) throws {
   if json {
-    // {"key":"tk_…", then the record's fields.
-    let record = try KeyDescription(minted.record).json()
-    try streams.write(Array(#"{"key":""#.utf8))
-    try minted.key.withUnsafeBytes { try streams.writeOutput($0) }
-    try streams.write(Array(("\"," + record.dropFirst() + "\n").utf8))
+    // The record's members and "key" in sorted order (docs/json-output.md),
+    // the key written straight from locked memory between them.
+    guard case .object(let members) = KeyDescription(minted.record).jsonObject else { return }
+    var keyWritten = false
+    var first = true
+    func member(_ name: String) -> [UInt8] {
+      var bytes: [UInt8] = first ? [] : [UInt8(ascii: ",")]
+      first = false
+      JSONValue.append(string: name, to: &bytes)
+      bytes.append(UInt8(ascii: ":"))
+      return bytes
+    }
+    func writeKey() throws {
+      try streams.write(member("key") + [UInt8(ascii: "\"")])
+      try minted.key.withUnsafeBytes { try streams.writeOutput($0) }
+      try streams.write([UInt8(ascii: "\"")])
+      keyWritten = true
+    }
+    try streams.write([UInt8(ascii: "{")])
+    for name in members.keys.sorted() {
+      if !keyWritten && name > "key" { try writeKey() }
+      try streams.write(member(name) + members[name]!.encoded)
+    }
+    if !keyWritten { try writeKey() }
+    try streams.write(Array("}\n".utf8))
   } else {
     try minted.key.withUnsafeBytes { try streams.writeOutput($0) }
     try streams.write([UInt8(ascii: "\n")])

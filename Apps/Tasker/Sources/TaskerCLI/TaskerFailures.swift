@@ -28,6 +28,7 @@ extension TaskerError: CommandFailure {
     case .fileAccess: return .ioError
     case .protectionSettingsUnreadable: return .tampered
     case .noteKeyChanged: return .keyChanged
+    case .outputExists: return .cannotCreate
     }
   }
 

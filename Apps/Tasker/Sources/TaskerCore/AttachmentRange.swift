@@ -160,12 +160,12 @@ extension TaskStore {
   /// name appears only once every byte was read and verified.
   ///
   /// - Returns: the number of bytes written.
-  /// - Throws: `TaskerError.fileAccess` when `path` exists; as
+  /// - Throws: `TaskerError.outputExists` when `path` exists; as
   ///   `readAttachment(id:range:to:)` (then nothing is left under `path`);
   ///   `.system` for the new file.
   @discardableResult
   public func writeAttachment(id: Int64, range: AttachmentRange, toNewFile path: String) throws -> UInt64 {
-    let exists = TaskerError.fileAccess(path: path, reason: "it exists; choose a new name")
+    let exists = TaskerError.outputExists(path: path)
     guard !FileStatus.exists(path) else { throw exists }
     var length: UInt64 = 0
     do {

@@ -210,10 +210,10 @@ extension TaskStore {
   /// read and, when sealed, verified: a failed or killed read never leaves
   /// anything under `path`.
   ///
-  /// - Throws: `TaskerError.fileAccess` when `path` exists; as
+  /// - Throws: `TaskerError.outputExists` when `path` exists; as
   ///   `readAttachment(id:to:)`; `.system` for the new file.
   public func writeAttachment(id: Int64, toNewFile path: String) throws {
-    let exists = TaskerError.fileAccess(path: path, reason: "it exists; choose a new name")
+    let exists = TaskerError.outputExists(path: path)
     guard !FileStatus.exists(path) else { throw exists }
     do {
       try files.create(path, replacing: false) { write in try readAttachment(id: id, to: write) }

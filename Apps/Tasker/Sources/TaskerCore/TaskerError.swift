@@ -81,6 +81,9 @@ public enum TaskerError: Error, Equatable, Sendable {
   case notUndoable(receipt: Int64, reason: String)
   /// The receipt was already undone, by receipt `by`.
   case alreadyUndone(receipt: Int64, by: Int64)
+  /// `attach get --out PATH`: something exists at `path` already; nothing
+  /// was written or replaced.
+  case outputExists(path: String)
 }
 
 /// The kinds of record the store holds.
@@ -130,6 +133,7 @@ extension TaskerError: CustomStringConvertible {
     case .receiptNotFound(let id): return "no receipt r\(id)"
     case .notUndoable(let id, let reason): return "receipt r\(id) cannot be undone: \(reason)"
     case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
+    case .outputExists(let path): return "'\(path)' already exists; refusing to overwrite it"
     }
   }
 
@@ -165,6 +169,7 @@ extension TaskerError: CustomStringConvertible {
       return byteCount == 0 ? "the attachment is empty" : "ask for a range inside 0-\(byteCount - 1)"
     case .approvalInvalid: return "the approval queue was altered; restore the database from a backup"
     case .receiptNotFound: return "'tasker receipts' lists them"
+    case .outputExists: return "choose another path, or remove the file yourself first"
     default: return nil
     }
   }

@@ -114,12 +114,8 @@ struct DidYouMeanTests {
     #expect(near.status == 64 && near.stderr.contains("did you mean '--priority'"), "\(near.stderr)")
     let cut = try device.tasker(["add", "x", "--prio", "high"])
     #expect(cut.status == 64, "\(cut.stderr)")
-    // CommandKit's closestWord suggests within two edits only; '--prio' is
-    // a prefix four edits away. Remove the wrapper when prefixes are
-    // suggested too.
-    withKnownIssue("a cut-short option gets no suggestion") {
-      #expect(cut.stderr.contains("did you mean '--priority'"), "\(cut.stderr)")
-    }
+    // '--prio' is four edits away, but the one option it begins.
+    #expect(cut.stderr.contains("did you mean '--priority'"), "\(cut.stderr)")
     let listed = try #require(try device.tasker(["list", "--json"]).json() as? [String: Any])
     #expect((listed["tasks"] as? [Any])?.isEmpty == true, "nothing was added")
   }

@@ -47,10 +47,7 @@ struct ExitCodeHelpTests {
     let existing = try device.tasker(["attach", "get", "1", "--out", file])
     #expect(existing.status != 0 && existing.stdout.isEmpty)
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "results\n", "nothing was overwritten")
-    // SECURITY.md §11: an existing --out is 73, as in taskkey. tasker
-    // exits 74 (TaskerError.fileAccess); remove the wrapper when it is 73.
-    withKnownIssue("tasker attach get --out EXISTING exits 74, not 73") {
-      #expect(existing.status == 73, "\(existing.status): \(existing.stderr)")
-    }
+    // SECURITY.md §11: an existing --out is 73, as in taskkey.
+    #expect(existing.status == 73, "\(existing.status): \(existing.stderr)")
   }
 }
