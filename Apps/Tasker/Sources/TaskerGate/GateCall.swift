@@ -53,12 +53,28 @@ public enum GateCall: Equatable, Sendable {
     }
   }
 
+  /// True for every call that would read a note or seal one: the calls a
+  /// locked vault refuses (note text, page bodies, and a delete, whose
+  /// kept copy is sealed).
+  public var touchesNotes: Bool {
+    switch self {
+    case .readNote, .deleteTask: return true
+    case .listTasks(_, let notes, _), .searchTasks(_, let notes, _), .showTask(_, let notes): return notes
+    case .addTask(let draft): return !draft.notes.isEmpty
+    case .editTasks(_, let changes): return changes.notes != nil
+    case .addPage(_, let body): return !body.isEmpty
+    case .completeTask: return false
+    }
+  }
+
   /// The most tasks a listing returns, and the most one bulk edit changes.
   public static let maximumLimit = 500
   /// The most tasks one `edit_task` call changes.
   public static let maximumBulk = 100
-  /// The longest title, in characters.
+  /// The longest title, in bytes of UTF-8 (500 ASCII characters).
   public static let maximumTitle = 500
+  /// The longest search query, in bytes of UTF-8.
+  public static let maximumQuery = 200
   /// The longest note text or page body, in bytes of UTF-8.
   public static let maximumBody = 256 * 1024
 

@@ -1,6 +1,7 @@
 import AssistantKeys
 import CommandKit
 import FoundationEssentials
+import TaskVault
 import TaskerCore
 
 /// The gate's tools over the user's store, for one caller: every call is
@@ -20,6 +21,10 @@ public final class GateToolbox: AssistantToolProvider {
   private let store: TaskStore
   private let clock: () -> Date
   private let calendar: Calendar
+  /// Trusted mode's check that the vault is still unlocked, asked before
+  /// every call that reads or seals a note (an assistant's key is checked
+  /// against the vault on every message by the authenticator instead).
+  private var vaultCheck: GateVaultCheck?
 
   /// The tools of trusted mode (stdio, no key): the user's own process.
   ///
@@ -27,13 +32,20 @@ public final class GateToolbox: AssistantToolProvider {
   ///   - store: the user's store.
   ///   - clock: the time source (tests choose it).
   ///   - calendar: the calendar with the user's time zone.
-  public static func trusted(store: TaskStore, clock: @escaping () -> Date = Date.init, calendar: Calendar = .current)
-    -> GateToolbox
-  {
+  ///   - vaultDirectory: the vault the store's note keys come from (the
+  ///     one TaskKey uses, from the environment); while it is locked every
+  ///     call that would read or seal a note is refused, on the next
+  ///     message after `taskkey lock`. Nil, or a directory without a vault,
+  ///     checks nothing.
+  public static func trusted(
+    store: TaskStore, clock: @escaping () -> Date = Date.init, calendar: Calendar = .current,
+    vaultDirectory: String? = Vault.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+  ) -> GateToolbox {
     let toolbox = GateToolbox(
       store: store, identity: GateIdentity(keyID: nil, name: "", trust: .elevated, grants: []), clock: clock,
       calendar: calendar)
     toolbox.caller = .trusted
+    toolbox.vaultCheck = vaultDirectory.map(GateVaultCheck.init(directory:))
     return toolbox
   }
 
@@ -67,27 +79,53 @@ public final class GateToolbox: AssistantToolProvider {
   ///   (`refusedCode`) for an exhausted or undecidable budget.
   public func callTool(name: String, arguments: [String: JSONValue]) throws(MCPError) -> MCPToolResult {
     let call = try GateCall.parse(tool: name, arguments: arguments)
+    do {
+      if call.touchesNotes, let vaultCheck { try vaultCheck.requireUnlocked() }
+      // An acting call is decided inside the write transaction that runs
+      // it (BEGIN IMMEDIATE takes the write lock first): the day's count,
+      // the check, the run and the receipt see one state of the store, so
+      // no number of gates, processes or servers exceeds a budget.
+      let settled: Settled =
+        call.action.acts
+        ? try store.inOneTransaction { try settle(call, arguments: arguments) }
+        : try settle(call, arguments: arguments)
+      switch settled {
+      case .result(let result): return result
+      case .refused(let reason): throw Self.error(for: reason)
+      }
+    } catch let error as MCPError {
+      throw error
+    } catch let error as TaskerError {
+      let message = Self.assistantMessage(for: error)
+      return MCPToolResult(content: ["error": .string(message)], summary: message, isError: true)
+    } catch {
+      throw MCPError(code: MCPError.internalErrorCode, message: "the gate failed: \(type(of: error))")
+    }
+  }
+
+  /// What a decided call came to: a result, or a refusal (its receipt is
+  /// written in the transaction, so the error is thrown after the commit).
+  private enum Settled {
+    case result(MCPToolResult)
+    case refused(RefuseReason)
+  }
+
+  /// Decides a call and runs, queues or refuses it; for an acting call the
+  /// caller holds the write transaction this reads the budget in.
+  private func settle(_ call: GateCall, arguments: [String: JSONValue]) throws -> Settled {
     let action = call.action
     let weighed = caller != .trusted && action.acts
     let decision = GateDecision.decide(
       caller: caller, action: action, grants: identity.grants, budget: weighed ? budgetState() : .available,
       quiet: weighed ? quietState() : .outside)
-    do {
-      switch decision {
-      case .allow:
-        return try allow(call)
-      case .ask(let reason):
-        return try ask(call, arguments: .object(arguments), reason: reason)
-      case .refuse(let reason):
-        if action.acts { try store.appendReceipt(receipt(tool: call.tool, decision: decision, summary: "refused")) }
-        throw Self.error(for: reason)
-      }
-    } catch let error as MCPError {
-      throw error
-    } catch let error as TaskerError {
-      return MCPToolResult(content: ["error": .string(error.description)], summary: error.description, isError: true)
-    } catch {
-      throw MCPError(code: MCPError.internalErrorCode, message: "the gate failed: \(type(of: error))")
+    switch decision {
+    case .allow:
+      return .result(try allow(call))
+    case .ask(let reason):
+      return .result(try ask(call, arguments: .object(arguments), reason: reason))
+    case .refuse(let reason):
+      if action.acts { try store.appendReceipt(receipt(tool: call.tool, decision: decision, summary: "refused")) }
+      return .refused(reason)
     }
   }
 
@@ -144,6 +182,23 @@ public final class GateToolbox: AssistantToolProvider {
     return .object(members)
   }
 
+  /// What an assistant is told of a store failure: the failures about its
+  /// own call in full (no such task, a bad value, a locked vault), every
+  /// other one as a generic sentence. Never a path, an SQLite message or a
+  /// vault's detail: those are for the user, on the command line.
+  public static func assistantMessage(for error: TaskerError) -> String {
+    switch error {
+    case .notFound, .invalidValue, .vaultLocked, .receiptNotFound, .notUndoable, .alreadyUndone:
+      return error.description
+    case .databaseBusy:
+      return "the user's store is busy with another Tasker process; try again"
+    case .sealedBodyUnreadable, .noteKeyChanged, .sealingFailed, .vault, .vaultNotFound, .noVaultLocation:
+      return "the note could not be opened or sealed on this device; the user can run 'tasker doctor'"
+    default:
+      return "the user's store could not complete the call; the user can run 'tasker doctor'"
+    }
+  }
+
   private static func error(for reason: RefuseReason) -> MCPError {
     switch reason {
     case .missingGrant(let grant):
@@ -195,5 +250,39 @@ public final class GateToolbox: AssistantToolProvider {
     } catch {
       return .unknown
     }
+  }
+}
+
+/// Whether the vault is still unlocked, answered cheaply: a full read of
+/// the unlock state once (`Vault.unlockStamp()`, about a millisecond),
+/// then a few `lstat` calls per question (`isStillUnlocked(since:)`) until
+/// something changes, when the full state is read again.
+final class GateVaultCheck {
+  private let directory: String
+  private var opened: Vault?
+  private var stamp: UnlockStamp?
+
+  init(directory: String) {
+    self.directory = directory
+  }
+
+  /// Returns when the vault is unlocked, or when there is no vault there
+  /// (a store with encryption off and no vault has no note key to lock).
+  ///
+  /// - Throws: `TaskerError.vaultLocked` when it is locked; `.vault` when
+  ///   its state cannot be read (fail closed).
+  func requireUnlocked() throws {
+    do {
+      let vault = try opened ?? Vault(at: directory)
+      opened = vault
+      if let stamp, vault.isStillUnlocked(since: stamp) { return }
+      stamp = nil
+      stamp = try vault.unlockStamp()
+    } catch TaskVaultError.notInitialised {
+      return
+    } catch let error as TaskVaultError {
+      throw TaskerError.vault(error)
+    }
+    guard stamp != nil else { throw TaskerError.vaultLocked(reason: .notUnlocked) }
   }
 }

@@ -61,7 +61,8 @@ public enum GateTools {
         "Find tasks whose title or contexts contain the text. Results have the same fields as list_tasks.",
       inputSchema: object(
         [
-          "query": ["type": "string", "minLength": 1, "maxLength": 200], "include_notes": includeNotes,
+          "query": ["type": "string", "minLength": 1, "maxLength": .integer(Int64(GateCall.maximumQuery))],
+          "include_notes": includeNotes,
           "limit": limit,
         ], required: ["query"]), readOnly: true, destructive: false),
     MCPTool(
@@ -163,8 +164,12 @@ struct ArgumentReader {
       if let minimum = schema["minLength"]?.integerValue, text.count < minimum {
         throw fail("'\(name)' must not be empty")
       }
-      if let maximum = schema["maxLength"]?.integerValue, text.count > maximum {
-        throw fail("'\(name)' is longer than \(maximum) characters")
+      // Bytes of UTF-8, counted before anything is stored or searched: a
+      // character is one to 4 bytes, a grapheme cluster any number of them.
+      // (JSON Schema's maxLength counts code points; a text within this
+      // many bytes is within as many code points, so the schema holds.)
+      if let maximum = schema["maxLength"]?.integerValue, text.utf8.count > maximum {
+        throw fail("'\(name)' is longer than \(maximum) bytes of UTF-8")
       }
       if schema["pattern"] != nil {
         do {

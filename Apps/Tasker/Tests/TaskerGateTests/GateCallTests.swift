@@ -84,7 +84,21 @@ final class GateCallTests: XCTestCase {
     XCTAssertEqual(refusal("edit_task", ["ids": [1]]), "edit_task: give at least one field to change")
     XCTAssertEqual(
       refusal("add_task", ["title": .string(String(repeating: "x", count: 501))]),
-      "add_task: 'title' is longer than 500 characters")
+      "add_task: 'title' is longer than 500 bytes of UTF-8")
+    // Bytes, not characters (issue 23): 251 × "é" is 502 bytes; one grapheme cluster of 800,001 bytes.
+    XCTAssertEqual(
+      refusal("add_task", ["title": .string(String(repeating: "é", count: 251))]),
+      "add_task: 'title' is longer than 500 bytes of UTF-8")
+    XCTAssertNil(refusal("add_task", ["title": .string(String(repeating: "é", count: 250))]))
+    XCTAssertEqual(
+      refusal("add_task", ["title": .string("e" + String(repeating: "\u{301}", count: 400_000))]),
+      "add_task: 'title' is longer than 500 bytes of UTF-8")
+    XCTAssertEqual(
+      refusal("add_task", ["title": "t", "notes": .string(String(repeating: "é", count: 204_800))]),
+      "add_task: 'notes' is longer than 262144 bytes of UTF-8")
+    XCTAssertEqual(
+      refusal("search_tasks", ["query": .string("a" + String(repeating: "\u{301}", count: 100_000))]),
+      "search_tasks: 'query' is longer than 200 bytes of UTF-8")
   }
 
   func testNullClearsOptionalFieldsInAnEdit() throws {
