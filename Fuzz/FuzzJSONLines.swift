@@ -8,7 +8,7 @@
 
 @testable import TaskKeyCLI
 
-private let names = [Array("v".utf8), Array("c".utf8)]
+private let names = ["v", "c"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
