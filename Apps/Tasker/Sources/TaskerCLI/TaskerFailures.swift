@@ -41,7 +41,7 @@ extension GateError: CommandFailure {
   public var exitCode: ExitCode {
     switch self {
     case .invalidQuietHours, .invalidBudget: return .dataError
-    case .invalidListenAddress: return .usage
+    case .invalidListenAddress, .invalidAllowedHost: return .usage
     case .httpStartFailed, .httpLibraryUnavailable: return .unavailable
     case .keyRefused(let refusal): return refusal.exitCode
     case .approvalNotFound, .receiptNotFound: return .notFound

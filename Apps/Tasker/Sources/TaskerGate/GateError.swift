@@ -10,6 +10,8 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   case invalidBudget(String)
   /// The HTTP listen address is not `[IPv4:]PORT`.
   case invalidListenAddress(String)
+  /// A name given to `--allow-host` is not a DNS name or IPv4 address.
+  case invalidAllowedHost(String)
   /// The HTTP server could not start (the port is taken or not allowed).
   case httpStartFailed(address: String)
   /// libmicrohttpd, loaded when an HTTP server starts, could not be loaded.
@@ -51,6 +53,8 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
       return "invalid budget '\(text.prefix(32))': use a whole number of actions per day from 0 to 100000"
     case .invalidListenAddress(let text):
       return "invalid listen address '\(text.prefix(64))': use PORT or IPv4:PORT, e.g. 8765 or 127.0.0.1:8765"
+    case .invalidAllowedHost(let text):
+      return "invalid allowed host '\(text.prefix(64))': use a DNS name or IPv4 address without a port, e.g. tasker.lan"
     case .httpStartFailed(let address):
       return "could not listen on \(address): the port may be in use or not allowed"
     case .httpLibraryUnavailable(let reason):

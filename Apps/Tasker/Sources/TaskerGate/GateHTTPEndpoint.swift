@@ -11,7 +11,9 @@ import TaskSystem
 /// POST carries one JSON-RPC message and is answered with JSON (a
 /// notification or response gets 202); GET answers 405 (this server sends
 /// no messages of its own); DELETE ends a session. `Mcp-Session-Id` is made
-/// at `initialize` and bound to the key that made it.
+/// at `initialize` and bound to the key that made it. Before any of that,
+/// `GateHTTPAdmission` checks `Host`, `Origin` and the headers that must
+/// come at most once.
 public final class GateHTTPEndpoint: @unchecked Sendable {
   /// The most sessions kept; the least recently used one is dropped
   /// beyond it: 1,024.
@@ -30,6 +32,7 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   }
 
   private let path: String
+  private let admission: GateHTTPAdmission
   private let authenticate: Authenticate
   private let makeToolbox: MakeToolbox
   private let instructions: String
@@ -41,13 +44,16 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   ///
   /// - Parameters:
   ///   - path: the endpoint path, e.g. `/mcp`.
+  ///   - admission: the `Host` and `Origin` rules of the listening address.
   ///   - instructions: what `initialize` tells clients.
   ///   - authenticate: verifies a presented key (AssistantKeys).
   ///   - makeToolbox: makes the tools for a session.
   public init(
-    path: String, instructions: String, authenticate: @escaping Authenticate, makeToolbox: @escaping MakeToolbox
+    path: String, admission: GateHTTPAdmission, instructions: String, authenticate: @escaping Authenticate,
+    makeToolbox: @escaping MakeToolbox
   ) {
     self.path = path
+    self.admission = admission
     self.instructions = instructions
     self.authenticate = authenticate
     self.makeToolbox = makeToolbox
@@ -60,10 +66,8 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   public func respond(to request: HTTPRequest) -> HTTPResponse {
     mutex.lock()
     defer { mutex.unlock() }
+    if let refusal = admission.refusal(for: request.headers) { return Self.plain(refusal.status, refusal.message) }
     guard request.path == path else { return Self.plain(404, "no MCP endpoint here; use \(path)") }
-    if let origin = request.headers["origin"], !origin.allSatisfy(Self.isLoopbackOrigin) {
-      return Self.plain(403, "origin not allowed: only http://127.0.0.1, http://localhost and http://[::1]")
-    }
     let identity: GateIdentity
     switch authorize(request) {
     case .verified(let verified): identity = verified
@@ -190,11 +194,6 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     let id = UUID().uuidString.lowercased()
     sessions[id] = session
     return (id, session)
-  }
-
-  private static func isLoopbackOrigin(_ origin: String) -> Bool {
-    guard let url = URL(string: origin), let host = url.host else { return false }
-    return ["127.0.0.1", "localhost", "[::1]", "::1"].contains(host.lowercased())
   }
 
   private static func plain(_ status: Int, _ text: String) -> HTTPResponse {

@@ -67,13 +67,14 @@ public final class MCPSession {
     }
   }
 
-  /// The method of a message, if it is a request whose method is
-  /// `initialize` (HTTP starts a session only for one).
+  /// Whether a message is an `initialize` request (HTTP starts a session
+  /// only for one); a message that also carries `result` or `error` is
+  /// not one.
   ///
   /// - Parameter message: a parsed message.
   /// - Returns: true for an `initialize` request.
   public static func isInitialize(_ message: JSONValue) -> Bool {
-    message["method"] == "initialize" && message["id"] != nil
+    message["method"] == "initialize" && message["id"] != nil && message["result"] == nil && message["error"] == nil
   }
 
   private func result(of envelope: Envelope) throws(MCPError) -> JSONValue {
@@ -156,6 +157,9 @@ private struct Envelope {
     }
     guard members["jsonrpc"] == "2.0" else {
       return .failure(invalid(replyID, "invalid request: 'jsonrpc' must be \"2.0\""))
+    }
+    if members["method"] != nil && (members["result"] != nil || members["error"] != nil) {
+      return .failure(invalid(replyID, "invalid request: a message is a request or a response, not both"))
     }
     guard let method = members["method"] else {
       if members["result"] != nil || members["error"] != nil {

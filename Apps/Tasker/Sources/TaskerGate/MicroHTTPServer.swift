@@ -31,6 +31,22 @@ public struct HTTPRequest: Sendable {
     self.body = body
   }
 
+  /// Why the headers do not frame one body in exactly one way, or nil when
+  /// they do: `Content-Length` more than once, as a list or not in plain
+  /// digits, or together with `Transfer-Encoding` (RFC 9112 §6.3: a
+  /// server must not guess which one frames the message).
+  ///
+  /// - Parameter headers: header values by lower-case name.
+  /// - Returns: one line for the client, or nil.
+  public static func framingProblem(_ headers: [String: [String]]) -> String? {
+    guard let lengths = headers["content-length"] else { return nil }
+    guard lengths.count == 1, let length = lengths.first, (1...19).contains(length.utf8.count),
+      length.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+    else { return "send exactly one Content-Length, in plain digits" }
+    if headers["transfer-encoding"] != nil { return "send Content-Length or Transfer-Encoding, not both" }
+    return nil
+  }
+
   /// The value of a header sent exactly once; nil when missing or repeated.
   ///
   /// - Parameter name: the header name, in lower case.
@@ -188,6 +204,15 @@ public final class MicroHTTPServer {
       let pending = Pending()
       tasker_mhd_get_connection_values(
         connection, MHD_ValueKind.HEADER_KIND, collectHeader, Unmanaged.passUnretained(pending).toOpaque())
+      // Refused before the body is read, on a connection that then closes,
+      // so no byte of an ambiguous body is read as another request.
+      if let problem = HTTPRequest.framingProblem(pending.headers) {
+        return queue(
+          connection,
+          HTTPResponse(
+            status: 400, headers: [HTTPHeader("Content-Type", "text/plain"), HTTPHeader("Connection", "close")],
+            body: Array((problem + "\n").utf8)))
+      }
       if let length = pending.headers["content-length"]?.first, let count = Int(length), count > limits.bodyBytes {
         return queue(connection, tooLarge())
       }

@@ -44,10 +44,12 @@ let status = measure { if case .unlocked? = try? vault.status().lockState { sink
 let environment = ProcessInfo.processInfo.environment
 let store = try TaskStore(home: TaskerHome(environment: environment)!, keys: VaultKeySource(environment: environment))
 let endpoint = GateHTTPEndpoint(
-  path: "/mcp", instructions: "", authenticate: authenticator.verify,
+  path: "/mcp", admission: GateHTTPAdmission(listen: try GateListenAddress("8765")), instructions: "",
+  authenticate: authenticator.verify,
   makeToolbox: { GateToolbox(store: store, identity: $0) })
 var headers = [
-  "authorization": ["Bearer " + line], "content-type": ["application/json"], "accept": ["application/json"],
+  "host": ["127.0.0.1:8765"], "authorization": ["Bearer " + line], "content-type": ["application/json"],
+  "accept": ["application/json"],
 ]
 let opened = endpoint.respond(
   to: HTTPRequest(

@@ -9,7 +9,7 @@ import tempfile
 import time
 import unittest
 
-from harness import GateTestCase
+from harness import TASKER, GateTestCase, free_port
 
 
 class RawHTTPTests(GateTestCase):
@@ -88,6 +88,203 @@ class RawHTTPTests(GateTestCase):
         status, headers, _ = self.curl("-X", "GET", *common[:2], "-H", f"Mcp-Session-Id: {session}")
         self.assertEqual(status, 405)
         self.assertIn("allow: post, delete", headers.lower())
+
+
+
+def raw_exchange(port, data, wait=5):
+    """Sends bytes on one connection and returns everything the server sends
+    back before it closes the connection or goes quiet for `wait` seconds."""
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.settimeout(wait)
+    connection.sendall(data)
+    received = b""
+    try:
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    connection.close()
+    return received
+
+
+def statuses(received):
+    """The status codes of every response in a raw byte stream, in order."""
+    return [int(line.split(b" ")[1]) for line in received.split(b"\r\n") if line.startswith(b"HTTP/1.")]
+
+
+class HTTPToTheLetterTests(GateTestCase):
+    """Issue 23, item 5: Origin and Host checked to the letter, framing that
+    cannot be read two ways, and messages that are one thing only."""
+
+    curl = RawHTTPTests.curl
+    initialize = RawHTTPTests.initialize
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.home.http_server()
+        self.key, _ = self.home.mint("letter", grants=["tasks:write"])
+
+    def call(self, session, *headers, body):
+        return self.curl("-H", f"Authorization: Bearer {self.key}", "-H", "Content-Type: application/json",
+                         "-H", "Accept: application/json, text/event-stream", "-H", f"Mcp-Session-Id: {session}",
+                         "-H", "MCP-Protocol-Version: 2025-11-25", *headers, "--data", json.dumps(body))
+
+    def initialize_with(self, *headers):
+        return self.curl(*headers, "-H", f"Authorization: Bearer {self.key}", "-H", "Content-Type: application/json",
+                         "-H", "Accept: application/json, text/event-stream",
+                         "--data", json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                               "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}))
+
+    def task_titles(self, session):
+        status, _, body = self.call(session, body={"jsonrpc": "2.0", "id": 90, "method": "tools/call",
+                                                   "params": {"name": "list_tasks", "arguments": {}}})
+        self.assertEqual(status, 200, body)
+        return body
+
+    def raw_post(self, session, headers, body):
+        head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{self.server.port}\r\n"
+                f"Authorization: Bearer {self.key}\r\nContent-Type: application/json\r\n"
+                f"Accept: application/json\r\nMcp-Session-Id: {session}\r\n").encode()
+        return head + b"".join(line.encode() + b"\r\n" for line in headers) + b"\r\n" + body
+
+    def test_only_the_three_loopback_origins_are_served_and_anything_else_is_403(self):
+        port = self.server.port
+        for origin in ["https://localhost", "ftp://localhost", "file://", "file:///etc", "chrome-extension://localhost",
+                       "http://evil.example@localhost", "http://localhost@evil.example", "http://localhost:99999",
+                       "http://localhost:0", "http://localhost:080", "http://localhost:", "http://localhost/",
+                       "http://localhost/path", "http://localhost?x", "http://localhost#x", "http://127.0.0.2",
+                       "http://evil.example", "http://localhost.evil.example", "http://[::2]", "http://::1",
+                       "null", "", "http://localhost:+80", "http://localhost :80", "http://LOCALHOST\\@x"]:
+            status, _, body = self.initialize_with("-H", f"Origin: {origin}" if origin else "Origin;")
+            self.assertEqual(status, 403, f"{origin!r}: {body}")
+        for origin in ["http://127.0.0.1", "http://localhost", "http://[::1]", f"http://127.0.0.1:{port}",
+                       "http://localhost:3000", "http://[::1]:65535", "HTTP://LocalHost:1"]:
+            status, _, body = self.initialize_with("-H", f"Origin: {origin}")
+            self.assertEqual(status, 200, f"{origin!r}: {body}")
+
+    def test_two_origin_headers_are_403_even_when_both_are_loopback(self):
+        status, _, _ = self.initialize_with("-H", "Origin: http://localhost", "-H", "Origin: http://localhost")
+        self.assertEqual(status, 403)
+
+    def test_a_bad_origin_is_403_before_the_key_is_looked_at(self):
+        status, _, _ = self.curl("-H", "Origin: https://localhost", "-H", "Content-Type: application/json",
+                                 "--data", "{}")
+        self.assertEqual(status, 403)
+
+    def test_host_must_be_a_loopback_name_with_the_listening_port_or_it_is_421(self):
+        port = self.server.port
+        for host in [f"evil.example:{port}", f"127.0.0.1:{port + 1}", "127.0.0.1", "localhost", f"127.0.0.2:{port}",
+                     f"[::2]:{port}", f"localhost.evil.example:{port}", f"localhost:0{port}"]:
+            status, _, body = self.initialize_with("-H", f"Host: {host}")
+            self.assertEqual(status, 421, f"{host!r}: {body}")
+        for host in [f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", f"LocalHost:{port}"]:
+            status, _, body = self.initialize_with("-H", f"Host: {host}")
+            self.assertEqual(status, 200, f"{host!r}: {body}")
+
+    def test_a_wrong_host_is_refused_before_authentication(self):
+        status, _, _ = self.curl("-H", "Host: evil.example", "-H", "Content-Type: application/json", "--data", "{}")
+        self.assertEqual(status, 421)
+
+    def test_a_missing_or_repeated_host_is_400(self):
+        port = self.server.port
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                           "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}).encode()
+        common = (f"Authorization: Bearer {self.key}\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
+                  f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
+        served = raw_exchange(port, f"POST /mcp HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n".encode() + common)
+        self.assertEqual(statuses(served), [200], served[:200])
+        missing = raw_exchange(port, b"POST /mcp HTTP/1.0\r\n" + common)
+        self.assertEqual(statuses(missing), [400], missing[:200])
+        twice = raw_exchange(port, f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nHost: 127.0.0.1:{port}\r\n".encode()
+                             + common)
+        self.assertEqual(statuses(twice), [400], twice[:200])
+
+    def test_two_content_lengths_are_400_and_the_hidden_request_never_runs(self):
+        session = self.initialize()
+        hidden_body = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                                  "params": {"name": "add_task", "arguments": {"title": "smuggled"}}}).encode()
+        hidden = self.raw_post(session, [f"Content-Length: {len(hidden_body)}"], hidden_body)
+        first = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "ping"}).encode()
+        for lengths in [(len(first), len(first) + len(hidden)), (len(first) + len(hidden), len(first))]:
+            stream = self.raw_post(session, [f"Content-Length: {lengths[0]}", f"Content-Length: {lengths[1]}"],
+                                   first + hidden)
+            received = raw_exchange(self.server.port, stream)
+            self.assertEqual(statuses(received), [400], received[:300])
+        self.assertNotIn("smuggled", self.task_titles(session))
+
+    def test_a_content_length_list_is_400(self):
+        session = self.initialize()
+        body = b'{"jsonrpc":"2.0","id":7,"method":"ping"}'
+        received = raw_exchange(self.server.port,
+                                self.raw_post(session, [f"Content-Length: {len(body)}, {len(body)}"], body))
+        # libmicrohttpd refuses this one itself, before the gate sees it (0.9.75 writes its status line twice).
+        self.assertTrue(statuses(received) and set(statuses(received)) == {400}, received[:300])
+
+    def test_content_length_with_chunked_is_400_and_nothing_runs(self):
+        session = self.initialize()
+        inner = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                            "params": {"name": "add_task", "arguments": {"title": "chunked"}}}).encode()
+        chunked = f"{len(inner):x}\r\n".encode() + inner + b"\r\n0\r\n\r\n"
+        received = raw_exchange(self.server.port, self.raw_post(
+            session, [f"Content-Length: {len(chunked)}", "Transfer-Encoding: chunked"], chunked))
+        self.assertEqual(statuses(received), [400], received[:300])
+        self.assertNotIn('"chunked"', self.task_titles(session))
+
+    def test_two_protocol_version_headers_are_400_and_nothing_runs(self):
+        session = self.initialize()
+        for versions in [("2025-11-25", "1999-01-01"), ("1999-01-01", "2025-11-25"), ("2025-11-25", "2025-11-25")]:
+            status, _, body = self.curl(
+                "-H", f"Authorization: Bearer {self.key}", "-H", "Content-Type: application/json",
+                "-H", "Accept: application/json", "-H", f"Mcp-Session-Id: {session}",
+                "-H", f"MCP-Protocol-Version: {versions[0]}", "-H", f"MCP-Protocol-Version: {versions[1]}",
+                "--data", json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                      "params": {"name": "add_task", "arguments": {"title": "two versions"}}}))
+            self.assertEqual(status, 400, f"{versions}: {body}")
+        self.assertNotIn("two versions", self.task_titles(session))
+
+    def test_a_message_with_method_and_result_is_refused_not_run(self):
+        session = self.initialize()
+        for extra in [{"result": {}}, {"error": {"code": 1, "message": "x"}}]:
+            status, _, body = self.call(session, body={"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                                                       "params": {"name": "add_task",
+                                                                  "arguments": {"title": "both"}}, **extra})
+            self.assertEqual(status, 400, body)
+            self.assertEqual(json.loads(body)["error"]["code"], -32600)
+        self.assertNotIn('"both"', self.task_titles(session))
+
+
+class AllowedHostTests(GateTestCase):
+    def start(self, *extra):
+        port = free_port()
+        process = subprocess.Popen([TASKER, "mcp", "--http", f"127.0.0.1:{port}", *extra], env=self.home.env,
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.addCleanup(lambda: (process.terminate(), process.wait(timeout=10)))
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            self.assertIsNone(process.poll(), "the server exited")
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=1):
+                    return port
+            except OSError:
+                time.sleep(0.05)
+        self.fail("the server did not start listening in 30 s")
+
+    def test_an_allow_listed_name_is_served_and_others_are_still_421(self):
+        port = self.start("--allow-host", "tasker.test", "--allow-host", "Box-2.lan")
+        for host, expected in [(f"tasker.test:{port}", 401), (f"box-2.lan:{port}", 401), (f"localhost:{port}", 401),
+                               (f"other.test:{port}", 421), ("tasker.test", 421), (f"tasker.test:{port + 1}", 421)]:
+            received = raw_exchange(port, f"POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+                                          "Content-Length: 2\r\nConnection: close\r\n\r\n{}".encode())
+            self.assertEqual(statuses(received), [expected], f"{host}: {received[:200]}")
+
+    def test_a_malformed_allowed_host_ends_the_command_with_a_usage_error(self):
+        for name in ["", "*", "evil.example:80", "[::1]", "a..b", "-a.b", "a/b", "x@y", "*.example"]:
+            result = self.home.tasker("mcp", "--http", "127.0.0.1:1", "--allow-host", name, check=False)
+            self.assertEqual(result.returncode, 64, f"{name!r}: {result.stderr}")
+            self.assertIn("invalid allowed host", result.stderr)
 
 
 class ServerLimitTests(GateTestCase):

@@ -12,7 +12,7 @@ final class GateHTTPEndpointTests: XCTestCase {
     let identity = GateIdentity(keyID: AssistantKeyID("tkid_1111111111111111"), name: "a", trust: .standard, grants: [])
     verdicts[Self.good] = .success(identity)
     return GateHTTPEndpoint(
-      path: "/mcp", instructions: "test",
+      path: "/mcp", admission: GateHTTPAdmission(listen: try! GateListenAddress("8765")), instructions: "test",
       authenticate: { [unowned self] token in self.verdicts[token] ?? .failure(.unknownKey) },
       makeToolbox: { [unowned self] _ in
         let toolbox = EchoToolbox()
@@ -26,7 +26,8 @@ final class GateHTTPEndpointTests: XCTestCase {
     extra: [String: [String]] = [:]
   ) -> HTTPResponse {
     var headers: [String: [String]] = [
-      "content-type": ["application/json"], "accept": ["application/json, text/event-stream"],
+      "host": ["127.0.0.1:8765"], "content-type": ["application/json"],
+      "accept": ["application/json, text/event-stream"],
     ]
     if let key { headers["authorization"] = ["Bearer \(key)"] }
     if let session { headers["mcp-session-id"] = [session] }
@@ -110,7 +111,8 @@ final class GateHTTPEndpointTests: XCTestCase {
       to: HTTPRequest(
         method: "POST", path: "/mcp",
         headers: [
-          "authorization": ["Bearer \(Self.good)"], "content-type": ["application/json"], "mcp-session-id": [session],
+          "host": ["localhost:8765"], "authorization": ["Bearer \(Self.good)"], "content-type": ["application/json"],
+          "mcp-session-id": [session],
         ], body: Array("{not json".utf8)))
     XCTAssertEqual(garbage.status, 400)
     XCTAssertEqual(JSONValue.parse(garbage.body)?["error"]?["code"], .integer(MCPError.parseErrorCode))
@@ -120,7 +122,7 @@ final class GateHTTPEndpointTests: XCTestCase {
   func testMethodsPathsOriginsAndMediaTypes() throws {
     let endpoint = endpoint()
     let session = try open(endpoint)
-    let auth = ["authorization": ["Bearer \(Self.good)"], "mcp-session-id": [session]]
+    let auth = ["host": ["[::1]:8765"], "authorization": ["Bearer \(Self.good)"], "mcp-session-id": [session]]
     let get = endpoint.respond(to: HTTPRequest(method: "GET", path: "/mcp", headers: auth, body: []))
     XCTAssertEqual(get.status, 405)
     XCTAssertEqual(header(get, "Allow"), "POST, DELETE")
@@ -136,5 +138,39 @@ final class GateHTTPEndpointTests: XCTestCase {
     let delete = endpoint.respond(to: HTTPRequest(method: "DELETE", path: "/mcp", headers: auth, body: []))
     XCTAssertEqual(delete.status, 204)
     XCTAssertEqual(post(endpoint, ping, session: session).status, 404, "the session ended")
+  }
+
+  func testHostOriginAndRepeatedVersionsAreRefusedBeforeTheKeyIsLookedAt() throws {
+    let endpoint = endpoint()
+    let initialize: JSONValue = [
+      "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": ["protocolVersion": "2025-11-25"],
+    ]
+    let refusals: [([String: [String]], Int)] = [
+      (["host": []], 400), (["host": ["127.0.0.1:8765", "127.0.0.1:8765"]], 400),
+      (["host": ["evil.example:8765"]], 421),
+      (["host": ["127.0.0.1:8766"]], 421), (["host": ["localhost"]], 421), (["origin": ["https://localhost"]], 403),
+      (["origin": ["http://evil.example@localhost"]], 403),
+      (["origin": ["http://localhost", "http://localhost"]], 403),
+      (["mcp-protocol-version": ["2025-11-25", "2025-11-25"]], 400),
+    ]
+    for (extra, status) in refusals {
+      for key in [Self.good, "tk_unknown"] {
+        XCTAssertEqual(post(endpoint, initialize, key: key, extra: extra).status, status, "\(extra)")
+      }
+    }
+    XCTAssertTrue(toolboxes.isEmpty, "nothing ran for a refused request")
+    XCTAssertEqual(post(endpoint, initialize, extra: ["origin": ["http://[::1]:3000"]]).status, 200)
+  }
+
+  func testAMessageWithMethodAndResultOpensNoSessionAndRunsNothing() {
+    let endpoint = endpoint()
+    let both: JSONValue = [
+      "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": ["protocolVersion": "2025-11-25"], "result": [:],
+    ]
+    let response = post(endpoint, both)
+    XCTAssertEqual(response.status, 400)
+    XCTAssertNil(header(response, "Mcp-Session-Id"))
+    XCTAssertEqual(JSONValue.parse(response.body)?["error"]?["code"], .integer(MCPError.invalidRequestCode))
+    XCTAssertTrue(toolboxes.isEmpty)
   }
 }

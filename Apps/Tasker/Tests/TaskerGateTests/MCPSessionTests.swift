@@ -126,6 +126,23 @@ final class MCPSessionTests: XCTestCase {
     }
   }
 
+  func testAMessageWithMethodAndResultOrErrorIsRefusedNotRun() {
+    let toolbox = EchoToolbox()
+    let session = MCPSession(provider: toolbox, instructions: "")
+    _ = session.handle(["jsonrpc": "2.0", "id": 1, "method": "initialize", "params": ["protocolVersion": "2025-11-25"]])
+    let call: [String: JSONValue] = [
+      "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ["name": "echo", "arguments": ["text": "x"]],
+    ]
+    for extra: [String: JSONValue] in [["result": [:]], ["error": ["code": 1, "message": "x"]], ["result": .null]] {
+      guard case .response(let json, let error) = session.handle(.object(call.merging(extra) { $1 })) else {
+        return XCTFail("a request with \(extra) was not answered")
+      }
+      XCTAssertEqual(error?.code, MCPError.invalidRequestCode)
+      XCTAssertEqual(json["id"], 2)
+    }
+    XCTAssertEqual(toolbox.calls, [], "nothing ran")
+  }
+
   func testNotificationsAndClientResponsesAreNeverAnswered() {
     let (session, toolbox) = initialised()
     XCTAssertEqual(session.handle(["jsonrpc": "2.0", "method": "tools/call", "params": ["name": "echo"]]), .accepted)

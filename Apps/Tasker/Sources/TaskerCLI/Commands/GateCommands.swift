@@ -7,27 +7,36 @@ import TaskVault
 import TaskerCore
 import TaskerGate
 
-/// `tasker mcp [--http [ADDR:]PORT]`: the assistant gate.
+/// `tasker mcp [--http [ADDR:]PORT [--allow-host NAME]...]`: the assistant gate.
 struct McpCommand: Command {
   static let http = OptionSpec.value(
     "--http", "[ADDR:]PORT",
     help: "Serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio; ADDR is 127.0.0.1 unless given. Every "
       + "request needs 'Authorization: Bearer tk_…'; there is no trusted mode over HTTP.")
+  static let allowHost = OptionSpec.value(
+    "--allow-host", "NAME",
+    help: "With --http: also serve requests whose Host header is NAME:PORT (a DNS name or IPv4 address, no port), "
+      + "for a server reached beyond loopback. Without it only 127.0.0.1, localhost, [::1] and the listening address "
+      + "are served; any other Host is answered 421, against DNS rebinding.", repeatable: true)
   static let spec = CommandSpec(
     name: "mcp", abstract: "Serve MCP to assistants: stdio (trusted without a key) or HTTP (a key on every request).",
-    options: [http],
+    options: [http, allowHost],
     discussion: "TASKER_ASSISTANT_KEY (stdio): run as the assistant this key belongs to. A key that is malformed, "
       + "unknown, revoked, expired or cannot be checked ends the command with one line on standard error before "
       + "anything is served. Without it, stdio runs in trusted mode, as the user.",
     example: """
       tasker mcp
       tasker mcp --http 8765
+      tasker mcp --http 0.0.0.0:8765 --allow-host tasker.lan
       """)
 
   let listen: GateListenAddress?
+  let allowedHosts: [String]
 
   init(_ arguments: ParsedArguments) throws {
     listen = try arguments.value(Self.http).map { try GateListenAddress($0) }
+    allowedHosts = try arguments.values(Self.allowHost).map { try GateHTTPAdmission.allowedHost($0) }
+    if listen == nil && !allowedHosts.isEmpty { throw arguments.usageError("--allow-host needs --http") }
   }
 
   func run(_ context: CommandContext) throws {
@@ -67,7 +76,8 @@ struct McpCommand: Command {
   {
     let store = try context.store(create: true)
     let endpoint = GateHTTPEndpoint(
-      path: "/mcp", instructions: GateInstructions.text, authenticate: authenticator.verify,
+      path: "/mcp", admission: GateHTTPAdmission(listen: listen, allowedHosts: allowedHosts),
+      instructions: GateInstructions.text, authenticate: authenticator.verify,
       makeToolbox: { GateToolbox(store: store, identity: $0) })
     let server = try MicroHTTPServer(address: listen.address, port: listen.port, handler: endpoint.respond)
     if !listen.isLoopback {
