@@ -25,6 +25,8 @@ public final class GateToolbox: AssistantToolProvider {
   /// every call that reads or seals a note (an assistant's key is checked
   /// against the vault on every message by the authenticator instead).
   private var vaultCheck: GateVaultCheck?
+  /// The registry's record of the keys a rotated key replaced.
+  private var lineage: GateKeyLineage?
 
   /// The tools of trusted mode (stdio, no key): the user's own process.
   ///
@@ -56,14 +58,19 @@ public final class GateToolbox: AssistantToolProvider {
   ///   - identity: the key's identity.
   ///   - clock: the time source (tests choose it).
   ///   - calendar: the calendar with the user's time zone.
+  ///   - vaultDirectory: the vault whose key registry says which earlier
+  ///     keys of the assistant a rotated key replaced (their budget setting
+  ///     carries over); nil, or a directory without a vault, knows none.
   public init(
-    store: TaskStore, identity: GateIdentity, clock: @escaping () -> Date = Date.init, calendar: Calendar = .current
+    store: TaskStore, identity: GateIdentity, clock: @escaping () -> Date = Date.init, calendar: Calendar = .current,
+    vaultDirectory: String? = Vault.defaultDirectory(environment: ProcessInfo.processInfo.environment)
   ) {
     self.store = store
     self.identity = identity
     self.caller = .assistant(identity.trust)
     self.clock = clock
     self.calendar = calendar
+    self.lineage = vaultDirectory.map(GateKeyLineage.init(directory:))
   }
 
   /// Every tool of the gate.
@@ -223,7 +230,9 @@ public final class GateToolbox: AssistantToolProvider {
   func budgetState() -> BudgetState {
     guard let keyID = identity.keyID else { return .unknown }
     do {
-      let limit = try Self.budget(store: store, keyID: keyID)
+      let limit = try Self.budget(store: store, keyID: keyID) {
+        try lineage?.earlierKeys(of: keyID, name: identity.name) ?? []
+      }
       guard let limit else { return .unknown }
       let since = Int64(calendar.startOfDay(for: clock()).timeIntervalSince1970)
       return try store.actionCount(keyID: keyID, since: since) < limit ? .available : .exhausted
@@ -232,10 +241,21 @@ public final class GateToolbox: AssistantToolProvider {
     }
   }
 
-  /// The key's daily budget: its own setting, else the default setting,
-  /// else `defaultBudget`; nil when a setting is not a valid number.
-  static func budget(store: TaskStore, keyID: AssistantKeyID) throws -> Int? {
-    guard let text = try store.gateSetting("budget." + keyID.text) ?? store.gateSetting("budget.default") else {
+  /// The key's daily budget: its own setting, else the setting of the
+  /// newest earlier key of its assistant that has one (a budget follows
+  /// the assistant through `taskkey rotate --assistant`), else the default
+  /// setting, else `defaultBudget`; nil when a setting is not a valid number.
+  static func budget(
+    store: TaskStore, keyID: AssistantKeyID, earlier: () throws -> [AssistantKeyID] = { [] }
+  ) throws -> Int? {
+    var own = try store.gateSetting("budget." + keyID.text)
+    if own == nil {
+      for id in try earlier() {
+        own = try store.gateSetting("budget." + id.text)
+        if own != nil { break }
+      }
+    }
+    guard let text = try own ?? store.gateSetting("budget.default") else {
       return defaultBudget
     }
     guard let value = Int(text), (0...maximumBudget).contains(value) else { return nil }
@@ -284,5 +304,43 @@ final class GateVaultCheck {
       throw TaskerError.vault(error)
     }
     guard stamp != nil else { throw TaskerError.vaultLocked(reason: .notUnlocked) }
+  }
+}
+
+/// The keys an assistant's key replaced, from the key registry in the
+/// vault (authority, unlike the database): the assistant's other keys
+/// minted before it (or in the same second) and no longer active — revoked
+/// by a rotation, in its overlap window, or expired — newest first. Read once per key id (earlier keys
+/// never change), on the first budget check without the key's own setting.
+final class GateKeyLineage {
+  private let directory: String
+  private var known: [AssistantKeyID: [AssistantKeyID]] = [:]
+
+  init(directory: String) {
+    self.directory = directory
+  }
+
+  /// The assistant's keys minted before `keyID`, newest first; none when
+  /// there is no vault there.
+  ///
+  /// - Throws: the vault's or the registry's errors (the budget is then
+  ///   undecidable and the call refused).
+  func earlierKeys(of keyID: AssistantKeyID, name: String) throws -> [AssistantKeyID] {
+    if let earlier = known[keyID] { return earlier }
+    let vault: Vault
+    do {
+      vault = try Vault(at: directory)
+    } catch TaskVaultError.notInitialised {
+      return []
+    }
+    let records = try AssistantKeyRegistry(vault: vault).keys()
+    guard let this = records.first(where: { $0.id == keyID }) else { return [] }
+    let earlier =
+      records
+      .filter { $0.name == name && $0.id != keyID && $0.created <= this.created && $0.status != .active }
+      .sorted { ($0.created, $0.id) > ($1.created, $1.id) }
+      .map(\.id)
+    known[keyID] = earlier
+    return earlier
   }
 }
