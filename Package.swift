@@ -14,6 +14,9 @@ let package = Package(
     .library(name: "TaskAttachments", targets: ["TaskAttachments"]),
     .library(name: "CommandKit", targets: ["CommandKit"]),
     .library(name: "ExitCodeMap", targets: ["ExitCodeMap"]),
+    // For tests only (this package's and an app's): the fault-injecting file
+    // system. No shipped library or binary links it.
+    .library(name: "TaskSystemTesting", targets: ["TaskSystemTesting"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [
@@ -42,6 +45,12 @@ let package = Package(
     .target(
       name: "TaskSystem",
       dependencies: ["CTaskSystem"]
+    ),
+    // The test seam of TaskSystem's file-system protocol: every step can be
+    // made to fail. Tests only.
+    .target(
+      name: "TaskSystemTesting",
+      dependencies: ["TaskSystem"]
     ),
     // TaskCrypto's own C: the SSSE3 loops of the base64 codec (pure computation, no libc); only TaskCrypto uses it.
     .target(name: "CTaskCrypto"),
@@ -120,7 +129,7 @@ let package = Package(
     // tests generate or check vectors also imports TaskKeyVectors (the checkers and the files' schemas).
     .testTarget(
       name: "TaskSystemTests",
-      dependencies: ["TaskSystem", "TaskKeyTestSupport"]
+      dependencies: ["TaskSystem", "TaskSystemTesting", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskCryptoTests",
@@ -128,15 +137,22 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskAttachmentsTests",
-      dependencies: ["TaskAttachments", "TaskCrypto", "TaskSystem", "TaskKeyVectors", "TaskKeyTestSupport"]
+      dependencies: [
+        "TaskAttachments", "TaskCrypto", "TaskSystem", "TaskSystemTesting", "TaskKeyVectors", "TaskKeyTestSupport",
+      ]
     ),
     .testTarget(
       name: "TaskVaultTests",
-      dependencies: ["TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyVectors", "TaskKeyTestSupport"]
+      dependencies: [
+        "TaskVault", "TaskCrypto", "TaskSystem", "TaskSystemTesting", "TaskKeyVectors", "TaskKeyTestSupport",
+      ]
     ),
     .testTarget(
       name: "AssistantKeysTests",
-      dependencies: ["AssistantKeys", "TaskVault", "TaskCrypto", "TaskSystem", "TaskKeyVectors", "TaskKeyTestSupport"]
+      dependencies: [
+        "AssistantKeys", "TaskVault", "TaskCrypto", "TaskSystem", "TaskSystemTesting", "TaskKeyVectors",
+        "TaskKeyTestSupport",
+      ]
     ),
     .testTarget(
       name: "BackupRulesTests",

@@ -85,7 +85,7 @@ let package = Package(
     .testTarget(
       name: "TaskerCoreTests",
       dependencies: ["TaskerCore", "TaskerTestSupport"]
-        + taskKey("AssistantKeys", "TaskAttachments", "TaskCrypto", "TaskSystem", "TaskVault")
+        + taskKey("AssistantKeys", "TaskAttachments", "TaskCrypto", "TaskSystem", "TaskSystemTesting", "TaskVault")
     ),
     .testTarget(
       name: "TaskerGateTests",

@@ -2,6 +2,7 @@ import Foundation
 import TaskCrypto
 import TaskKeyTestSupport
 import TaskSystem
+import TaskSystemTesting
 
 @testable import AssistantKeys
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import TaskKeyTestSupport
+import TaskSystemTesting
 import Testing
 
 @testable import TaskSystem

@@ -3,6 +3,7 @@ import Glibc
 import TaskCrypto
 import TaskKeyTestSupport
 import TaskSystem
+import TaskSystemTesting
 
 @testable import TaskVault
 

@@ -243,7 +243,7 @@ struct AttachmentBindingTests {
     try store.writeAttachment(id: 1, toNewFile: out)
     #expect(try bytes(out) == content)
     #expect(try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int == 0o600)
-    #expect(throws: TaskerError.fileAccess(path: out, reason: "it exists; choose a new name")) {
+    #expect(throws: TaskerError.outputExists(path: out)) {
       try store.writeAttachment(id: 1, toNewFile: out)
     }
     #expect(try bytes(out) == content)

@@ -110,7 +110,7 @@ import Testing
     #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))) == Array(bytes[100...199]))
     let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
     #expect(mode == 0o600)
-    #expect(throws: TaskerError.fileAccess(path: out, reason: "it exists; choose a new name")) {
+    #expect(throws: TaskerError.outputExists(path: out)) {
       try store.writeAttachment(id: 1, range: AttachmentRange(parsing: "0-"), toNewFile: out)
     }
     let refused = directory.path("refused.bin")

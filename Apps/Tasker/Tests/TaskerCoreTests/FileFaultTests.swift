@@ -1,6 +1,7 @@
 import Foundation
 import TaskCrypto
 import TaskSystem
+import TaskSystemTesting
 import TaskerTestSupport
 import Testing
 
