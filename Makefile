@@ -184,7 +184,7 @@ example: build
 
 # API reference with the toolchain's docc: symbol graphs from swift build,
 # one archive per library, HTML in .build/docs/<Module>.
-DOC_MODULES := TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments TaskSystem
+DOC_MODULES := TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments TaskSystem CommandKit ExitCodeMap TaskSystemTesting
 docs: deps
 	bash scripts/make-docs.sh $(DOC_MODULES)
 

@@ -58,7 +58,7 @@ for path in glob.glob(f".build/docs-build/graphs-{module}/*.symbols.json"):
 print("\n".join(sorted(set(missing))))
 PY
 )"
-  count="$(ls ".build/docs/$module.doccarchive/data/documentation/"*/ 2>/dev/null | wc -l)"
+  count="$( (ls ".build/docs/$module.doccarchive/data/documentation/"*/ 2>/dev/null || true) | wc -l)"
   if [ -n "$undocumented" ]; then
     echo "docs: $module has public symbols without a doc comment:" >&2
     echo "$undocumented" >&2

@@ -40,8 +40,10 @@ struct McpCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let authenticator = GateAuthenticator(vaultDirectory: Vault.defaultDirectory(environment: context.environment))
-    if let listen { return try serveHTTP(listen, authenticator: authenticator, context: context) }
+    // The vault of this command's environment, for keys, lineage and the lock check alike.
+    let vault = Vault.defaultDirectory(environment: context.environment)
+    let authenticator = GateAuthenticator(vaultDirectory: vault)
+    if let listen { return try serveHTTP(listen, authenticator: authenticator, vault: vault, context: context) }
     let toolbox: GateToolbox
     var reverify: (() -> Result<GateIdentity, AssistantKeyError>)?
     if let key = context.environment["TASKER_ASSISTANT_KEY"] {
@@ -51,10 +53,10 @@ struct McpCommand: Command {
       case .success(let verified): identity = verified
       case .failure(let error): throw GateError.keyRefused(error)
       }
-      toolbox = GateToolbox(store: try context.store(create: true), identity: identity)
+      toolbox = GateToolbox(store: try context.store(create: true), identity: identity, vaultDirectory: vault)
       reverify = { authenticator.verify(key) }
     } else {
-      toolbox = GateToolbox.trusted(store: try context.store(create: true))
+      toolbox = GateToolbox.trusted(store: try context.store(create: true), vaultDirectory: vault)
     }
     let lines = LineBuffer(limit: GateStdio.maximumLine)
     GateStdio.serve(
@@ -72,13 +74,14 @@ struct McpCommand: Command {
     }
   }
 
-  private func serveHTTP(_ listen: GateListenAddress, authenticator: GateAuthenticator, context: CommandContext) throws
-  {
+  private func serveHTTP(
+    _ listen: GateListenAddress, authenticator: GateAuthenticator, vault: String?, context: CommandContext
+  ) throws {
     let store = try context.store(create: true)
     let endpoint = GateHTTPEndpoint(
       path: "/mcp", admission: GateHTTPAdmission(listen: listen, allowedHosts: allowedHosts),
       instructions: GateInstructions.text, authenticate: authenticator.verify,
-      makeToolbox: { GateToolbox(store: store, identity: $0) })
+      makeToolbox: { GateToolbox(store: store, identity: $0, vaultDirectory: vault) })
     let server = try MicroHTTPServer(address: listen.address, port: listen.port, handler: endpoint.respond)
     if !listen.isLoopback {
       context.printError("tasker: warning: \(listen) is not a loopback address; keys cross the network in clear")
