@@ -208,11 +208,26 @@ public final class TaskStore {
   ///
   /// - Throws: `TaskerError.database`.
   public func searchTasks(_ text: String, limit: Int = 100) throws -> [TaskSummary] {
+    try searchTasks(text, matchingContexts: true, limit: limit)
+  }
+
+  /// Tasks whose title, and with `matchingContexts` also whose contexts,
+  /// contain `text` (case-insensitive for ASCII), ordered by status, due
+  /// date and id only. With `matchingContexts` false the contexts take no
+  /// part in which tasks match, how many, or their order, so a caller who
+  /// may not read contexts learns nothing of them by searching (the gate,
+  /// for a key without `notes:read`). Notes are sealed and never searched.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func searchTasks(_ text: String, matchingContexts: Bool, limit: Int) throws -> [TaskSummary] {
     let pattern = "%" + Self.escapeLike(text) + "%"
+    let condition =
+      matchingContexts
+      ? "title LIKE ?1 ESCAPE '\\' OR contexts LIKE ?1 ESCAPE '\\'" : "title LIKE ?1 ESCAPE '\\'"
     return try connection.prepare(
       """
       SELECT \(Self.summaryColumns) FROM tasks
-      WHERE title LIKE ?1 ESCAPE '\\' OR contexts LIKE ?1 ESCAPE '\\'
+      WHERE \(condition)
       ORDER BY status = 'done', due IS NULL, due, id LIMIT ?2
       """
     ).rows([.text(pattern), .integer(Int64(max(0, limit)))], Self.summary)

@@ -8,6 +8,10 @@ import TaskerCore
 struct GateExecutor {
   let store: TaskStore
   let today: CalendarDate
+  /// Whether the caller may read contexts (trusted mode, or a key with
+  /// `notes:read`): only then does a search match on them. False unless
+  /// said, so an executor made without it searches titles only.
+  var mayReadContexts = false
 
   /// What running a call produced.
   struct Outcome {
@@ -24,7 +28,9 @@ struct GateExecutor {
       return Outcome(
         content: ["tasks": .array(try tasks.map { try json($0, notes: notes) })], summary: "\(tasks.count) task(s)")
     case .searchTasks(let query, let notes, let limit):
-      let tasks = try store.searchTasks(query, limit: limit)
+      // Titles only for a caller who may not read contexts: which tasks
+      // match, how many and in what order then never depend on contexts.
+      let tasks = try store.searchTasks(query, matchingContexts: mayReadContexts, limit: limit)
       return Outcome(
         content: ["tasks": .array(try tasks.map { try json($0, notes: notes) })], summary: "\(tasks.count) task(s)")
     case .showTask(let id, let notes):

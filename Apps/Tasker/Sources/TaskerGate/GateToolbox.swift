@@ -73,8 +73,12 @@ public final class GateToolbox: AssistantToolProvider {
     self.lineage = vaultDirectory.map(GateKeyLineage.init(directory:))
   }
 
-  /// Every tool of the gate.
-  public var tools: [MCPTool] { GateTools.catalog }
+  /// The tools this caller may call, for `tools/list`: in trusted mode
+  /// every tool, for an assistant only those whose grant its key holds
+  /// (`GateTools.catalog(for:)`).
+  public var tools: [MCPTool] {
+    caller == .trusted ? GateTools.catalog : GateTools.catalog(for: identity.grants)
+  }
 
   /// Parses, decides and runs, queues or refuses one call.
   ///
@@ -137,7 +141,8 @@ public final class GateToolbox: AssistantToolProvider {
   }
 
   private func allow(_ call: GateCall) throws -> MCPToolResult {
-    let executor = GateExecutor(store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone))
+    var executor = GateExecutor(store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone))
+    executor.mayReadContexts = caller == .trusted || identity.grants.contains(.notesRead)
     guard call.action.acts else {
       let outcome = try executor.run(call)
       return MCPToolResult(content: outcome.content, summary: outcome.summary)

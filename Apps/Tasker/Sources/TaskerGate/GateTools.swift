@@ -44,6 +44,26 @@ public enum GateTools {
     return .object(members)
   }
 
+  /// The grant an assistant's key needs to call each tool, or nil when any
+  /// valid key may (the grant of the tool's action, `GateAction.requiredGrant`;
+  /// `include_notes` on a read asks for `notes:read` on top, per call).
+  public static let requiredGrants: [String: GateGrant?] = [
+    "list_tasks": nil, "search_tasks": nil, "show_task": nil, "add_task": .tasksWrite, "edit_task": .tasksWrite,
+    "complete_task": .tasksWrite, "delete_task": .tasksWrite, "add_page": .pagesWrite, "read_note": .notesRead,
+  ]
+
+  /// The tools an assistant whose key holds `grants` may call, in catalog
+  /// order: those needing no grant and those whose grant it holds. A tool
+  /// missing from `requiredGrants` is listed to no assistant (fail closed).
+  ///
+  /// - Parameter grants: the key's gate grants.
+  public static func catalog(for grants: Set<GateGrant>) -> [MCPTool] {
+    catalog.filter { tool in
+      guard let needed = requiredGrants[tool.name] else { return false }
+      return needed.map(grants.contains) ?? true
+    }
+  }
+
   /// Every tool, in `tools/list` order.
   public static let catalog: [MCPTool] = [
     MCPTool(
@@ -58,7 +78,8 @@ public enum GateTools {
     MCPTool(
       name: "search_tasks", title: "Search tasks",
       description:
-        "Find tasks whose title or contexts contain the text. Results have the same fields as list_tasks.",
+        "Find tasks whose title contains the text (and, for a key with notes:read, whose contexts do). "
+        + "Results have the same fields as list_tasks.",
       inputSchema: object(
         [
           "query": ["type": "string", "minLength": 1, "maxLength": .integer(Int64(GateCall.maximumQuery))],
