@@ -190,6 +190,27 @@ extension TaskStore {
     return Int(count ?? 0)
   }
 
+  /// The most approvals one key may have waiting at once: 20.
+  public static let pendingApprovalCap = 20
+  /// The most bytes of arguments one key's waiting approvals may hold, as
+  /// stored (sealed when encryption is on): 2 MiB.
+  public static let pendingArgumentBytesCap = 2 * 1024 * 1024
+
+  /// How many approvals of a key are waiting, and the bytes their stored
+  /// arguments hold: what the per-key queue caps count. Called inside the
+  /// write transaction that queues, so no other writer moves it meanwhile.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func pendingApprovalLoad(keyID: AssistantKeyID) throws -> (count: Int, bytes: Int) {
+    let load = try connection.prepare(
+      """
+      SELECT count(*), coalesce(sum(length(CAST(arguments AS BLOB))), 0) FROM gate_approvals
+      WHERE key_id = ? AND status = ?
+      """
+    ).first([.text(keyID.text), .text(ApprovalStatus.pending.rawValue)]) { ($0.integer(0), $0.integer(1)) }
+    return (Int(load?.0 ?? 0), Int(load?.1 ?? 0))
+  }
+
   /// Queues a call for approval; its arguments are sealed under
   /// `approval/<id>/arguments` when encryption is on.
   ///

@@ -15,9 +15,12 @@ import TaskSystem
 /// `GateHTTPAdmission` checks `Host`, `Origin` and the headers that must
 /// come at most once.
 public final class GateHTTPEndpoint: @unchecked Sendable {
-  /// The most sessions kept; the least recently used one is dropped
-  /// beyond it: 1,024.
+  /// The most sessions kept: 1,024. Beyond it the key holding the most
+  /// sessions loses its least recently used one.
   public static let maximumSessions = 1_024
+  /// The most sessions one key may hold: 32. A key that opens more loses
+  /// its own least recently used session, never another key's.
+  public static let maximumSessionsPerKey = 32
 
   /// Answers a presented key: the assistant's identity, or why not.
   public typealias Authenticate = (String) -> Result<GateIdentity, AssistantKeyError>
@@ -183,8 +186,15 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   }
 
   private func openSession(for identity: GateIdentity) -> (id: String, session: Session) {
-    if sessions.count >= Self.maximumSessions, let oldest = sessions.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-      sessions[oldest.key] = nil
+    let own = sessions.filter { $0.value.keyID == identity.keyID }
+    if own.count >= Self.maximumSessionsPerKey {
+      dropLeastRecentlyUsed(of: own)
+    } else if sessions.count >= Self.maximumSessions {
+      // The table is full of other keys' sessions: the key holding the most gives up its oldest.
+      let byKey = Dictionary(grouping: sessions, by: { $0.value.keyID?.text ?? "" })
+      if let busiest = byKey.max(by: { $0.value.count < $1.value.count })?.value {
+        dropLeastRecentlyUsed(of: Dictionary(uniqueKeysWithValues: busiest.map { ($0.key, $0.value) }))
+      }
     }
     tick += 1
     let toolbox = makeToolbox(identity)
@@ -194,6 +204,10 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     let id = UUID().uuidString.lowercased()
     sessions[id] = session
     return (id, session)
+  }
+
+  private func dropLeastRecentlyUsed(of candidates: [String: Session]) {
+    if let oldest = candidates.min(by: { $0.value.lastUse < $1.value.lastUse }) { sessions[oldest.key] = nil }
   }
 
   private static func plain(_ status: Int, _ text: String) -> HTTPResponse {

@@ -103,6 +103,7 @@ public final class GateToolbox: AssistantToolProvider {
       switch settled {
       case .result(let result): return result
       case .refused(let reason): throw Self.error(for: reason)
+      case .queueFull(let error): throw error
       }
     } catch let error as MCPError {
       throw error
@@ -119,6 +120,8 @@ public final class GateToolbox: AssistantToolProvider {
   private enum Settled {
     case result(MCPToolResult)
     case refused(RefuseReason)
+    /// Asked, but the key's approval queue is at a cap: refused, with a receipt.
+    case queueFull(MCPError)
   }
 
   /// Decides a call and runs, queues or refuses it; for an acting call the
@@ -133,7 +136,14 @@ public final class GateToolbox: AssistantToolProvider {
     case .allow:
       return .result(try allow(call))
     case .ask(let reason):
-      return .result(try ask(call, arguments: .object(arguments), reason: reason))
+      let queued = JSONValue.object(arguments)
+      if let full = try queueCapReached(adding: queued.text) {
+        // The cap is counted in this write transaction; no receipt word names it yet, so the summary does.
+        try store.appendReceipt(
+          receipt(tool: call.tool, decision: .refuse(.budgetExhausted), summary: "refused: " + full.message))
+        return .queueFull(full)
+      }
+      return .result(try ask(call, arguments: queued, reason: reason))
     case .refuse(let reason):
       if action.acts { try store.appendReceipt(receipt(tool: call.tool, decision: decision, summary: "refused")) }
       return .refused(reason)
@@ -155,6 +165,26 @@ public final class GateToolbox: AssistantToolProvider {
       let written = try store.appendReceipt(stored)
       return MCPToolResult(content: Self.withReceipt(outcome.content, written.id), summary: outcome.summary)
     }
+  }
+
+  /// The refusal when queueing `arguments` would pass a per-key cap on
+  /// waiting approvals (`TaskStore.pendingApprovalCap` calls or
+  /// `.pendingArgumentBytesCap` bytes), else nil.
+  private func queueCapReached(adding arguments: String) throws -> MCPError? {
+    guard let keyID = identity.keyID else { return nil }
+    let load = try store.pendingApprovalLoad(keyID: keyID)
+    let cap: (name: String, limit: Int, text: String)
+    if load.count >= TaskStore.pendingApprovalCap {
+      cap = ("pending-approvals", TaskStore.pendingApprovalCap, "\(TaskStore.pendingApprovalCap) waiting approvals")
+    } else if load.bytes + arguments.utf8.count > TaskStore.pendingArgumentBytesCap {
+      cap = ("pending-argument-bytes", TaskStore.pendingArgumentBytesCap, "2 MiB of waiting arguments")
+    } else {
+      return nil
+    }
+    return MCPError(
+      code: MCPError.refusedCode,
+      message: "refused: this key's approval queue is full (\(cap.text)); the user must approve or deny first",
+      data: ["cap": .string(cap.name), "limit": .integer(Int64(cap.limit))])
   }
 
   private func ask(_ call: GateCall, arguments: JSONValue, reason: AskReason) throws -> MCPToolResult {
