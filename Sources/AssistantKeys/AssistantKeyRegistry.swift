@@ -32,6 +32,12 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   public static let maximumKeyCount = RegistryFormatV2.maximumKeyCount
   /// The most capability grants one key carries: 16.
   public static let maximumGrantCount = Validation.maximumGrantCount
+  /// The grants this project's gate (`tasker mcp`) knows, sorted:
+  /// `notes:read` (read note text and page bodies), `pages:write` (add
+  /// pages) and `tasks:write` (add, edit, complete and delete tasks).
+  /// `taskkey mint` refuses any other; the registry itself stores any
+  /// well-formed grant, for other hosts of the library.
+  public static let knownGrants = ["notes:read", "pages:write", "tasks:write"]
 
   let files: RegistryFiles
   let key: SymmetricKey

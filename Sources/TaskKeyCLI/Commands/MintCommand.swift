@@ -7,7 +7,7 @@ struct MintCommand: Command {
     "--name", "N", .text, help: "The assistant: 1 to 64 of A-Z a-z 0-9 . _ -.", required: true)
   static let grantOption = OptionSpec.value(
     "--grant", "CAP",
-    help: "A capability, such as notes:read (1 to 64 of a-z 0-9 . _ : -); repeat for more, at most 16.",
+    help: "A capability: notes:read, pages:write or tasks:write; repeat for more.",
     repeatable: true)
   static let expiresOption = OptionSpec.value(
     "--expires", "D", .duration, help: "Stop verifying after D (\(DurationText.help), at most 3650d). Default: never.")
@@ -37,6 +37,14 @@ struct MintCommand: Command {
     name = arguments.value(Self.nameOption)!
     trust = arguments.value(trustOption).flatMap(TrustLevel.init(rawValue:)) ?? .standard
     grants = arguments.values(Self.grantOption)
+    // A grant the gate does not know would mint a key whose every call is refused: a usage error (64).
+    let known = AssistantKeyRegistry.knownGrants
+    if let unknown = grants.first(where: { !known.contains($0) }) {
+      let guess = closestWord(to: unknown, among: known)
+      throw arguments.usageError(
+        "unknown \(Self.grantOption.long) '\(unknown)'"
+          + (guess.map { "; did you mean '\($0)'?" } ?? "; use \(ParsedArguments.list(known))"))
+    }
     expires = try durationOption(arguments, Self.expiresOption)
     try expires?.check(limit: AssistantKeyRegistry.maximumLifetime, Self.expiresOption, arguments)
     json = arguments.flag(CommandSpec.jsonOption)
