@@ -17,6 +17,9 @@ let package = Package(
     // For tests only (this package's and an app's): the fault-injecting file
     // system. No shipped library or binary links it.
     .library(name: "TaskSystemTesting", targets: ["TaskSystemTesting"]),
+    // For tests only: helpers both packages' end-to-end tests share (the JSON
+    // convention's checker).
+    .library(name: "TaskKeyTestSupport", targets: ["TaskKeyTestSupport"]),
     .executable(name: "taskkey", targets: ["taskkey"]),
   ],
   targets: [

@@ -94,7 +94,7 @@ let package = Package(
     ),
     .testTarget(
       name: "TaskerEndToEndTests",
-      dependencies: ["TaskerTestSupport", "tasker"] + taskKey("taskkey", "TaskCrypto")
+      dependencies: ["TaskerTestSupport", "tasker"] + taskKey("taskkey", "TaskCrypto", "TaskKeyTestSupport")
     ),
   ]
 )
