@@ -209,3 +209,35 @@ public enum ReferenceFile: String, CaseIterable, Sendable {
     }
   }
 }
+
+/// One reference file as a type, so that each program's `completion`
+/// group can declare one subcommand per file with a single generic
+/// command type (`completion bash`, `completion man`, …).
+public protocol ReferenceFileChoice {
+  /// The file.
+  static var file: ReferenceFile { get }
+}
+
+/// `completion bash`.
+public enum BashReference: ReferenceFileChoice {
+  /// `.bash`.
+  public static let file = ReferenceFile.bash
+}
+
+/// `completion zsh`.
+public enum ZshReference: ReferenceFileChoice {
+  /// `.zsh`.
+  public static let file = ReferenceFile.zsh
+}
+
+/// `completion fish`.
+public enum FishReference: ReferenceFileChoice {
+  /// `.fish`.
+  public static let file = ReferenceFile.fish
+}
+
+/// `completion man`.
+public enum ManReference: ReferenceFileChoice {
+  /// `.man`.
+  public static let file = ReferenceFile.man
+}

@@ -12,28 +12,15 @@ struct CompletionCommand: Command, CommandGroup {
       source <(taskkey completion bash)
       """)
   static let subcommands: [any CommandDeclaration.Type] = [
-    CompletionScriptCommand<BashScript>.self, CompletionScriptCommand<ZshScript>.self,
-    CompletionScriptCommand<FishScript>.self, CompletionScriptCommand<ManScript>.self, CompletionWordsCommand.self,
+    CompletionScriptCommand<BashReference>.self, CompletionScriptCommand<ZshReference>.self,
+    CompletionScriptCommand<FishReference>.self, CompletionScriptCommand<ManReference>.self,
+    CompletionWordsCommand.self,
   ]
 }
 
-/// One generated reference file, as a type so each is its own command.
-protocol ReferenceScript {
-  static var file: ReferenceFile { get }
-}
-
-/// bash.
-enum BashScript: ReferenceScript { static let file = ReferenceFile.bash }
-/// zsh.
-enum ZshScript: ReferenceScript { static let file = ReferenceFile.zsh }
-/// fish.
-enum FishScript: ReferenceScript { static let file = ReferenceFile.fish }
-/// man.
-enum ManScript: ReferenceScript { static let file = ReferenceFile.man }
-
 /// `taskkey completion bash` and its siblings: CommandKit prints them from
 /// `TaskKeyMain.program`.
-struct CompletionScriptCommand<Script: ReferenceScript>: Command {
+struct CompletionScriptCommand<Script: ReferenceFileChoice>: Command {
   static var spec: CommandSpec { Script.file.spec(for: TaskKeyMain.program) }
 
   init(_ arguments: ParsedArguments) {}

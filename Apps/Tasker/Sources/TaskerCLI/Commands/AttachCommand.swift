@@ -18,19 +18,13 @@ struct AttachCommand: Command, CommandGroup {
   static let task = OptionSpec.value("--task", "ID", .taskID, help: "The task it belongs to.")
   static let page = OptionSpec.value("--page", "ID", .pageID, help: "The page it belongs to.")
 
-  /// `--task ID` or `--page ID`, at most one.
+  /// `--task ID` or `--page ID`, at most one (the parser checked each is
+  /// a record id: both are declared `.liveID`).
   static func owner(_ arguments: ParsedArguments) throws -> AttachmentOwner? {
-    let task = arguments.value(Self.task)
-    let page = arguments.value(Self.page)
+    let task = arguments.recordID(Self.task)
+    let page = arguments.recordID(Self.page)
     guard task == nil || page == nil else { throw arguments.usageError("give --task or --page, not both") }
-    func id(_ text: String, _ option: OptionSpec) throws -> Int64 {
-      guard let id = ParsedArguments.recordID(text) else {
-        throw arguments.usageError("\(option.long) takes a positive whole number, not '\(text)'")
-      }
-      return id
-    }
-    if let task { return .task(try id(task, Self.task)) }
-    return try page.map { .page(try id($0, Self.page)) }
+    return task.map(AttachmentOwner.task) ?? page.map(AttachmentOwner.page)
   }
 }
 

@@ -12,27 +12,13 @@ struct CompletionCommand: Command, CommandGroup {
       source <(tasker completion bash)
       """)
   static let subcommands: [any CommandDeclaration.Type] = [
-    TaskerReference<BashFile>.self, TaskerReference<ZshFile>.self, TaskerReference<FishFile>.self,
-    TaskerReference<ManFile>.self, CompletionWordsCommand.self,
+    TaskerReference<BashReference>.self, TaskerReference<ZshReference>.self, TaskerReference<FishReference>.self,
+    TaskerReference<ManReference>.self, CompletionWordsCommand.self,
   ]
 }
 
-/// One generated reference file, as a type so each is its own command.
-protocol TaskerReferenceFile {
-  static var file: ReferenceFile { get }
-}
-
-/// bash.
-enum BashFile: TaskerReferenceFile { static let file = ReferenceFile.bash }
-/// zsh.
-enum ZshFile: TaskerReferenceFile { static let file = ReferenceFile.zsh }
-/// fish.
-enum FishFile: TaskerReferenceFile { static let file = ReferenceFile.fish }
-/// man.
-enum ManFile: TaskerReferenceFile { static let file = ReferenceFile.man }
-
 /// `tasker completion bash` and its siblings.
-struct TaskerReference<File: TaskerReferenceFile>: Command {
+struct TaskerReference<File: ReferenceFileChoice>: Command {
   static var spec: CommandSpec { File.file.spec(for: TaskerMain.program) }
 
   init(_ arguments: ParsedArguments) {}
