@@ -44,6 +44,9 @@ extension GateError: CommandFailure {
     case .invalidListenAddress, .invalidAllowedHost: return .usage
     case .httpStartFailed, .httpLibraryUnavailable: return .unavailable
     case .keyRefused(let refusal): return refusal.exitCode
+    case .keySourcesConflict: return .usage
+    case .keyFileRefused: return .permission
+    case .keyFileMissing: return .noInput
     case .approvalNotFound, .receiptNotFound: return .notFound
     case .approvalNotPending, .approvalUnreadable, .keyNoLongerValid, .notUndoable, .alreadyUndone: return .gateRefused
     case .store(let inner): return inner.exitCode

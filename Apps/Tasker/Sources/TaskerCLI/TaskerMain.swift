@@ -39,6 +39,7 @@ public enum TaskerMain {
       ("TASKER_HOME", "Tasker's directory (default $XDG_DATA_HOME/tasker, else ~/.local/share/tasker)."),
       ("TASKKEY_HOME", "The TaskKey vault (default ~/.local/share/tasker/keys)."),
       ("TASKER_ASSISTANT_KEY", "(tasker mcp over stdio) Run as the assistant this key belongs to."),
+      ("TASKER_ASSISTANT_KEY_FILE", "(tasker mcp over stdio) The same, read from this file (mode 0600, yours)."),
       ("VISUAL, EDITOR", "The editor of --notes-in-editor and --body-in-editor."),
       ("TZ", "The time zone of times and of 'today' for due dates; JSON times are UTC."),
     ],
@@ -46,8 +47,8 @@ public enum TaskerMain {
 
   /// The environment variables `tasker` reads (and the vault it opens).
   public static let environmentNames: Set<String> = [
-    "TASKER_HOME", "TASKKEY_HOME", "XDG_DATA_HOME", "HOME", "XDG_RUNTIME_DIR", "TASKER_ASSISTANT_KEY", "VISUAL",
-    "EDITOR",
+    "TASKER_HOME", "TASKKEY_HOME", "XDG_DATA_HOME", "HOME", "XDG_RUNTIME_DIR", "TASKER_ASSISTANT_KEY",
+    "TASKER_ASSISTANT_KEY_FILE", "VISUAL", "EDITOR",
   ]
 
   /// Runs `tasker` from the bytes the process was started with: an

@@ -28,6 +28,10 @@ enum TaskerManual {
       .B TASKER_ASSISTANT_KEY
       For 'tasker mcp' over stdio: run as the assistant this key belongs to.
       .TP
+      .B TASKER_ASSISTANT_KEY_FILE
+      For 'tasker mcp' over stdio: the same, with the key read from this file, which must be
+      a regular file you own with mode 0600; refused when TASKER_ASSISTANT_KEY is set too.
+      .TP
       .B VISUAL, EDITOR
       The editor of \\-\\-notes\\-in\\-editor and \\-\\-body\\-in\\-editor.
       .TP

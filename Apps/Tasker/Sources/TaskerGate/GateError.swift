@@ -18,6 +18,13 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   case httpLibraryUnavailable(reason: String)
   /// The assistant key in the environment was refused.
   case keyRefused(AssistantKeyError)
+  /// Both `TASKER_ASSISTANT_KEY` and `TASKER_ASSISTANT_KEY_FILE` are set.
+  case keySourcesConflict
+  /// The file `TASKER_ASSISTANT_KEY_FILE` names cannot serve as a key file;
+  /// `reason` says why (never what it holds).
+  case keyFileRefused(path: String, reason: String)
+  /// Nothing exists at the path `TASKER_ASSISTANT_KEY_FILE` names.
+  case keyFileMissing(path: String)
   /// No approval with this number.
   case approvalNotFound(Int64)
   /// The approval was already approved or denied.
@@ -61,6 +68,14 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
       return "cannot serve HTTP: libmicrohttpd did not load (\(reason.prefix(200))); install Debian's libmicrohttpd12"
     case .keyRefused(let error):
       return "assistant key refused: \(error)"
+    case .keySourcesConflict:
+      return "both TASKER_ASSISTANT_KEY and TASKER_ASSISTANT_KEY_FILE are set: unset TASKER_ASSISTANT_KEY and keep "
+        + "the key in the file (or unset TASKER_ASSISTANT_KEY_FILE)"
+    case .keyFileRefused(let path, let reason):
+      return "assistant key file '\(path)' (TASKER_ASSISTANT_KEY_FILE) refused: \(reason)"
+    case .keyFileMissing(let path):
+      return "assistant key file '\(path)' (TASKER_ASSISTANT_KEY_FILE) does not exist: write the key there "
+        + "('taskkey mint' prints it) with mode 0600, or unset the variable"
     case .approvalNotFound(let id): return "no approval #\(id); 'tasker approvals list' shows them"
     case .approvalNotPending(let id): return "approval #\(id) was already approved or denied"
     case .approvalUnreadable(let id): return "approval #\(id) holds a call that no longer parses; deny it"

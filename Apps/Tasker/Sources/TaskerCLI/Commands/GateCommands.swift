@@ -21,9 +21,12 @@ struct McpCommand: Command {
   static let spec = CommandSpec(
     name: "mcp", abstract: "Serve MCP to assistants: stdio (trusted without a key) or HTTP (a key on every request).",
     options: [http, allowHost],
-    discussion: "TASKER_ASSISTANT_KEY (stdio): run as the assistant this key belongs to. A key that is malformed, "
-      + "unknown, revoked, expired or cannot be checked ends the command with one line on standard error before "
-      + "anything is served. Without it, stdio runs in trusted mode, as the user.",
+    discussion: "TASKER_ASSISTANT_KEY (stdio): run as the assistant this key belongs to; or TASKER_ASSISTANT_KEY_FILE: "
+      + "the same, with the key read from this file (mode 0600, owned by you), so a host's configuration names a "
+      + "file instead of holding the key; both set is refused. A key that is malformed, unknown, revoked, expired or "
+      + "cannot be checked, or a key file that is missing or readable by others, ends the command with one line on "
+      + "standard error before anything is served. Without either, stdio runs in trusted mode, as the user: that is "
+      + "for your own scripts, never for an assistant or LLM host.",
     example: """
       tasker mcp
       tasker mcp --http 8765
@@ -46,7 +49,7 @@ struct McpCommand: Command {
     if let listen { return try serveHTTP(listen, authenticator: authenticator, vault: vault, context: context) }
     let toolbox: GateToolbox
     var reverify: (() -> Result<GateIdentity, AssistantKeyError>)?
-    if let key = context.environment["TASKER_ASSISTANT_KEY"] {
+    if let key = try GateKeySource.key(in: context.environment) {
       // The key is checked before the store is opened or anything is read.
       let identity: GateIdentity
       switch authenticator.verify(key) {
