@@ -22,6 +22,8 @@ public final class LineBuffer {
   private var start = 0
   private var searched = 0
   private var ended = false
+  /// The last `tooLong` left its line unfinished in the storage.
+  private var overlong = false
 
   /// The bytes read from the descriptor so far.
   public private(set) var bytesRead = 0
@@ -35,7 +37,8 @@ public final class LineBuffer {
   public enum Line {
     /// A line, without its newline: valid until the next call.
     case line(UnsafeRawBufferPointer)
-    /// A line longer than `limit`; nothing more is read.
+    /// A line longer than `limit`; nothing more is read unless
+    /// `skipLine` drops it.
     case tooLong
     /// The end of the input.
     case end
@@ -73,13 +76,43 @@ public final class LineBuffer {
       }
       searchedByteCount += count - searched
       searched = count
-      if count - start > limit { return .tooLong }
+      if count - start > limit {
+        overlong = true
+        return .tooLong
+      }
       if ended {
         guard start < count else { return .end }
         let lineStart = start
         start = count
         return .line(UnsafeRawBufferPointer(start: storage + lineStart, count: count - lineStart))
       }
+      try fill(from: descriptor)
+    }
+  }
+
+  /// After a `tooLong`, reads on to the end of that line and throws its
+  /// bytes away (zeroed, never kept beyond one read), so that the next
+  /// `nextLine` returns the line after it. The storage does not grow.
+  ///
+  /// - Throws: `SystemError.failed` with the call `read`.
+  public func skipLine(from descriptor: FileDescriptor) throws {
+    guard overlong else { return }
+    overlong = false
+    while true {
+      if let found = memchr(storage + searched, 0x0a, count - searched) {
+        let end = storage.distance(to: found)
+        searchedByteCount += end + 1 - searched
+        explicit_bzero(storage + start, end + 1 - start)
+        start = end + 1
+        searched = start
+        return
+      }
+      searchedByteCount += count - searched
+      explicit_bzero(storage + start, count - start)
+      start = 0
+      count = 0
+      searched = 0
+      if ended { return }
       try fill(from: descriptor)
     }
   }

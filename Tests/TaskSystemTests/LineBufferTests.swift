@@ -76,6 +76,30 @@ struct LineBufferTests {
     }
   }
 
+  @Test(arguments: [16, 4096])
+  func skipLineDropsAnOverlongLineInBoundedStorageAndReadsTheNextOne(readSize: Int) throws {
+    let base = try TemporaryDirectory()
+    let long = [UInt8](repeating: 0x61, count: 100_000)
+    let exact = [UInt8](repeating: 0x62, count: 101)
+    let bytes = long + [0x0a] + exact + [0x0a, 0x63, 0x0a] + long
+    let file = try input(bytes, in: base)
+    let buffer = LineBuffer(limit: 100, readSize: readSize)
+    var seen = [String]()
+    while true {
+      switch try buffer.nextLine(from: file.descriptor) {
+      case .line(let line): seen.append(String(decoding: line, as: UTF8.self))
+      case .tooLong:
+        seen.append("too long")
+        try buffer.skipLine(from: file.descriptor)
+      case .end:
+        #expect(seen == ["too long", "too long", "c", "too long"])
+        #expect(buffer.storageByteCount <= 100 + 1 + readSize, "the long lines were never held")
+        #expect(buffer.bytesRead == bytes.count)
+        return
+      }
+    }
+  }
+
   @Test func anEmptyInputHasNoLines() throws {
     let base = try TemporaryDirectory()
     #expect(try lines(of: try input([], in: base), limit: 10, readSize: 4).lines.isEmpty)

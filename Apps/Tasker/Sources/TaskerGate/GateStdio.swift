@@ -7,14 +7,16 @@ import FoundationEssentials
 /// written to standard output.
 public enum GateStdio {
   /// The longest message line read: 4 MiB. A longer line is answered with
-  /// a parse error and ends the session (the reader keeps nothing of it).
+  /// an invalid-request error (-32600, id null) and the session goes on at
+  /// the next line: the reader drops the long line's bytes as they come
+  /// and never holds more than the limit plus one read.
   public static let maximumLine = 4 << 20
 
   /// One line of standard input, as bytes (never decoded with replacement).
   public enum InputLine {
     /// A line without its newline.
     case line([UInt8])
-    /// A line longer than `maximumLine`: nothing after it is read.
+    /// A line longer than `maximumLine`, already dropped to its newline.
     case tooLong
   }
 
@@ -32,17 +34,19 @@ public enum GateStdio {
     write: (String) -> Void
   ) {
     let session = MCPSession(provider: toolbox, instructions: GateInstructions.text)
-    func parseError(_ message: String) {
-      let error = MCPError(code: MCPError.parseErrorCode, message: message)
+    func refuse(_ code: Int64, _ message: String) {
+      let error = MCPError(code: code, message: message)
       write(JSONValue.object(["jsonrpc": "2.0", "id": .null, "error": error.json]).text)
     }
     while let input = readLine() {
       guard case .line(let bytes) = input, bytes.count <= maximumLine else {
-        return parseError("message longer than \(maximumLine) bytes; the session ends")
+        refuse(
+          MCPError.invalidRequestCode, "message longer than \(maximumLine) bytes; it was dropped, send a shorter one")
+        continue
       }
       // Invalid UTF-8 is refused, never read with replacement characters.
       guard let line = String(validating: bytes, as: UTF8.self) else {
-        parseError("message is not valid UTF-8")
+        refuse(MCPError.parseErrorCode, "message is not valid UTF-8")
         continue
       }
       if line.allSatisfy(\.isWhitespace) { continue }

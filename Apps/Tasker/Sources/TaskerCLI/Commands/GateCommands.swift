@@ -68,11 +68,14 @@ struct McpCommand: Command {
   }
 
   /// The next line of standard input as bytes; nil at the end or when
-  /// standard input cannot be read.
+  /// standard input cannot be read. A line past the limit is read to its
+  /// newline and dropped, never kept.
   static func nextLine(of lines: LineBuffer) -> GateStdio.InputLine? {
     switch try? lines.nextLine(from: .standardInput) {
     case .line(let bytes)?: return .line(Array(bytes))
-    case .tooLong?: return .tooLong
+    case .tooLong?:
+      guard (try? lines.skipLine(from: .standardInput)) != nil else { return nil }
+      return .tooLong
     case .end?, nil: return nil
     }
   }
