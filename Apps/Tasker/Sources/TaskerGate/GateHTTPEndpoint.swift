@@ -70,6 +70,7 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     mutex.lock()
     defer { mutex.unlock() }
     if let refusal = admission.refusal(for: request.headers) { return Self.plain(refusal.status, refusal.message) }
+    if request.path == Self.metadataPath || request.path == Self.metadataPath + path { return metadata(request) }
     guard request.path == path else { return Self.plain(404, "no MCP endpoint here; use \(path)") }
     let identity: GateIdentity
     switch authorize(request) {
@@ -91,6 +92,34 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     }
   }
 
+  /// RFC 9728's well-known path for protected-resource metadata; the
+  /// endpoint's path is also served after it (§3.1 path insertion).
+  public static let metadataPath = "/.well-known/oauth-protected-resource"
+
+  /// The resource's URL as the request reached it (its `Host` was admitted).
+  private func resource(_ request: HTTPRequest) -> String { "http://\(request.single("host") ?? "")\(path)" }
+
+  /// A `Bearer` challenge naming the metadata document (RFC 9728 §5.1).
+  private func challenge(_ request: HTTPRequest, _ parameters: String = "") -> String {
+    let metadata = "http://\(request.single("host") ?? "")\(Self.metadataPath)\(path)"
+    return "Bearer realm=\"tasker\"\(parameters), resource_metadata=\"\(metadata)\""
+  }
+
+  /// The protected-resource metadata: bearer keys in the header, no
+  /// authorization server (keys are minted by `taskkey mint`).
+  private func metadata(_ request: HTTPRequest) -> HTTPResponse {
+    guard request.method == "GET" else {
+      return HTTPResponse(
+        status: 405, headers: [HTTPHeader("Allow", "GET"), HTTPHeader("Content-Type", "text/plain")],
+        body: Array("the protected-resource metadata is read with GET\n".utf8))
+    }
+    let document: JSONValue = .object([
+      "resource": .string(resource(request)), "bearer_methods_supported": .array([.string("header")]),
+      "resource_name": .string("Tasker assistant gate"),
+    ])
+    return Self.json(200, [], document)
+  }
+
   private enum Authorization {
     case verified(GateIdentity)
     case refused(HTTPResponse)
@@ -100,11 +129,11 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     let token: String
     switch BearerCredential.read(request.headers) {
     case .missing:
-      return .refused(Self.unauthorized(challenge: "Bearer realm=\"tasker\"", "an assistant key is required"))
+      return .refused(Self.unauthorized(challenge: challenge(request), "an assistant key is required"))
     case .malformed:
       return .refused(
         Self.unauthorized(
-          challenge: "Bearer realm=\"tasker\", error=\"invalid_request\"",
+          challenge: challenge(request, ", error=\"invalid_request\""),
           "send exactly one 'Authorization: Bearer tk_…' header"))
     case .token(let presented): token = presented
     }
@@ -120,7 +149,7 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     case .failure(let error):
       return .refused(
         Self.unauthorized(
-          challenge: "Bearer realm=\"tasker\", error=\"invalid_token\"", "assistant key refused: \(error)"))
+          challenge: challenge(request, ", error=\"invalid_token\""), "assistant key refused: \(error)"))
     }
   }
 
@@ -165,20 +194,20 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     case .accepted:
       return HTTPResponse(status: 202, headers: extra)
     case .response(let json, let error):
-      return Self.json(status(for: error, headers: &extra), extra, json)
+      return Self.json(status(for: error, request, headers: &extra), extra, json)
     }
   }
 
-  private func status(for error: MCPError?, headers: inout [HTTPHeader]) -> Int {
+  private func status(for error: MCPError?, _ request: HTTPRequest, headers: inout [HTTPHeader]) -> Int {
     switch error?.code {
     case nil: return 200
     case MCPError.insufficientScopeCode?:
       let scope = error?.data?["scope"]?.stringValue ?? ""
       headers.append(
-        HTTPHeader("WWW-Authenticate", "Bearer realm=\"tasker\", error=\"insufficient_scope\", scope=\"\(scope)\""))
+        HTTPHeader("WWW-Authenticate", challenge(request, ", error=\"insufficient_scope\", scope=\"\(scope)\"")))
       return 403
     case MCPError.unauthorizedCode?:
-      headers.append(HTTPHeader("WWW-Authenticate", "Bearer realm=\"tasker\", error=\"invalid_token\""))
+      headers.append(HTTPHeader("WWW-Authenticate", challenge(request, ", error=\"invalid_token\"")))
       return 401
     case MCPError.parseErrorCode?, MCPError.invalidRequestCode?: return 400
     default: return 200

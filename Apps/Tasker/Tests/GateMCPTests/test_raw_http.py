@@ -8,6 +8,8 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.error
+import urllib.request
 
 from harness import TASKER, GateTestCase, free_port
 
@@ -323,3 +325,67 @@ class ServerLimitTests(GateTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ResourceMetadataTests(GateTestCase):
+    """RFC 9728: the gate's protected-resource metadata, unauthenticated,
+    and every Bearer challenge names it."""
+
+    def setUp(self):
+        super().setUp()
+        self.server = self.home.http_server()
+        self.base = self.server.url.rsplit("/mcp", 1)[0]
+        self.metadata_url = self.base + "/.well-known/oauth-protected-resource/mcp"
+
+    def fetch(self, url, method="GET", headers=None, body=None):
+        request = urllib.request.Request(url, method=method, headers=headers or {}, data=body)
+        try:
+            with urllib.request.urlopen(request, timeout=20) as response:
+                return response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers, error.read()
+
+    def test_both_well_known_paths_serve_the_metadata_without_a_key_and_name_no_authorization_server(self):
+        for url in [self.base + "/.well-known/oauth-protected-resource", self.metadata_url]:
+            status, headers, body = self.fetch(url)
+            self.assertEqual(status, 200, url)
+            self.assertEqual(headers["Content-Type"], "application/json")
+            self.assertEqual(json.loads(body), {
+                "resource": self.server.url, "bearer_methods_supported": ["header"],
+                "resource_name": "Tasker assistant gate"})
+        status, headers, _ = self.fetch(self.metadata_url, method="POST", body=b"{}")
+        self.assertEqual(status, 405)
+        self.assertEqual(headers["Allow"], "GET")
+        self.assertEqual(self.fetch(self.base + "/.well-known/oauth-protected-resource/other")[0], 404)
+
+    def test_the_metadata_keeps_the_host_and_origin_rules(self):
+        self.assertEqual(self.fetch(self.metadata_url, headers={"Origin": "https://evil.example"})[0], 403)
+        self.assertEqual(self.fetch(self.metadata_url, headers={"Host": "evil.example"})[0], 421)
+
+    def test_every_401_and_403_challenge_names_the_metadata(self):
+        expected = f'resource_metadata="{self.metadata_url}"'
+        post = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        status, headers, _ = self.fetch(self.server.url, "POST", post, b"{}")
+        self.assertEqual(status, 401)
+        self.assertIn(expected, headers["WWW-Authenticate"])
+        status, headers, _ = self.fetch(self.server.url, "POST", {**post, "Authorization": "Basic eDp5"}, b"{}")
+        self.assertEqual(status, 401)
+        self.assertIn('error="invalid_request"', headers["WWW-Authenticate"])
+        self.assertIn(expected, headers["WWW-Authenticate"])
+        status, headers, _ = self.fetch(self.server.url, "POST", {**post, "Authorization": "Bearer tk_nope"}, b"{}")
+        self.assertEqual(status, 401)
+        self.assertIn('error="invalid_token"', headers["WWW-Authenticate"])
+        self.assertIn(expected, headers["WWW-Authenticate"])
+        key, _ = self.home.mint("reader")
+        authorized = {**post, "Authorization": f"Bearer {key}"}
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}
+        status, headers, _ = self.fetch(self.server.url, "POST", authorized, json.dumps(initialize).encode())
+        self.assertEqual(status, 200)
+        session = {**authorized, "Mcp-Session-Id": headers["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-11-25"}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "add_task", "arguments": {"title": "x"}}}
+        status, headers, _ = self.fetch(self.server.url, "POST", session, json.dumps(call).encode())
+        self.assertEqual(status, 403)
+        self.assertIn('error="insufficient_scope"', headers["WWW-Authenticate"])
+        self.assertIn(expected, headers["WWW-Authenticate"])

@@ -51,7 +51,9 @@ final class GateHTTPEndpointTests: XCTestCase {
     let initialize: JSONValue = ["jsonrpc": "2.0", "id": 1, "method": "initialize", "params": ["protocolVersion": "x"]]
     let missing = post(endpoint, initialize, key: nil)
     XCTAssertEqual(missing.status, 401)
-    XCTAssertEqual(header(missing, "WWW-Authenticate"), "Bearer realm=\"tasker\"")
+    XCTAssertEqual(
+      header(missing, "WWW-Authenticate"),
+      "Bearer realm=\"tasker\", resource_metadata=\"http://127.0.0.1:8765/.well-known/oauth-protected-resource/mcp\"")
     let unknown = post(endpoint, initialize, key: "tk_unknown")
     XCTAssertEqual(unknown.status, 401)
     XCTAssertTrue(header(unknown, "WWW-Authenticate")?.contains("invalid_token") ?? false)
@@ -87,7 +89,8 @@ final class GateHTTPEndpointTests: XCTestCase {
     XCTAssertEqual(response.status, 403)
     XCTAssertEqual(
       header(response, "WWW-Authenticate"),
-      "Bearer realm=\"tasker\", error=\"insufficient_scope\", scope=\"notes:read\"")
+      "Bearer realm=\"tasker\", error=\"insufficient_scope\", scope=\"notes:read\", "
+        + "resource_metadata=\"http://127.0.0.1:8765/.well-known/oauth-protected-resource/mcp\"")
     XCTAssertEqual(JSONValue.parse(response.body)?["error"]?["code"], .integer(MCPError.insufficientScopeCode))
   }
 
