@@ -40,7 +40,7 @@ extension GateError: CommandFailure {
   /// The code of the cause; a refused key exits as `taskkey verify` would.
   public var exitCode: ExitCode {
     switch self {
-    case .invalidQuietHours, .invalidBudget: return .dataError
+    case .invalidQuietHours, .posixTimeZoneRule, .unknownTimeZone, .invalidBudget: return .dataError
     case .invalidListenAddress, .invalidAllowedHost: return .usage
     case .httpStartFailed, .httpLibraryUnavailable: return .unavailable
     case .keyRefused(let refusal): return refusal.exitCode

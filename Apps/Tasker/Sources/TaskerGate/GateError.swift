@@ -6,6 +6,11 @@ import TaskerCore
 public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   /// Quiet hours are not `HH:MM-HH:MM` with two different valid times.
   case invalidQuietHours(String)
+  /// A quiet-hours zone is a POSIX TZ rule string, which the gate does not
+  /// read; an IANA name is needed.
+  case posixTimeZoneRule(String)
+  /// A quiet-hours zone is not an IANA name /usr/share/zoneinfo holds.
+  case unknownTimeZone(String)
   /// A daily budget is not a whole number from 0 to the limit.
   case invalidBudget(String)
   /// The HTTP listen address is not `[IPv4:]PORT`.
@@ -56,6 +61,12 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
     switch self {
     case .invalidQuietHours(let text):
       return "invalid quiet hours '\(text.prefix(32))': use HH:MM-HH:MM with two different times, e.g. 22:00-07:00"
+    case .posixTimeZoneRule(let text):
+      return "the time zone '\(text.prefix(64))' is a POSIX TZ rule string, which quiet hours do not read: give an "
+        + "IANA zone name such as Europe/Berlin (the files under /usr/share/zoneinfo)"
+    case .unknownTimeZone(let text):
+      return "unknown time zone '\(text.prefix(64))': give an IANA zone name such as Europe/Berlin or UTC (the "
+        + "files under /usr/share/zoneinfo)"
     case .invalidBudget(let text):
       return "invalid budget '\(text.prefix(32))': use a whole number of actions per day from 0 to 100000"
     case .invalidListenAddress(let text):

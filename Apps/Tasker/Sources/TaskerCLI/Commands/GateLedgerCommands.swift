@@ -298,28 +298,47 @@ struct GateBudgetCommand: Command {
   }
 }
 
-/// `tasker gate quiet-hours HH:MM-HH:MM|off`.
+/// `tasker gate quiet-hours HH:MM-HH:MM|off [--zone ZONE]`.
 struct GateQuietHoursCommand: Command {
+  static let zone = OptionSpec.value(
+    "--zone", "ZONE", .text,
+    help: "The IANA time zone the span is read in, such as Europe/Berlin (default: the system's, from TZ or "
+      + "/etc/localtime); POSIX TZ rule strings are refused.")
   static let spec = CommandSpec(
     name: "quiet-hours",
-    abstract: "Local times when assistants' actions wait for approval instead of running; 'off' clears them.",
+    abstract: "Times of day, in your time zone, when assistants' actions wait for approval; 'off' clears them.",
     arguments: [ArgumentSpec(name: "SPAN", kind: .text, help: "HH:MM-HH:MM (such as 22:00-07:00) or off.")],
-    json: JSONShape(fields: ["quiet_hours"], help: "the span set, or null when off."),
-    example: "tasker gate quiet-hours 22:00-07:00")
+    options: [zone],
+    json: JSONShape(fields: ["quiet_hours", "zone"], help: "the span set and its zone, or nulls when off."),
+    example: "tasker gate quiet-hours 22:00-07:00 --zone Europe/Berlin")
 
-  let hours: QuietHours?
+  let span: String?
+  let zoneName: String?
   let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
     let text = arguments.argument(0)!
-    hours = text == "off" ? nil : try QuietHours(text)
+    zoneName = arguments.value(Self.zone)
+    if text == "off" {
+      guard zoneName == nil else { throw arguments.usageError("--zone goes with a span, not with off") }
+      span = nil
+    } else {
+      span = text
+    }
     json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
+    // The zone is stored by name, so a gate started with another TZ (by a
+    // host) still reads the span in the user's zone.
+    let hours = try span.map {
+      try QuietHours(span: $0, zone: zoneName ?? context.environment["TZ"] ?? TimeZone.current.identifier)
+    }
     try context.store(create: true).setGateSetting("quiet-hours", hours?.description)
-    if json { return try context.printJSON(.object(["quiet_hours": .optional(hours?.description)])) }
-    try context.print(hours.map { "Quiet hours set to \($0) (local time)." } ?? "Quiet hours off.")
+    if json {
+      return try context.printJSON(.object(["quiet_hours": .optional(hours?.span), "zone": .optional(hours?.zone)]))
+    }
+    try context.print(hours.map { "Quiet hours set to \($0.span) (\($0.zone ?? "local time"))." } ?? "Quiet hours off.")
   }
 }
 
