@@ -3,7 +3,7 @@
 #   make test   install the C libraries if missing, lint, run every test
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-DEBIAN_PACKAGES := libssl-dev libsodium-dev zlib1g-dev libsqlite3-dev sqlite3 libmicrohttpd-dev curl python3-venv pkg-config
+DEBIAN_PACKAGES := libssl-dev libsodium-dev zlib1g-dev libsqlite3-dev sqlite3 libmicrohttpd-dev libcurl4-openssl-dev curl python3-venv pkg-config
 # The real backup tools the BackupRules tests run (they skip, saying why, without them).
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
@@ -15,7 +15,7 @@ PREFIX ?= /usr/local
 all: build
 
 deps:
-	@if ! pkg-config --exists libcrypto libsodium zlib sqlite3 libmicrohttpd 2>/dev/null || ! command -v sqlite3 >/dev/null 2>&1 \
+	@if ! pkg-config --exists libcrypto libsodium zlib sqlite3 libmicrohttpd libcurl 2>/dev/null || ! command -v sqlite3 >/dev/null 2>&1 \
 	  || ! command -v curl >/dev/null 2>&1 || ! python3 -c 'import ensurepip' >/dev/null 2>&1; then \
 	  echo "make: installing $(DEBIAN_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && \

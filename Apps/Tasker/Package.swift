@@ -29,6 +29,21 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
+    // libcurl from Debian (libcurl4-openssl-dev), linked dynamically (its
+    // Kerberos, LDAP, SSH and HTTP/2 dependencies have no static archives in
+    // Debian); only TaskerHTTP imports it.
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]
+    ),
+    // The one HTTP client: requests through libcurl with TLS verified, no
+    // redirects, no proxy, bounded; only the planning-provider and sync code
+    // may import it.
+    .target(
+      name: "TaskerHTTP",
+      dependencies: ["CCurl", .product(name: "TaskCrypto", package: "TaskKey")]
+    ),
     // The store, the model, sealing through TaskKey, and the PlanContext builder.
     // Spelled out as an outside app would write it: README quotes this target.
     .target(
@@ -86,6 +101,11 @@ let package = Package(
       name: "TaskerCoreTests",
       dependencies: ["TaskerCore", "TaskerTestSupport"]
         + taskKey("AssistantKeys", "TaskAttachments", "TaskCrypto", "TaskSystem", "TaskSystemTesting", "TaskVault")
+    ),
+    .testTarget(
+      name: "TaskerHTTPTests",
+      dependencies: ["TaskerHTTP"] + taskKey("TaskCrypto"),
+      exclude: ["http_test_server.py"]
     ),
     .testTarget(
       name: "TaskerGateTests",

@@ -1,0 +1,182 @@
+// The only file of the app that calls libcurl (CCurl) besides
+// CurlOptions.swift: one easy handle per exchange, freed with its header list
+// on every path.
+import CCurl
+
+/// `curl_global_init`, run once for the process: a global `let` is
+/// initialised lazily under `swift_once`, so concurrent first calls wait for
+/// one initialisation.
+private let globalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+
+/// One exchange through a libcurl easy handle: the handle, the header list,
+/// the error buffer and what the callbacks have received so far.
+final class CurlTransfer {
+  let handle: UnsafeMutableRawPointer
+  /// The header list built by `curl_slist_append` (copies of the caller's
+  /// non-secret headers); the bearer node, if any, is put in front of it by
+  /// `perform` and is not part of it.
+  var headerList: UnsafeMutablePointer<curl_slist>?
+  let errorBuffer: UnsafeMutablePointer<CChar>
+  let limit: Int
+  /// The final response's header fields (reset at each status line, so
+  /// interim 1xx responses are dropped).
+  private(set) var headers: [(name: String, value: String)] = []
+  private(set) var body: [UInt8] = []
+  private(set) var headerBytes = 0
+  /// HTTP bytes written and read, as libcurl reports them to the debug
+  /// callback (request head and body; response heads and body).
+  private(set) var bytesSent = 0
+  private(set) var bytesReceived = 0
+  /// Why a callback stopped the transfer; wins over libcurl's own code.
+  private(set) var refusal: HTTPClientError?
+
+  init(limit: Int) throws(HTTPClientError) {
+    guard globalInitialisation == CURLE_OK else {
+      throw .transport(reason: "libcurl could not be initialised (curl_global_init: \(globalInitialisation.rawValue))")
+    }
+    guard let handle = curl_easy_init() else {
+      throw .transport(reason: "libcurl could not make a handle (out of memory)")
+    }
+    self.handle = handle
+    self.limit = limit
+    errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+    errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+  }
+
+  deinit {
+    curl_easy_cleanup(handle)
+    curl_slist_free_all(headerList)
+    errorBuffer.deallocate()
+  }
+
+  /// Appends `line` (`Name: value`) to the header list (libcurl copies it).
+  func appendHeader(_ line: String) throws(HTTPClientError) {
+    guard let list = curl_slist_append(headerList, line) else {
+      throw .transport(reason: "libcurl could not add a header (out of memory)")
+    }
+    headerList = list
+  }
+
+  /// Runs the exchange, with the bearer line (NUL-terminated, in memory the
+  /// caller owns and wipes) as the first header when there is one.
+  ///
+  /// The node that points at the bearer line is made here rather than by
+  /// `curl_slist_append`, which would `strdup` the token into memory
+  /// `curl_slist_free_all` frees without wiping: libcurl reads the list in
+  /// place while it writes the request and keeps no pointer to it after
+  /// `curl_easy_perform` returns (the handle is cleaned up before the
+  /// caller's buffer is wiped).
+  func perform(bearerLine: UnsafeMutablePointer<CChar>?) -> CURLcode {
+    let context = Unmanaged.passUnretained(self).toOpaque()
+    var bearerNode = curl_slist(data: bearerLine, next: headerList)
+    return withUnsafeMutablePointer(to: &bearerNode) { node in
+      let list = bearerLine == nil ? headerList : node
+      let steps: [CURLcode] = [
+        tasker_curl_set_pointer(handle, CURLOPT_HTTPHEADER, list),
+        tasker_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer),
+        tasker_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody),
+        tasker_curl_set_pointer(handle, CURLOPT_WRITEDATA, context),
+        tasker_curl_set_callback(handle, CURLOPT_HEADERFUNCTION, receiveHeader),
+        tasker_curl_set_pointer(handle, CURLOPT_HEADERDATA, context),
+        // The debug callback is the one place libcurl reports each block of
+        // HTTP bytes it sends and receives; it only counts them (nothing is
+        // printed: with a callback set, verbose mode writes nothing itself).
+        tasker_curl_set_debug_callback(handle, countBytes),
+        tasker_curl_set_pointer(handle, CURLOPT_DEBUGDATA, context),
+        tasker_curl_set_long(handle, CURLOPT_VERBOSE, 1),
+      ]
+      if let failed = steps.first(where: { $0 != CURLE_OK }) { return failed }
+      let result = curl_easy_perform(handle)
+      // Nothing may point at the caller's bearer line once this returns.
+      _ = tasker_curl_set_pointer(handle, CURLOPT_HTTPHEADER, nil)
+      return result
+    }
+  }
+
+  /// libcurl's error text for the last failure, or its generic text for
+  /// `code` when the buffer is empty.
+  func errorText(_ code: CURLcode) -> String {
+    let buffered = String(cString: errorBuffer)
+    return buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+  }
+
+  /// A `long` from `curl_easy_getinfo`, 0 when unavailable.
+  func info(long info: CURLINFO) -> Int {
+    var value = 0
+    return tasker_curl_get_long(handle, info, &value) == CURLE_OK ? value : 0
+  }
+
+  /// A `curl_off_t` from `curl_easy_getinfo`, 0 when unavailable.
+  func info(offset info: CURLINFO) -> Int {
+    var value: curl_off_t = 0
+    return tasker_curl_get_offset(handle, info, &value) == CURLE_OK ? Int(value) : 0
+  }
+
+  // MARK: - Callbacks
+
+  fileprivate func count(_ type: curl_infotype, _ size: Int) {
+    switch type {
+    case CURLINFO_HEADER_OUT, CURLINFO_DATA_OUT: bytesSent += size
+    case CURLINFO_HEADER_IN, CURLINFO_DATA_IN: bytesReceived += size
+    default: break
+    }
+  }
+
+  fileprivate func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
+    guard refusal == nil else { return false }
+    guard headerBytes + body.count + chunk.count <= limit else {
+      refusal = .responseTooLarge(limit: limit)
+      return false
+    }
+    body.append(contentsOf: chunk)
+    return true
+  }
+
+  fileprivate func receive(headerLine chunk: UnsafeRawBufferPointer) -> Bool {
+    guard refusal == nil else { return false }
+    headerBytes += chunk.count
+    guard headerBytes + body.count <= limit else {
+      refusal = .responseTooLarge(limit: limit)
+      return false
+    }
+    var line = chunk[...]
+    if line.last == 0x0A { line = line.dropLast() }
+    if line.last == 0x0D { line = line.dropLast() }
+    if line.isEmpty { return true }
+    if line.starts(with: Array("HTTP/".utf8)) {
+      headers = []
+      return true
+    }
+    if let field = HeaderField(line: Array(line)) {
+      headers.append((field.name, field.value))
+      return true
+    }
+    refusal = .headerRefused(name: HeaderField.name(ofRefused: Array(line)))
+    return false
+  }
+}
+
+/// The body callback: returning less than it was given makes libcurl stop
+/// with `CURLE_WRITE_ERROR`.
+private let receiveBody: tasker_curl_data_callback = { bytes, size, count, context in
+  guard let context else { return 0 }
+  let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+  let chunk = UnsafeRawBufferPointer(start: bytes, count: size * count)
+  return transfer.receive(body: chunk) ? size * count : 0
+}
+
+/// The header callback: one whole line (status line, field or the blank
+/// line) per call.
+private let receiveHeader: tasker_curl_data_callback = { bytes, size, count, context in
+  guard let context else { return 0 }
+  let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+  let chunk = UnsafeRawBufferPointer(start: bytes, count: size * count)
+  return transfer.receive(headerLine: chunk) ? size * count : 0
+}
+
+/// The debug callback: counts HTTP bytes each way, reads none of them.
+private let countBytes: tasker_curl_debug_callback = { _, type, _, size, context in
+  guard let context else { return 0 }
+  Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().count(type, size)
+  return 0
+}

@@ -1,0 +1,170 @@
+import CCurl
+import TaskCrypto
+
+/// Sends one HTTP/1.1 request and reads its response through Debian's
+/// libcurl, with every choice that could leak a secret or reach somewhere
+/// unintended made here, not left to libcurl's defaults or the environment.
+///
+/// What each exchange is held to:
+/// - Plain `http://` only when the caller allows it and the host is a
+///   loopback or private-network literal (`HTTPEndpoint.scope`); refused
+///   before any connection otherwise.
+/// - `https://` verifies the peer's certificate chain against the system
+///   store (or `HTTPLimits.caFile`) and its name against the host
+///   (`CURLOPT_SSL_VERIFYPEER` and `CURLOPT_SSL_VERIFYHOST` on; there is no
+///   way to turn them off), TLS 1.2 at least.
+/// - Redirects are never followed; a 3xx ends as `redirectRefused`, so a
+///   bearer token never travels to a second address.
+/// - Only the `http` and `https` protocols (`CURLOPT_PROTOCOLS_STR`).
+/// - No proxy, whatever the environment says (`CURLOPT_PROXY ""`,
+///   `CURLOPT_NOPROXY "*"`): libcurl otherwise reads `http_proxy`,
+///   `https_proxy` and `ALL_PROXY`, so one variable in the user's
+///   environment would send every request, bearer token and body included,
+///   to a host the user never configured (and plain HTTP through a proxy is
+///   not on the loopback or private network the scope check approved).
+/// - No cookies (the cookie engine is never started), no `.netrc`, no
+///   `Expect: 100-continue`, no compressed responses (the cap counts the
+///   bytes that arrive).
+/// - Connect and total timeouts; the response (headers and body) capped
+///   while it streams in.
+/// - Header names and values checked both ways (`HTTPClientError.headerRefused`).
+///
+/// The bearer token: `Authorization: Bearer <token>` is written into a
+/// `SecureBytes` buffer (locked memory, wiped when released) and handed to
+/// libcurl as a header-list node the client owns, not through
+/// `curl_slist_append`, which would copy it into memory that
+/// `curl_slist_free_all` frees without wiping. What is still not wiped:
+/// libcurl formats the request head, this line included, into its own heap
+/// buffer and frees it without wiping; OpenSSL then copies it into its TLS
+/// record buffer (where it is encrypted in place); a plain-HTTP request
+/// passes it to the kernel's socket buffer.
+public struct HTTPClient: Sendable {
+  /// The methods `send` accepts.
+  static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+
+  /// A client; it holds no state, each `send` uses a new libcurl handle
+  /// (no connection, session or cookie survives between requests).
+  public init() {}
+
+  /// Sends `request` and returns the final response.
+  ///
+  /// - Parameters:
+  ///   - request: The request; its headers and bearer are checked first.
+  ///   - limits: Timeouts and the response cap.
+  ///   - allowPlainHTTP: Whether plain `http://` may be used to a loopback
+  ///     or private-network host literal (never to any other host).
+  /// - Returns: The response, whatever its status except a redirect.
+  /// - Throws: `HTTPClientError`: `plainHTTPRefused` and `headerRefused`
+  ///   before any connection; `unreachable`, `timedOut`, `tlsFailed`,
+  ///   `redirectRefused`, `responseTooLarge`, `transport` after. No error
+  ///   carries the bearer token.
+  public func send(
+    _ request: HTTPRequest, limits: HTTPLimits, allowPlainHTTP: Bool
+  ) throws(HTTPClientError) -> HTTPResponse {
+    let endpoint = request.endpoint
+    if endpoint.scheme == "http" {
+      guard allowPlainHTTP, endpoint.scope == .loopback || endpoint.scope == .privateNetwork else {
+        throw .plainHTTPRefused(host: endpoint.host)
+      }
+    }
+    guard Self.methods.contains(request.method) else {
+      throw .transport(reason: "the method is not one of GET, HEAD, POST, PUT, PATCH, DELETE")
+    }
+    let transfer = try CurlTransfer(limit: limits.maximumResponseBytes)
+    for header in request.headers {
+      try transfer.appendHeader(HeaderField.checkedRequestLine(name: header.name, value: header.value))
+    }
+    // An empty "Expect:" keeps libcurl from sending Expect: 100-continue.
+    try transfer.appendHeader("Expect:")
+    try CurlOptions.apply(to: transfer, request: request, limits: limits)
+    let line = try Self.bearerLine(request.bearer)
+    let code: CURLcode = request.body.withUnsafeBytes { body in
+      let bodySet = CurlOptions.setBody(body, method: request.method, on: transfer)
+      guard bodySet == CURLE_OK else { return bodySet }
+      guard let line else { return transfer.perform(bearerLine: nil) }
+      return line.withUnsafeMutableBytes { bytes in
+        transfer.perform(bearerLine: bytes.baseAddress?.assumingMemoryBound(to: CChar.self))
+      }
+    }
+    if let refusal = transfer.refusal { throw refusal }
+    guard code == CURLE_OK else {
+      throw Self.failure(code, transfer: transfer, endpoint: endpoint, limits: limits, bearer: request.bearer)
+    }
+    let status = transfer.info(long: CURLINFO_RESPONSE_CODE)
+    guard !(300...399).contains(status) else { throw .redirectRefused(status: status) }
+    return HTTPResponse(
+      status: status, headers: transfer.headers, body: transfer.body,
+      bytesSent: transfer.bytesSent, bytesReceived: transfer.bytesReceived)
+  }
+
+  /// `Authorization: Bearer <token>` and a NUL, in locked memory, or nil
+  /// without a token.
+  ///
+  /// - Throws: `headerRefused("Authorization")` when the token is empty or
+  ///   holds a byte other than visible ASCII; `transport` when locked memory
+  ///   is not available.
+  static func bearerLine(_ bearer: SecureBytes?) throws(HTTPClientError) -> SecureBytes? {
+    guard let bearer else { return nil }
+    let visible = bearer.withUnsafeBytes { token in token.count > 0 && token.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
+    guard visible else { throw .headerRefused(name: "Authorization") }
+    let prefix = Array("Authorization: Bearer ".utf8)
+    let line: SecureBytes
+    do {
+      line = try SecureBytes(zeroedCount: prefix.count + bearer.count + 1)
+    } catch {
+      throw .transport(reason: "no locked memory for the Authorization header")
+    }
+    line.withUnsafeMutableBytes { target in
+      bearer.withUnsafeBytes { token in
+        target.copyBytes(from: prefix)
+        UnsafeMutableRawBufferPointer(rebasing: target[prefix.count...]).copyBytes(from: token)
+      }
+    }
+    return line
+  }
+
+  /// The error for a libcurl failure `code`.
+  static func failure(
+    _ code: CURLcode, transfer: CurlTransfer, endpoint: HTTPEndpoint, limits: HTTPLimits, bearer: SecureBytes?
+  ) -> HTTPClientError {
+    let reason = Self.withoutSecret(transfer.errorText(code), bearer)
+    switch code {
+    case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT:
+      return .unreachable(host: endpoint.host, reason: reason)
+    case CURLE_OPERATION_TIMEDOUT:
+      // Never connected: the connect limit (or the total, if shorter) ran out.
+      let connected = transfer.info(offset: CURLINFO_CONNECT_TIME_T) > 0
+      let seconds =
+        connected ? limits.totalTimeoutSeconds : min(limits.connectTimeoutSeconds, limits.totalTimeoutSeconds)
+      return .timedOut(seconds: seconds)
+    case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+      CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+      CURLE_SSL_CRL_BADFILE, CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_INITFAILED, CURLE_SSL_ENGINE_NOTFOUND,
+      CURLE_SSL_ENGINE_SETFAILED, CURLE_USE_SSL_FAILED:
+      return .tlsFailed(host: endpoint.host, reason: reason)
+    case CURLE_FILESIZE_EXCEEDED:
+      return .responseTooLarge(limit: limits.maximumResponseBytes)
+    case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL:
+      return .badURL(reason: reason)
+    default:
+      return .transport(reason: reason)
+    }
+  }
+
+  /// `text` with its control characters dropped, or a fixed text when it
+  /// contains the bearer token (libcurl's messages are not expected to, but
+  /// no error may carry it).
+  static func withoutSecret(_ text: String, _ bearer: SecureBytes?) -> String {
+    let bytes = Array(text.utf8).filter { $0 >= 0x20 && $0 != 0x7F }
+    if let bearer {
+      let leaks = bearer.withUnsafeBytes { token in
+        token.count > 0 && bytes.count >= token.count
+          && (0...(bytes.count - token.count)).contains { start in
+            bytes[start..<(start + token.count)].elementsEqual(token)
+          }
+      }
+      if leaks { return "libcurl reported an error whose text is withheld" }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
