@@ -29,14 +29,11 @@ let package = Package(
       pkgConfig: "sqlite3",
       providers: [.apt(["libsqlite3-dev"])]
     ),
-    // libcurl from Debian (libcurl4-openssl-dev), linked dynamically (its
-    // Kerberos, LDAP, SSH and HTTP/2 dependencies have no static archives in
-    // Debian); only TaskerHTTP imports it.
-    .systemLibrary(
-      name: "CCurl",
-      pkgConfig: "libcurl",
-      providers: [.apt(["libcurl4-openssl-dev"])]
-    ),
+    // libcurl from Debian (libcurl4-openssl-dev for the header, libcurl.so.4
+    // at run time), not linked: a small C loader opens it with dlopen when
+    // TaskerHTTP sends its first request, so no other command pays for
+    // loading it and its ~30 libraries. Only TaskerHTTP imports it.
+    .target(name: "CCurl"),
     // The one HTTP client: requests through libcurl with TLS verified, no
     // redirects, no proxy, bounded; only the planning-provider and sync code
     // may import it.

@@ -1,12 +1,7 @@
-// The only file of the app that calls libcurl (CCurl) besides
-// CurlOptions.swift: one easy handle per exchange, freed with its header list
-// on every path.
+// With CurlOptions.swift, the only file of the app that calls libcurl
+// (through CCurl's loader): one easy handle per exchange, freed with its
+// header list on every path.
 import CCurl
-
-/// `curl_global_init`, run once for the process: a global `let` is
-/// initialised lazily under `swift_once`, so concurrent first calls wait for
-/// one initialisation.
-private let globalInitialisation: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
 /// One exchange through a libcurl easy handle: the handle, the header list,
 /// the error buffer and what the callbacks have received so far.
@@ -31,10 +26,11 @@ final class CurlTransfer {
   private(set) var refusal: HTTPClientError?
 
   init(limit: Int) throws(HTTPClientError) {
-    guard globalInitialisation == CURLE_OK else {
-      throw .transport(reason: "libcurl could not be initialised (curl_global_init: \(globalInitialisation.rawValue))")
+    // Loads libcurl and runs curl_global_init, once per process (pthread_once).
+    if let reason = tasker_curl_load() {
+      throw .transport(reason: "libcurl could not be loaded (\(String(cString: reason))); install Debian's libcurl4")
     }
-    guard let handle = curl_easy_init() else {
+    guard let handle = tasker_curl_easy_init() else {
       throw .transport(reason: "libcurl could not make a handle (out of memory)")
     }
     self.handle = handle
@@ -44,14 +40,14 @@ final class CurlTransfer {
   }
 
   deinit {
-    curl_easy_cleanup(handle)
-    curl_slist_free_all(headerList)
+    tasker_curl_easy_cleanup(handle)
+    tasker_curl_slist_free_all(headerList)
     errorBuffer.deallocate()
   }
 
   /// Appends `line` (`Name: value`) to the header list (libcurl copies it).
   func appendHeader(_ line: String) throws(HTTPClientError) {
-    guard let list = curl_slist_append(headerList, line) else {
+    guard let list = tasker_curl_slist_append(headerList, line) else {
       throw .transport(reason: "libcurl could not add a header (out of memory)")
     }
     headerList = list
@@ -86,7 +82,7 @@ final class CurlTransfer {
         tasker_curl_set_long(handle, CURLOPT_VERBOSE, 1),
       ]
       if let failed = steps.first(where: { $0 != CURLE_OK }) { return failed }
-      let result = curl_easy_perform(handle)
+      let result = tasker_curl_easy_perform(handle)
       // Nothing may point at the caller's bearer line once this returns.
       _ = tasker_curl_set_pointer(handle, CURLOPT_HTTPHEADER, nil)
       return result
@@ -97,7 +93,7 @@ final class CurlTransfer {
   /// `code` when the buffer is empty.
   func errorText(_ code: CURLcode) -> String {
     let buffered = String(cString: errorBuffer)
-    return buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+    return buffered.isEmpty ? String(cString: tasker_curl_easy_strerror(code)) : buffered
   }
 
   /// A `long` from `curl_easy_getinfo`, 0 when unavailable.

@@ -38,6 +38,11 @@ import TaskCrypto
 /// buffer and frees it without wiping; OpenSSL then copies it into its TLS
 /// record buffer (where it is encrypted in place); a plain-HTTP request
 /// passes it to the kernel's socket buffer.
+///
+/// libcurl itself is loaded (`dlopen` of `libcurl.so.4`, then
+/// `curl_global_init`) once per process, under `pthread_once`, by the first
+/// `send`; a machine without Debian's `libcurl4` gets
+/// `HTTPClientError.transport` saying so.
 public struct HTTPClient: Sendable {
   /// The methods `send` accepts.
   static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]

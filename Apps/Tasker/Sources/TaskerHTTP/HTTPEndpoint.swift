@@ -206,13 +206,7 @@ public struct HTTPEndpoint: Sendable, Equatable {
 
   /// RFC 3986 unreserved, sub-delims, `:`, `@`, `/` and `?`.
   private static func isPathByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"):
-      return true
-    default:
-      return "-._~!$&'()*+,;=:@/?".utf8.contains(byte)
-    }
+    byte.isASCIIAlphanumeric || "-._~!$&'()*+,;=:@/?".utf8.contains(byte)
   }
 }
 

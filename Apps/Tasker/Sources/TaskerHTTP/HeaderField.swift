@@ -53,16 +53,7 @@ struct HeaderField {
   }
 
   static func isToken(_ bytes: ArraySlice<UInt8>) -> Bool {
-    !bytes.isEmpty
-      && bytes.allSatisfy { byte in
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-          UInt8(ascii: "0")...UInt8(ascii: "9"):
-          return true
-        default:
-          return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-      }
+    !bytes.isEmpty && bytes.allSatisfy { $0.isASCIIAlphanumeric || "!#$%&'*+-.^_`|~".utf8.contains($0) }
   }
 
   private static func isFieldValue(_ bytes: ArraySlice<UInt8>) -> Bool {

@@ -94,6 +94,11 @@ enum IPv6Literal {
 }
 
 extension UInt8 {
+  /// Whether the byte is an ASCII letter or digit.
+  var isASCIIAlphanumeric: Bool {
+    (0x30...0x39).contains(self) || (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self)
+  }
+
   /// Whether the byte is an ASCII hexadecimal digit (either case).
   var isASCIIHexDigit: Bool {
     (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
