@@ -8,7 +8,7 @@ DEBIAN_PACKAGES := libssl-dev libsodium-dev zlib1g-dev libsqlite3-dev sqlite3 li
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench gate-venv gate-test gate-load lint format demo \
+.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench gate-venv gate-test gate-load lint format demo \
   vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick strace install clean completion-shells \
   static deb package-test example docs
 
@@ -117,6 +117,14 @@ app-bench: deps
 	python3 Apps/Tasker/scripts/time_commands.py --home $(APP_BENCH_HOME) --tasker $(APP_BIN)/tasker \
 	  --empty-dynamic .build/empty-dynamic/release/empty-main --empty-static .build/empty-static/release/empty-main; \
 	  status=$$?; $(APP_BIN)/tasker-bench --lock-kept $(APP_BENCH_HOME); exit $$status
+
+# `tasker plan --dry-run` over 10^4 open tasks beside the sqlite3 shell and
+# process start (not part of `make test`): release build, not static.
+plan-bench: deps
+	cd Apps/Tasker && $(SWIFT) build -c release --product tasker
+	$(SWIFT) build --product taskkey
+	python3 Apps/Tasker/scripts/plan_bench.py --tasker Apps/Tasker/.build/release/tasker \
+	  --taskkey "$$($(SWIFT) build --show-bin-path)/taskkey"
 
 LINTED := Sources Tests Package.swift Apps/Tasker/Sources Apps/Tasker/Tests Apps/Tasker/Package.swift Examples/NoteApp
 
