@@ -97,6 +97,8 @@ def main() -> int:
         print("|---|---|---|")
         for name, _ in rows:
             print(f"| {name} | {statistics.median(samples[name]):.1f} ms | {peaks[name] / 1024:.1f} MiB |")
+        body = subprocess.run(rows[4][1], env=environment, check=True, capture_output=True).stdout
+        print(f"\nThe body of the {TASKS}-candidate dry run: {len(body) - 1} bytes.")
         every = statistics.median(samples[rows[4][0]])
         if every >= GOAL_MS:
             print(f"plan_bench: the dry run over {TASKS} candidates took {every:.1f} ms, over the {GOAL_MS:.0f} ms goal")
