@@ -54,6 +54,13 @@ let package = Package(
         .product(name: "AssistantKeys", package: "TaskKey"),
       ]
     ),
+    // Planning providers: provider records in the vault, request bodies
+    // built from PlanContext alone, answers checked before use, sent
+    // through TaskerHTTP.
+    .target(
+      name: "TaskerPlanning",
+      dependencies: ["TaskerCore", "TaskerHTTP"] + taskKey("CommandKit", "TaskVault", "TaskCrypto")
+    ),
     // libmicrohttpd from Debian (libmicrohttpd-dev), not linked: a small C
     // loader opens it with dlopen when `tasker mcp --http` starts a server, so
     // no other command pays for loading it and its TLS libraries. Only the
@@ -63,13 +70,13 @@ let package = Package(
     // keys checked by AssistantKeys, the decision, approvals and receipts.
     .target(
       name: "TaskerGate",
-      dependencies: ["TaskerCore", "CMicroHTTPD"]
+      dependencies: ["TaskerCore", "TaskerPlanning", "CMicroHTTPD"]
         + taskKey("CommandKit", "AssistantKeys", "TaskVault", "TaskSystem", "TaskCrypto")
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.
     .target(
       name: "TaskerCLI",
-      dependencies: ["TaskerCore", "TaskerGate"]
+      dependencies: ["TaskerCore", "TaskerGate", "TaskerPlanning", "TaskerHTTP"]
         + taskKey(
           "CommandKit", "ExitCodeMap", "TaskSystem", "TaskCrypto", "TaskVault", "TaskAttachments", "AssistantKeys")
     ),
@@ -103,6 +110,11 @@ let package = Package(
       name: "TaskerHTTPTests",
       dependencies: ["TaskerHTTP"] + taskKey("TaskCrypto"),
       exclude: ["http_test_server.py"]
+    ),
+    .testTarget(
+      name: "TaskerPlanningTests",
+      dependencies: ["TaskerPlanning", "TaskerCore", "TaskerHTTP", "TaskerTestSupport"]
+        + taskKey("CommandKit", "TaskCrypto", "TaskVault")
     ),
     .testTarget(
       name: "TaskerGateTests",

@@ -17,7 +17,7 @@ public struct ExitCodeUsers: OptionSet, Sendable {
 /// the codes it returns (`users`). Codes 64 and up follow BSD
 /// `sysexits.h`; 10 to 19 are cryptographic, vault and lookup outcomes; 20
 /// to 25 assistant keys and the note key; 30 vectors; 40 and 41 passphrase
-/// entry; 50 to 53 Tasker's database and gate. Both `--help` texts, both
+/// entry; 50 to 53 Tasker's database and gate; 56 to 60 planning providers. Both `--help` texts, both
 /// man pages, README.md, Apps/Tasker/README.md and SECURITY.md §11 are
 /// printed from or checked against this table by the tests.
 public enum ExitCode: Int32, CaseIterable, Sendable {
@@ -79,6 +79,19 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   /// cannot be undone or was undone, or the key that asked is no longer
   /// valid.
   case gateRefused = 53
+  /// A planning provider on the public network was not confirmed (no
+  /// terminal and no `--yes`, or the answer was no); nothing was sent.
+  case providerNotConfirmed = 56
+  /// The planning provider refused the key (HTTP 401 or 403).
+  case providerKeyRejected = 57
+  /// The planning provider is limiting requests (HTTP 429).
+  case providerRateLimited = 58
+  /// The planning provider answered another status than 200.
+  case providerFailed = 59
+  /// The planning provider's answer was refused: not the JSON asked for,
+  /// an id it was not given or a repeated one, control characters, too
+  /// long, cut short or too large.
+  case providerAnswerRefused = 60
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
   /// The input data is malformed (bad base64, truncated, bad key file, a
@@ -87,7 +100,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   /// An input file or the database does not exist or cannot be opened.
   case noInput = 66
   /// A service the command needs is unavailable: the HTTP server could
-  /// not listen, or the editor could not start or did not exit 0.
+  /// not listen, a planning provider could not be reached (no connection,
+  /// a timeout, a failed TLS check, a redirect), or the editor could not
+  /// start or did not exit 0.
   case unavailable = 69
   /// An internal error: a bug or a failed library call.
   case software = 70
@@ -107,7 +122,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   public var users: ExitCodeUsers {
     switch self {
     case .wrongPassphrase, .vectorsFailed, .noTerminal, .passphraseRefused: return .taskkey
-    case .keyChanged, .databaseTooNew, .databaseBusy, .databaseError, .gateRefused, .unavailable: return .tasker
+    case .keyChanged, .databaseTooNew, .databaseBusy, .databaseError, .gateRefused, .providerNotConfirmed,
+      .providerKeyRejected, .providerRateLimited, .providerFailed, .providerAnswerRefused, .unavailable:
+      return .tasker
     case .success, .authenticationFailed, .unknownKey, .unsupportedVersion, .vaultLocked, .tampered, .vaultNotFound,
       .keyInUse, .doctorProblems, .notFound, .malformedAssistantKey, .assistantKeyChecksum, .unknownAssistantKey,
       .revokedAssistantKey, .expiredAssistantKey, .usage, .dataError, .noInput, .software, .osError, .cannotCreate,
@@ -143,10 +160,16 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .databaseBusy: return "another Tasker process holds the database"
     case .databaseError: return "SQLite error, or not a Tasker database, or a damaged one"
     case .gateRefused: return "the gate refused: approval decided, receipt not undoable, or key no longer valid"
+    case .providerNotConfirmed: return "nothing sent: a public-network provider was not confirmed (terminal or --yes)"
+    case .providerKeyRejected: return "the planning provider refused the key (HTTP 401 or 403)"
+    case .providerRateLimited: return "the planning provider is limiting requests (HTTP 429); try later"
+    case .providerFailed: return "the planning provider answered another status than 200"
+    case .providerAnswerRefused:
+      return "the provider's answer was refused: not the JSON asked, unknown ids, control characters"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input or a refused value: bad base64, truncated, too large, not UTF-8"
     case .noInput: return "an input file or the database does not exist or cannot be opened"
-    case .unavailable: return "the HTTP server could not listen, or the editor failed (nothing changed)"
+    case .unavailable: return "the HTTP server could not listen, a provider could not be reached, or the editor failed"
     case .software: return "internal error"
     case .osError: return "the system refused a resource (locked memory, process hardening)"
     case .cannotCreate: return "will not overwrite: the output file, vault or assistant's key exists already"

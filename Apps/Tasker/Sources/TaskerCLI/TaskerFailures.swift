@@ -2,6 +2,8 @@ import CommandKit
 import ExitCodeMap
 import TaskerCore
 import TaskerGate
+import TaskerHTTP
+import TaskerPlanning
 
 // The app's errors on the project's one exit-code table (CommandKit's
 // `ExitCode`): each switch names every case, and a wrapped library error
@@ -60,4 +62,50 @@ extension GateError: CommandFailure {
     if case .store(let inner) = self { return inner.hint }
     return nil
   }
+}
+
+extension PlanningError: CommandFailure {
+  /// The code of the cause: 56 to 60 for what a provider did or was not
+  /// allowed, 69 when it could not be reached.
+  public var exitCode: ExitCode {
+    switch self {
+    case .invalidProviderName, .severalProviders, .publicProviderNeedsKey, .invalidModel, .invalidKeyItem:
+      return .usage
+    case .providerExists: return .cannotCreate
+    case .providerNotFound, .noProvider, .keyItemMissing: return .notFound
+    case .keyItemNotDeviceOnly, .keyValueUnusable, .recordMalformed, .invalidQuestion: return .dataError
+    case .recordUnsupportedVersion: return .unsupportedVersion
+    case .notConfirmed: return .providerNotConfirmed
+    case .keyRejected: return .providerKeyRejected
+    case .rateLimited: return .providerRateLimited
+    case .providerFailed: return .providerFailed
+    case .answerRefused: return .providerAnswerRefused
+    case .exchange(let failure): return failure.exitCode
+    }
+  }
+
+  /// The error's description, which ends with what to do next.
+  public var message: String { description }
+
+  /// None: the message says what to do.
+  public var hint: String? { nil }
+}
+
+extension HTTPClientError: CommandFailure {
+  /// A URL refused before any connection is the user's to fix (65); a
+  /// response too large is a refused answer (60); every failure to reach
+  /// the server or to finish the exchange is 69.
+  public var exitCode: ExitCode {
+    switch self {
+    case .badURL, .plainHTTPRefused, .headerRefused: return .dataError
+    case .responseTooLarge: return .providerAnswerRefused
+    case .unreachable, .timedOut, .tlsFailed, .redirectRefused, .transport: return .unavailable
+    }
+  }
+
+  /// The error's description.
+  public var message: String { description }
+
+  /// None: the message says what to do.
+  public var hint: String? { nil }
 }

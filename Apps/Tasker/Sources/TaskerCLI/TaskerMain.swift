@@ -19,14 +19,16 @@ public enum TaskerMain {
 
   static let commands: [any CommandDeclaration.Type] = [
     AddCommand.self, ListCommand.self, ShowCommand.self, EditCommand.self, DoneCommand.self, UndoCommand.self,
-    DeleteCommand.self, PageCommand.self, PlanContextCommand.self, AttachCommand.self, EncryptCommand.self,
+    DeleteCommand.self, PageCommand.self, PlanContextCommand.self, PlanCommand.self, AskCommand.self,
+    ProviderCommand.self, AttachCommand.self, EncryptCommand.self,
     RewrapCommand.self, KeysCommand.self, SettingsCommand.self, DoctorCommand.self, McpCommand.self,
     ApprovalsCommand.self, ReceiptsCommand.self, GateCommand.self, CompletionCommand.self,
   ]
 
   /// `commands`' names, in the same order (a test keeps them equal).
   static let commandNames = [
-    "add", "list", "show", "edit", "done", "undo", "delete", "page", "plan-context", "attach", "encrypt", "rewrap",
+    "add", "list", "show", "edit", "done", "undo", "delete", "page", "plan-context", "plan", "ask", "provider",
+    "attach", "encrypt", "rewrap",
     "keys", "settings", "doctor", "mcp", "approvals", "receipts", "gate", "completion",
   ]
 

@@ -98,6 +98,18 @@ public struct VaultKeySource: NoteKeySource {
 
   private func vaultCall<Result>(_ body: (Vault) throws -> Result) throws -> Result {
     guard let directory else { throw TaskerError.noVaultLocation }
+    return try TaskerError.withVault(at: directory, body)
+  }
+}
+
+extension TaskerError {
+  /// Runs `body` on the vault at `directory`, the vault's errors given as
+  /// Tasker's: what every Tasker reader of the vault shares.
+  ///
+  /// - Throws: `TaskerError.vaultNotFound` (no vault there), `.vaultLocked`
+  ///   (not unlocked since boot, locked, or expired), `.vault` for anything
+  ///   else the vault reports; `body`'s other errors as they are.
+  public static func withVault<Result>(at directory: String, _ body: (Vault) throws -> Result) throws -> Result {
     do {
       return try body(try Vault(at: directory))
     } catch let error as TaskVaultError {

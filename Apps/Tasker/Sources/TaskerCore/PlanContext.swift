@@ -69,15 +69,26 @@ public struct PlanCandidate: Sendable, Equatable, Codable {
 }
 
 /// What Tasker gives a planning provider: the open tasks, each reduced to a
-/// `PlanCandidate`. Built from the six plain columns only; notes, contexts
-/// and attachments are never read to make it.
-public struct PlanContext: Sendable, Equatable, Codable {
+/// `PlanCandidate`, with the database id of each kept beside it on this
+/// device. Built from the six plain columns and the id only; notes,
+/// contexts and attachments are never read to make it.
+///
+/// The ids let a plan be mapped back to tasks (`tasker plan`, `plan-context
+/// --json`); a request to a provider is built from `candidates` alone and
+/// labels them per request, so no database id leaves the device.
+public struct PlanContext: Sendable, Equatable {
   /// The open tasks, by due day (undated last), then priority, then id.
   public let candidates: [PlanCandidate]
+  /// The id of each candidate's task, in the same order.
+  public let taskIDs: [Int64]
 
-  /// A context of `candidates`.
-  public init(candidates: [PlanCandidate]) {
+  /// A context of `candidates`, whose tasks have the ids `taskIDs`.
+  ///
+  /// - Precondition: both have the same count.
+  public init(candidates: [PlanCandidate], taskIDs: [Int64]) {
+    precondition(candidates.count == taskIDs.count, "one task id per candidate")
     self.candidates = candidates
+    self.taskIDs = taskIDs
   }
 }
 
@@ -89,19 +100,22 @@ extension TaskStore {
   ///   - limit: at most this many candidates.
   /// - Throws: `TaskerError.database`.
   public func planContext(today: CalendarDate, limit: Int = 1000) throws -> PlanContext {
-    // Only the six plain columns are selected: the notes column is never read here.
+    // Only the id and the six plain columns are selected (all in the listing index): the notes column is never
+    // read here.
+    var ids: [Int64] = []
     let candidates = try connection.prepare(
       """
-      SELECT title, estimate_minutes, due, priority, energy FROM tasks WHERE status = 'open'
+      SELECT title, estimate_minutes, due, priority, energy, id FROM tasks WHERE status = 'open'
       ORDER BY due IS NULL, due, priority DESC, id LIMIT ?
       """
     ).rows([.integer(Int64(max(0, limit)))]) { row -> PlanCandidate in
       let due = Self.date(row.optionalText(2))
+      ids.append(row.integer(5))
       return PlanCandidate(
         title: row.text(0), estimateMinutes: row.optionalInteger(1).map { Int($0) }, due: due,
         priority: Priority(rawValue: Int(row.integer(3))) ?? .none,
         energy: row.optionalInteger(4).flatMap { Energy(rawValue: Int($0)) }, overdue: due.map { $0 < today } ?? false)
     }
-    return PlanContext(candidates: candidates)
+    return PlanContext(candidates: candidates, taskIDs: ids)
   }
 }

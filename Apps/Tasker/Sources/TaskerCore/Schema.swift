@@ -64,6 +64,8 @@ enum Schema {
     // Version 5: gate_receipts rebuilt with word lists from the vocabulary's enums, and the copies an
     // undoable change keeps (GateLedgerSchema+Version5.swift).
     TaskStore.undoMigration,
+    // Version 6: tasks.plan_order and the provider log (TaskStore+Planning.swift).
+    TaskStore.planningMigration,
   ]
 
   /// The version this build writes.

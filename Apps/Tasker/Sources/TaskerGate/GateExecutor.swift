@@ -1,6 +1,7 @@
 import CommandKit
 import FoundationEssentials
 import TaskerCore
+import TaskerPlanning
 
 /// Runs a decided call against the store and says what it did: the
 /// result for the assistant, a summary and target for the receipt (no
@@ -87,8 +88,8 @@ struct GateExecutor {
       priority: task.priority, energy: task.energy)
   }
 
-  /// The six `PlanCandidate` fields (encoded by TaskerCore, so the list
-  /// cannot grow here) plus the id and status an assistant needs to act.
+  /// The six `PlanCandidate` fields (`PlanCandidate.jsonMembers`, so the
+  /// list cannot grow here) plus the id and status an assistant needs to act.
   private func planning(
     id: Int64, status: TaskStatus, title: String, estimate: Int?, due: CalendarDate?, priority: Priority,
     energy: Energy?
@@ -96,19 +97,7 @@ struct GateExecutor {
     let candidate = PlanCandidate(
       title: title, estimateMinutes: estimate, due: due, priority: priority, energy: energy,
       overdue: status == .open && due.map { $0 < today } ?? false)
-    // An exhaustive switch over the candidate's keys, as its own encoder
-    // has: a seventh field would not compile here without a decision.
-    var members: [String: JSONValue] = [:]
-    for key in PlanCandidate.CodingKeys.allCases {
-      switch key {
-      case .title: members[key.rawValue] = .string(candidate.title)
-      case .estimateMinutes: members[key.rawValue] = candidate.estimateMinutes.map { .integer(Int64($0)) } ?? .null
-      case .due: members[key.rawValue] = candidate.due.map { .string($0.description) } ?? .null
-      case .priority: members[key.rawValue] = .string(candidate.priority.name)
-      case .energy: members[key.rawValue] = candidate.energy.map { .string($0.name) } ?? .null
-      case .overdue: members[key.rawValue] = .bool(candidate.overdue)
-      }
-    }
+    var members = candidate.jsonMembers
     members["id"] = .integer(id)
     members["status"] = .string(status.rawValue)
     return .object(members)

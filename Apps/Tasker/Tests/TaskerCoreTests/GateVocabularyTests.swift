@@ -139,7 +139,7 @@ struct GateVocabularyTests {
       }
     }
     let migrated = try TaskStore(databasePath: path, keys: try Keyring.generate())
-    #expect(try migrated.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == 5)
+    #expect(try migrated.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == Int64(Schema.current))
     #expect(try migrated.receipts().map(\.id) == [3, 2, 1])
     #expect(try migrated.receipts().last?.undo == ReceiptUndo(.deleteTask, 1))
     #expect(throws: TaskerError.self, "still append-only") {

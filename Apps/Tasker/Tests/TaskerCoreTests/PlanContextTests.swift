@@ -31,7 +31,10 @@ struct PlanContextTests {
     // The stored properties (including any with a default value) are the coded ones.
     let stored = Mirror(reflecting: candidate).children.map { $0.label ?? "?" }
     #expect(stored == ["title", "estimateMinutes", "due", "priority", "energy", "overdue"])
-    #expect(Mirror(reflecting: PlanContext(candidates: [])).children.map { $0.label ?? "?" } == ["candidates"])
+    #expect(
+      Mirror(reflecting: PlanContext(candidates: [], taskIDs: [])).children.map { $0.label ?? "?" } == [
+        "candidates", "taskIDs",
+      ])
     // Each key names its own stored property.
     #expect(Set(PlanCandidate.CodingKeys.allCases.map(Self.property(for:))).count == stored.count)
     let json = String(decoding: try JSONEncoder().encode(candidate), as: UTF8.self)

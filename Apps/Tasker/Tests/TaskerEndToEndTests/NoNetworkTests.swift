@@ -39,6 +39,19 @@ struct NoNetworkTests {
       ("tasker", ["attach", "list"], ""),
       ("tasker", ["attach", "get", "1"], ""),
       ("tasker", ["plan-context", "--json"], ""),
+      // A provider set up but never asked: adding, listing and a dry run open no socket.
+      ("taskkey", ["item", "set", "provider/cloud", "--device-only"], "sk-never-sent\n"),
+      (
+        "tasker",
+        [
+          "provider", "add", "cloud", "--url", "https://api.example.invalid/v1", "--model", "m", "--key-item",
+          "provider/cloud",
+        ], ""
+      ),
+      ("tasker", ["provider", "list", "--json"], ""),
+      ("tasker", ["plan", "--dry-run"], ""),
+      ("tasker", ["ask", "What first?", "--dry-run"], ""),
+      ("tasker", ["provider", "log"], ""),
       ("taskkey", ["rotate"], ""),
       ("tasker", ["rewrap"], ""),
       ("tasker", ["keys"], ""),

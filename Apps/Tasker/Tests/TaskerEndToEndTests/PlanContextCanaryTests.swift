@@ -41,7 +41,9 @@ struct PlanContextCanaryTests {
     let candidates = try #require(object["candidates"] as? [[String: Any]])
     #expect(candidates.count == 6)
     for candidate in candidates {
-      #expect(Set(candidate.keys) == ["title", "estimate_minutes", "due", "priority", "energy", "overdue"])
+      // The six fields, and the task's id for applying a plan by hand (a request labels candidates instead).
+      #expect(Set(candidate.keys) == ["id", "title", "estimate_minutes", "due", "priority", "energy", "overdue"])
+      #expect((candidate["id"] as? String).flatMap { Int64($0) } != nil)
     }
     #expect(candidates.map { $0["overdue"] as? Bool } == [true, true, true, false, false, false])
     #expect(candidates[0]["title"] as? String == "title 1")

@@ -1,6 +1,7 @@
 import CommandKit
 import FoundationEssentials
 import TaskerCore
+import TaskerPlanning
 
 /// `tasker plan-context`: what a planning provider would be given.
 struct PlanContextCommand: Command {
@@ -10,7 +11,8 @@ struct PlanContextCommand: Command {
     name: "plan-context", abstract: "Print what a planning provider gets: per open task only six fields, never notes.",
     options: [today, limit],
     json: JSONShape(
-      fields: ["candidates"], help: "the candidates, each with title, estimate_minutes, due, priority, energy, overdue."
+      fields: ["candidates"],
+      help: "the candidates, each with its task's id and title, estimate_minutes, due, priority, energy, overdue."
     ),
     discussion: "Each task gives its title, estimate, due day, priority, energy and whether it is overdue; the type "
       + "has no field for anything else.",
@@ -32,9 +34,17 @@ struct PlanContextCommand: Command {
 
   func run(_ context: CommandContext) throws {
     let plan = try context.reader().planContext(today: planningDay ?? CalendarDate.localToday(), limit: count)
-    if json { return try context.streams.printJSON(plan) }
-    for candidate in plan.candidates {
-      var line = TerminalText.visible(candidate.title)
+    if json {
+      // The id is for the user to apply a plan by hand; a request to a provider labels candidates instead.
+      let candidates = zip(plan.taskIDs, plan.candidates).map { id, candidate -> JSONValue in
+        var members = candidate.jsonMembers
+        members["id"] = RecordJSON.id(id)
+        return .object(members)
+      }
+      return try context.printJSON(.object(["candidates": .array(candidates)]))
+    }
+    for (id, candidate) in zip(plan.taskIDs, plan.candidates) {
+      var line = "#\(id)  " + TerminalText.visible(candidate.title)
       if let due = candidate.due { line += "  due \(due)" + (candidate.overdue ? " (overdue)" : "") }
       if let minutes = candidate.estimateMinutes { line += "  \(minutes) min" }
       if candidate.priority != .none { line += "  !\(candidate.priority.name)" }

@@ -103,12 +103,15 @@ struct ShowCommand: Command {
       locked = error
     }
     let attachments = try store.attachments(of: .task(id))
+    let planOrder = try store.planOrder(ofTask: id)
     let today = CalendarDate.localToday()
     if json {
       try context.printJSON(
-        RecordJSON.task(task, today: today, notesLocked: locked != nil, attachments: attachments))
+        RecordJSON.task(
+          task, today: today, notesLocked: locked != nil, attachments: attachments, planOrder: planOrder))
     } else {
-      let lines = Self.lines(task, today: today, notesLocked: locked != nil, attachments: attachments)
+      var lines = Self.lines(task, today: today, notesLocked: locked != nil, attachments: attachments)
+      if let planOrder { lines.insert("Plan:      step \(planOrder) of the applied plan", at: 2) }
       try context.print(lines.joined(separator: "\n"))
     }
     if let locked { throw locked }

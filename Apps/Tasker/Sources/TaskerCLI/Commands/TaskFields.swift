@@ -100,7 +100,7 @@ struct AddCommand: Command {
     let task = try context.store(create: true).addTask(draft)
     if json {
       return try context.printJSON(
-        RecordJSON.task(task, today: .localToday(), notesLocked: false, attachments: []))
+        RecordJSON.task(task, today: .localToday(), notesLocked: false, attachments: [], planOrder: nil))
     }
     try context.print("Added task \(task.id): \(TerminalText.visible(task.title))")
   }
@@ -146,7 +146,8 @@ struct EditCommand: Command {
     if json {
       return try context.printJSON(
         RecordJSON.task(
-          task, today: .localToday(), notesLocked: false, attachments: try store.attachments(of: .task(id))))
+          task, today: .localToday(), notesLocked: false, attachments: try store.attachments(of: .task(id)),
+          planOrder: try store.planOrder(ofTask: id)))
     }
     try context.print("Changed task \(task.id): \(TerminalText.visible(task.title)) (undo: tasker undo r\(receipt.id))")
   }

@@ -18,7 +18,7 @@ enum RecordJSON {
 
   /// What `show` adds to them.
   static let taskDetailFields =
-    taskFields + ["created", "completed", "notes", "notes_locked", "attachments"]
+    taskFields + ["created", "completed", "notes", "notes_locked", "attachments", "plan_order"]
 
   /// A task as `list` shows it.
   static func task(_ task: TaskSummary, today: CalendarDate) -> JSONValue {
@@ -28,10 +28,11 @@ enum RecordJSON {
         estimate: task.estimateMinutes, priority: task.priority, energy: task.energy, contexts: task.contexts))
   }
 
-  /// A task with its dates, its notes (null while they are locked) and
-  /// its attachments, as `show`, `add` and `edit` show it.
+  /// A task with its dates, its notes (null while they are locked), its
+  /// attachments and its place in the applied plan, as `show`, `add` and
+  /// `edit` show it.
   static func task(
-    _ task: TaskRecord, today: CalendarDate, notesLocked: Bool, attachments: [AttachmentRecord]
+    _ task: TaskRecord, today: CalendarDate, notesLocked: Bool, attachments: [AttachmentRecord], planOrder: Int?
   ) -> JSONValue {
     var members = fields(
       id: task.id, title: task.title, status: task.status, due: task.due, overdue: task.isOverdue(today: today),
@@ -41,6 +42,7 @@ enum RecordJSON {
     members["notes"] = notesLocked ? .null : .string(task.notes)
     members["notes_locked"] = .bool(notesLocked)
     members["attachments"] = .array(attachments.map(attachment))
+    members["plan_order"] = .optional(planOrder)
     return .object(members)
   }
 
