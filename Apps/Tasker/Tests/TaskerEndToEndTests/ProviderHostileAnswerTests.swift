@@ -125,7 +125,9 @@ import Testing
     try device.succeed(["add", "Red \u{1B}[31m alert"])
     let planned = try device.succeed(["plan", "--today", planningDay])
     #expect(!planned.stdout.contains(0x1B), "\(planned.stdoutText)")
-    #expect(planned.stdoutText == "1. Red \\u{1B}[31m alert (#1) — reason for t1\n")
+    let step = "1. Red \\u{1B}[31m alert (#1) — reason for t1"
+    #expect(planned.stdoutText.split(separator: "\n").contains { $0 == step }, "\(planned.stdoutText)")
+    #expect(planned.stdoutText == step + "\n", "one line per planned task, nothing else")
     let request = try #require(try server.requests().first)
     #expect(request.bodyText.contains("Red \\\\u001b[31m alert"), "escaped twice: in USER, then in the body")
   }

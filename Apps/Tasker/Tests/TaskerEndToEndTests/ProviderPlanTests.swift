@@ -50,7 +50,7 @@ import Testing
   }
 
   @Test func labelsAreMappedBackToTheRealTasks() throws {
-    let (device, _) = try Self.planningDevice()
+    let (device, server) = try Self.planningDevice()
     let planned = try device.succeed(["plan", "--today", planningDay, "--json"])
     let object = try #require(try planned.json() as? [String: Any])
     #expect(Set(object.keys) == ["provider", "plan", "applied"])
@@ -65,19 +65,19 @@ import Testing
     #expect(plan.allSatisfy { Set($0.keys) == ["id", "title", "reason"] })
 
     let human = try device.succeed(["plan", "--today", planningDay])
-    #expect(
-      human.stdoutText == """
-        1. Tidy up (#6) — reason for t4
-        2. Pay "rent" / € (#3) — reason for t3
-        3. Write the report (#5) — reason for t2
-        4. Call the bank (#4) — reason for t1
-
-        """, "\(human.stdoutText)")
+    let steps = [
+      "1. Tidy up (#6) — reason for t4", "2. Pay \"rent\" / € (#3) — reason for t3",
+      "3. Write the report (#5) — reason for t2", "4. Call the bank (#4) — reason for t1",
+    ]
+    let lines = human.stdoutText.split(separator: "\n").map(String.init)
+    #expect(lines.filter { $0.first?.isNumber == true } == steps, "\(human.stdoutText)")
+    #expect(human.stdoutText == steps.joined(separator: "\n") + "\n", "one line per planned task, nothing else")
+    #expect(try server.requests().count == 2)
     #expect(try device.planOrders() == [nil, nil, nil, nil], "without --apply nothing is stored")
   }
 
   @Test func applySetsPlanOrderAndChangesNothingElse() throws {
-    let (device, _) = try Self.planningDevice()
+    let (device, server) = try Self.planningDevice()
     let before = try device.tableSnapshot()
     let applied = try device.succeed(["plan", "--today", planningDay, "--apply", "--json"])
     #expect((try applied.json() as? [String: Any])?["applied"] as? Bool == true)
@@ -93,6 +93,7 @@ import Testing
     let listed = try #require(try device.succeed(["list", "--json"]).json() as? [String: Any])
     let tasks = try #require(listed["tasks"] as? [[String: Any]])
     #expect(tasks.first { $0["id"] as? String == "5" }?["plan_order"] as? Int == 1, "list --json has plan_order")
+    #expect(try server.requests().count == 2)
   }
 
   @Test func aDryRunPrintsTheBodyTheServerWouldGetAndSendsNothing() throws {
@@ -104,7 +105,7 @@ import Testing
     try device.addPlanningTasks()
     let before = try device.tableSnapshot(withoutPlanOrder: false)
 
-    let dryRun = try device.succeed(["plan", "--today", planningDay, "--dry-run", "--apply"])
+    let dryRun = try device.succeed(["plan", "--today", planningDay, "--dry-run"])
     #expect(!dryRun.printedBody.contains("\n"), "one line")
     #expect(dryRun.stderr.contains(server.url) && dryRun.stderr.contains("provider/test"), "\(dryRun.stderr)")
     #expect(!dryRun.stderr.contains(key) && !dryRun.stdout.contains(bytes: key))
