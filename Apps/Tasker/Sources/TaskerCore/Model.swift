@@ -185,6 +185,8 @@ public struct TaskSummary: Sendable, Equatable, Codable {
   public var status: TaskStatus
   /// Contexts and tags as free text.
   public var contexts: String
+  /// The task's place in the applied plan (`tasker plan --apply`), or nil.
+  public var planOrder: Int? = nil
 }
 
 /// The fields of a new task. Only the title is required.

@@ -86,8 +86,14 @@ public struct AppliedPlan: Sendable, Equatable {
 extension TaskStore {
   /// Version 6 of the schema: a task's place in the applied plan, and the
   /// log of requests to planning providers (docs/formats/plan-request.md).
+  /// The listing index is made again with `plan_order` last, so `list`
+  /// still reads the index alone and never the pages that hold notes.
   static let planningMigration = """
     ALTER TABLE tasks ADD COLUMN plan_order INTEGER CHECK (plan_order IS NULL OR plan_order >= 1);
+    DROP INDEX tasks_listing;
+    CREATE INDEX tasks_listing ON tasks (
+      due IS NULL, due, id, status, title, estimate_minutes, priority, energy, contexts, plan_order
+    );
     CREATE TABLE provider_log (
       id INTEGER PRIMARY KEY AUTOINCREMENT,
       at INTEGER NOT NULL,

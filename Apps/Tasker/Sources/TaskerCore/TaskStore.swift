@@ -133,7 +133,7 @@ public final class TaskStore {
 
   // MARK: - Tasks
 
-  static let summaryColumns = "id, title, due, estimate_minutes, priority, energy, status, contexts"
+  static let summaryColumns = "id, title, due, estimate_minutes, priority, energy, status, contexts, plan_order"
 
   /// Adds a task; its notes are sealed under `task/<id>/notes`.
   ///
@@ -385,7 +385,7 @@ public final class TaskStore {
       priority: Priority(rawValue: Int(row.integer(4))) ?? .none,
       energy: row.optionalInteger(5).flatMap { Energy(rawValue: Int($0)) },
       status: TaskStatus(rawValue: row.text(6)) ?? .open,
-      contexts: row.text(7))
+      contexts: row.text(7), planOrder: row.optionalInteger(8).map { Int($0) })
   }
 
   static func date(_ text: String?) -> CalendarDate? {

@@ -13,8 +13,14 @@ import Testing
   @Test func addListAndRemoveKeepTheRecordInTheVault() throws {
     let device = try TestDevice()
     let url = "http://127.0.0.1:8080/v1"
+    // The key item is checked when the provider is added: missing, it is refused.
+    let missing = try device.tasker(["provider", "add", "local", "--url", url, "--key-item", "provider/test"])
+    #expect(missing.status == 19 && missing.stderr.contains("has no item 'provider/test'"), "\(missing.stderr)")
+    try device.setKey("provider/test", randomSecret("sk-local"))
     let added = try device.addProvider("local", url: url, ["--key-item", "provider/test", "--model", "llama-3.1-8b"])
-    #expect(added.stdoutText == "provider local added: \(url) (loopback)\n")
+    #expect(
+      added.stdoutText
+        == "provider local added: \(url) (loopback), model llama-3.1-8b, key from vault item provider/test\n")
     let lan = try device.addProvider("lan", url: "http://192.168.1.20:8080/v1", ["--json"])
     let view = try #require(try lan.json() as? [String: Any])
     #expect(Set(view.keys) == Self.viewFields, "\(view)")
@@ -221,7 +227,9 @@ import Testing
     let key = randomSecret("sk-cloud")
     try device.setKey("provider/cloud", key)
     let added = try device.addProvider("cloud", url: url, ["--key-item", "provider/cloud", "--model", "gpt-4o-mini"])
-    #expect(added.stdoutText == "provider cloud added: \(url) (public-network)\n")
+    #expect(
+      added.stdoutText
+        == "provider cloud added: \(url) (public-network), model gpt-4o-mini, key from vault item provider/cloud\n")
     try device.addPlanningTasks()
     for arguments in [["plan"], ["plan", "--apply"], ["ask", "What first?"], ["provider", "test", "cloud"]] {
       let refused = try device.tasker(arguments)

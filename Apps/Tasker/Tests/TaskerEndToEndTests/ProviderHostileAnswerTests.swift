@@ -127,7 +127,9 @@ import Testing
     #expect(!planned.stdout.contains(0x1B), "\(planned.stdoutText)")
     let step = "1. Red \\u{1B}[31m alert (#1) — reason for t1"
     #expect(planned.stdoutText.split(separator: "\n").contains { $0 == step }, "\(planned.stdoutText)")
-    #expect(planned.stdoutText == step + "\n", "one line per planned task, nothing else")
+    #expect(
+      planned.stdoutText == "Plan from local: 1 of 1 open tasks\n" + step + "\n", "a heading, one line per planned task"
+    )
     let request = try #require(try server.requests().first)
     #expect(request.bodyText.contains("Red \\\\u001b[31m alert"), "escaped twice: in USER, then in the body")
   }

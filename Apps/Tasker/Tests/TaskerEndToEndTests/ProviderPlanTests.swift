@@ -53,7 +53,8 @@ import Testing
     let (device, server) = try Self.planningDevice()
     let planned = try device.succeed(["plan", "--today", planningDay, "--json"])
     let object = try #require(try planned.json() as? [String: Any])
-    #expect(Set(object.keys) == ["provider", "plan", "applied"])
+    #expect(Set(object.keys) == ["provider", "plan", "applied", "skipped"])
+    #expect((object["skipped"] as? [Any])?.isEmpty == true)
     #expect(object["provider"] as? String == "local" && object["applied"] as? Bool == false)
     let plan = try #require(object["plan"] as? [[String: Any]])
     // The stand-in answers t4, t3, t2, t1: tasks 6, 3, 5 and 4.
@@ -71,7 +72,9 @@ import Testing
     ]
     let lines = human.stdoutText.split(separator: "\n").map(String.init)
     #expect(lines.filter { $0.first?.isNumber == true } == steps, "\(human.stdoutText)")
-    #expect(human.stdoutText == steps.joined(separator: "\n") + "\n", "one line per planned task, nothing else")
+    #expect(
+      human.stdoutText == (["Plan from local: 4 of 4 open tasks"] + steps).joined(separator: "\n") + "\n",
+      "a heading, then one line per planned task")
     #expect(try server.requests().count == 2)
     #expect(try device.planOrders() == [nil, nil, nil, nil], "without --apply nothing is stored")
   }

@@ -76,7 +76,10 @@ struct ProviderAddCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    try ProviderBook(environment: context.environment).add(record)
+    let book = try ProviderBook(environment: context.environment)
+    // The key item must be there and device-only now, not only at the first request (the value is wiped unread).
+    _ = try book.bearerKey(for: record)
+    try book.add(record)
     if json { return try context.printJSON(ProviderCommand.json(record)) }
     try context.print(
       "provider \(record.name) added: \(record.endpoint.text) (\(record.endpoint.scope.rawValue)), model "

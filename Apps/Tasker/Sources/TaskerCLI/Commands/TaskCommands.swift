@@ -6,9 +6,11 @@ struct ListCommand: Command {
   static let done = OptionSpec.flag("--done", help: "Completed tasks only.")
   static let all = OptionSpec.flag("--all", help: "Open and completed tasks.")
   static let search = OptionSpec.value("--search", "TEXT", help: "Tasks whose title or contexts contain TEXT.")
+  static let planned = OptionSpec.flag(
+    "--planned", help: "The open tasks of the applied plan ('tasker plan --apply'), in its order.")
   static let spec = CommandSpec(
     name: "list", abstract: "List tasks (titles and fields, never notes); needs no key.",
-    options: [done, all, search],
+    options: [done, all, search, planned],
     json: JSONShape(
       fields: ["tasks", "pending_approvals"],
       help: "tasks (each with \(RecordJSON.taskFields.joined(separator: ", "))) and the number of pending approvals."),
@@ -21,6 +23,7 @@ struct ListCommand: Command {
 
   let filter: TaskFilter
   let searchText: String?
+  let inPlanOrder: Bool
   let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
@@ -29,6 +32,10 @@ struct ListCommand: Command {
     guard !(done && all) else { throw arguments.usageError("give --done or --all, not both") }
     filter = all ? .all : done ? .done : .open
     searchText = arguments.value(Self.search)
+    inPlanOrder = arguments.flag(Self.planned)
+    if inPlanOrder && (done || all) {
+      throw arguments.usageError("--planned lists open tasks: leave out --done and --all")
+    }
     json = arguments.flag(CommandSpec.jsonOption)
   }
 
@@ -39,6 +46,11 @@ struct ListCommand: Command {
       tasks = try searchText.map { try store.searchTasks($0, limit: Int.max) } ?? store.tasks(filter)
       if searchText != nil && filter != .all { tasks.removeAll { $0.status != (filter == .done ? .done : .open) } }
       pending = try store.pendingApprovalCount()
+    }
+    if inPlanOrder {
+      tasks = tasks.filter { $0.planOrder != nil && $0.status == .open }.sorted {
+        ($0.planOrder ?? 0) < ($1.planOrder ?? 0)
+      }
     }
     let today = CalendarDate.localToday()
     if json {
@@ -59,6 +71,10 @@ struct ListCommand: Command {
       if task.priority != .none {
         text += "  !"
         text += task.priority.name
+      }
+      if let step = task.planOrder {
+        text += "  plan step "
+        text += String(step)
       }
       text += "\n"
     }

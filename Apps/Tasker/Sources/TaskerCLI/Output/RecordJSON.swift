@@ -13,19 +13,20 @@ enum RecordJSON {
 
   /// The fields a task has in every listing.
   static let taskFields = [
-    "id", "title", "status", "due", "overdue", "estimate_minutes", "priority", "energy", "contexts",
+    "id", "title", "status", "due", "overdue", "estimate_minutes", "priority", "energy", "contexts", "plan_order",
   ]
 
   /// What `show` adds to them.
   static let taskDetailFields =
-    taskFields + ["created", "completed", "notes", "notes_locked", "attachments", "plan_order"]
+    taskFields + ["created", "completed", "notes", "notes_locked", "attachments"]
 
   /// A task as `list` shows it.
   static func task(_ task: TaskSummary, today: CalendarDate) -> JSONValue {
     .object(
       fields(
         id: task.id, title: task.title, status: task.status, due: task.due, overdue: task.isOverdue(today: today),
-        estimate: task.estimateMinutes, priority: task.priority, energy: task.energy, contexts: task.contexts))
+        estimate: task.estimateMinutes, priority: task.priority, energy: task.energy, contexts: task.contexts,
+        planOrder: task.planOrder))
   }
 
   /// A task with its dates, its notes (null while they are locked), its
@@ -36,24 +37,25 @@ enum RecordJSON {
   ) -> JSONValue {
     var members = fields(
       id: task.id, title: task.title, status: task.status, due: task.due, overdue: task.isOverdue(today: today),
-      estimate: task.estimateMinutes, priority: task.priority, energy: task.energy, contexts: task.contexts)
+      estimate: task.estimateMinutes, priority: task.priority, energy: task.energy, contexts: task.contexts,
+      planOrder: planOrder)
     members["created"] = TimeStamp.json(seconds: task.created)
     members["completed"] = TimeStamp.json(seconds: task.completed)
     members["notes"] = notesLocked ? .null : .string(task.notes)
     members["notes_locked"] = .bool(notesLocked)
     members["attachments"] = .array(attachments.map(attachment))
-    members["plan_order"] = .optional(planOrder)
     return .object(members)
   }
 
   private static func fields(
     id: Int64, title: String, status: TaskStatus, due: CalendarDate?, overdue: Bool, estimate: Int?,
-    priority: Priority, energy: Energy?, contexts: String
+    priority: Priority, energy: Energy?, contexts: String, planOrder: Int?
   ) -> [String: JSONValue] {
     [
       "id": self.id(id), "title": .string(title), "status": .string(status.rawValue),
       "due": .optional(due?.description), "overdue": .bool(overdue), "estimate_minutes": .optional(estimate),
       "priority": .string(priority.name), "energy": .optional(energy?.name), "contexts": .string(contexts),
+      "plan_order": .optional(planOrder),
     ]
   }
 
