@@ -4,7 +4,9 @@
 Written from SECURITY.md alone (not from the Swift code): it re-derives every
 vector it knows in Vectors/ with the `cryptography` package, and runs the
 real `taskkey` binary both ways (Python seals, taskkey opens; taskkey seals,
-Python opens). It makes its own virtual environment on first run.
+Python opens). Tasker's planning vectors in Apps/Tasker/Vectors/ are read by
+scripts/plan-reader.py (standard library only). It makes its own virtual
+environment on first run.
 
     python3 scripts/interop.py PATH/TO/taskkey        (what `make interop` runs)
 """
@@ -289,6 +291,11 @@ WYCHEPROOF = {
 PASSPHRASES = load_script("passphrase-reader.py")
 CHECKERS[("passphrase-bytes", 1)] = lambda doc, name: PASSPHRASES.check_vectors(doc, name, report)
 
+# Tasker's planning formats (docs/formats/provider-record.md, plan-request.md,
+# plan-answer.md): scripts/plan-reader.py, standard library only, over its
+# three files in Apps/Tasker/Vectors/ (which check_vectors does not walk).
+PLANS = load_script("plan-reader.py")
+
 
 def check_vectors():
     unchecked = []
@@ -384,6 +391,7 @@ def main():
         print(__doc__)
         sys.exit(64)
     unchecked = check_vectors()
+    PLANS.check_all(report)
     check_key_file(json.load(open(os.path.join(ROOT, "Vectors", "key-file-v1.json"), encoding="utf-8")),
                    "Vectors/key-file-v1.json", sys.argv[1])
     check_binary(sys.argv[1])
