@@ -404,6 +404,8 @@ def read_record(item, data):
     confirmed = record["confirmed_at"]
     if confirmed is not None and not (is_integer(confirmed) and 0 <= confirmed <= LATEST):
         raise malformed("9")
+    if canonical(record) != data:
+        raise malformed("10")
     view = {"name": name, "url": url, "scope": where, "model": model, "key_item": key_item,
             "response_format": record["response_format"],
             "confirmed_at": None if confirmed is None else rfc3339(confirmed)}

@@ -19,6 +19,8 @@ public enum PlanAnswer {
   public static let maximumAnswerScalars = 4000
   /// The longest reason, in Unicode scalars.
   public static let maximumReasonScalars = 200
+  /// The largest body read: 1 MiB.
+  public static let maximumBodyBytes = 1 << 20
 
   /// The status rule: 200 goes on; 401 and 403, 429 and every other status
   /// have their own errors.
@@ -85,9 +87,10 @@ public enum PlanAnswer {
     return text
   }
 
-  /// `choices[0].message.content`, after the body, choice and
+  /// `choices[0].message.content`, after the size, body, choice and
   /// `finish_reason` rules.
   static func content(of body: [UInt8]) throws(PlanningError) -> String {
+    guard body.count <= maximumBodyBytes else { throw .answerRefused(reason: "the body is larger than 1 MiB") }
     guard case .object(let response) = try parse(body, "the body is not strict JSON") else {
       throw .answerRefused(reason: "the body is not a JSON object")
     }

@@ -20,10 +20,11 @@ public struct ProviderExchange: Sendable {
 /// key; nothing else, and no task data in a header or the URL. TLS is
 /// verified against the system store; plain HTTP only to loopback and
 /// private-network literals; no redirect, no proxy; connect and total
-/// timeouts; at most 1 MiB of response.
+/// timeouts; at most 1 MiB of body and 64 KiB of headers.
 public struct ProviderClient: Sendable {
-  /// The most response bytes read.
-  public static let responseLimit = 1 << 20
+  /// The most response bytes read, header lines and body together: the
+  /// answer's 1 MiB and 64 KiB for the headers.
+  public static let responseLimit = PlanAnswer.maximumBodyBytes + (64 << 10)
   /// Seconds to connect.
   public static let connectSeconds = 10
   /// Seconds for the whole exchange unless the command says otherwise.

@@ -82,7 +82,8 @@ public struct ProviderRecord: Sendable, Equatable {
   }
 
   /// Reads the record stored as the vault item `itemName`, by the rules of
-  /// docs/formats/provider-record.md in their order.
+  /// docs/formats/provider-record.md in their order, the last that the
+  /// bytes are the record's canonical encoding.
   ///
   /// - Throws: `PlanningError.recordMalformed` naming the rule,
   ///   `.recordUnsupportedVersion`.
@@ -124,6 +125,8 @@ public struct ProviderRecord: Sendable, Equatable {
     } catch {
       throw malformed(Self.rule(broken: error))
     }
+    // One record has one spelling: the canonical encoding a writer writes.
+    guard encoded == bytes else { throw malformed("not the canonical encoding") }
   }
 
   static let members: Set<String> = ["confirmed_at", "key_item", "model", "name", "response_format", "url", "version"]
