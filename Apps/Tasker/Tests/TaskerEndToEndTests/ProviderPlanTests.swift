@@ -192,4 +192,20 @@ import Testing
     #expect(try requests[0].candidateIDs() == ["t1", "t2", "t3", "t4"])
     #expect(requests[0].bodyText == ExpectedRequestBodies.plan(ExpectedRequestBodies.planningCandidates))
   }
+
+  @Test func withNoOpenTaskNothingIsSent() throws {
+    let device = try TestDevice()
+    let server = try StandInProvider(mode: "plan-reverse")
+    try device.addProvider("local", url: server.url)
+    try device.succeed(["add", "Finished already"])
+    try device.succeed(["done", "1"])
+    for arguments in [["plan"], ["plan", "--dry-run"], ["plan", "--apply"]] {
+      let result = try device.succeed(arguments)
+      #expect(result.stdoutText.isEmpty && result.stderr.contains("nothing was sent"), "\(arguments): \(result.stderr)")
+    }
+    let json = try #require(try device.succeed(["plan", "--json"]).json() as? [String: Any])
+    #expect((json["plan"] as? [Any])?.isEmpty == true)
+    #expect(try server.connectionCount() == 0)
+    #expect(try device.succeed(["provider", "log", "--json"]).stdoutText == "{\"calls\":[]}\n")
+  }
 }

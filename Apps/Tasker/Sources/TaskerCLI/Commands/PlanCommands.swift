@@ -75,6 +75,7 @@ struct PlanCommand: Command {
     let request = try PlanRequest(
       .plan, candidates: plan.candidates, today: options.today, model: delivery.record.model,
       requestsSchema: delivery.record.requestsSchema)
+    guard !plan.candidates.isEmpty else { return try nothingToPlan(delivery.record.name, context) }
     if options.dryRun { return try delivery.printDryRun(request) }
     let steps = try delivery.send(request, kind: .plan, yes: options.yes, seconds: options.seconds) {
       body throws(PlanningError) in
@@ -108,6 +109,19 @@ struct PlanCommand: Command {
           "tasker: left out tasks no longer open: " + applied.skipped.map { "#\($0)" }.joined(separator: " "))
       }
     }
+  }
+}
+
+extension PlanCommand {
+  /// No open task: nothing is sent (nothing to order, and an empty `enum`
+  /// is no valid schema); `--apply` still clears every order.
+  func nothingToPlan(_ provider: String, _ context: CommandContext) throws {
+    if applying { _ = try context.store(create: true).applyPlanOrder([]) }
+    if options.json {
+      return try context.printJSON(
+        .object(["provider": .string(provider), "plan": [], "applied": .bool(applying), "skipped": []]))
+    }
+    context.note("tasker: no open task to plan; nothing was sent")
   }
 }
 
