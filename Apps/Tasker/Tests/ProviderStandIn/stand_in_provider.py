@@ -37,7 +37,7 @@ listener is answered by the mode, whatever its path:
   status-429          429 with Retry-After: 20
   status-500          500 with an error body
   redirect            302 to the same path on the redirect-target listener
-  huge                200 with a body of 1 MiB + 4 KiB (valid JSON)
+  huge                200 with a body of 2 MiB (valid JSON): past the client's cap
   slow                sleeps "sleep" seconds, then answers like plan-reverse
 An unknown mode is answered 400. The redirect-target listener answers 200
 with a valid plan (it must never be reached).
@@ -150,7 +150,7 @@ def answer(mode, body, redirect_port, path):
     if mode == "redirect":
         return 302, [("Location", "http://127.0.0.1:%d%s" % (redirect_port, path))], b""
     if mode == "huge":
-        return 200, [], completion("ok", extra={"padding": "x" * ((1 << 20) + 4096)})
+        return 200, [], completion("ok", extra={"padding": "x" * (2 << 20)})
     return 400, [], error("unknown stand-in mode %r" % mode, "stand_in", None)
 
 
