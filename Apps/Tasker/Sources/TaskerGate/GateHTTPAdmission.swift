@@ -15,7 +15,8 @@
 ///   PORT 1 to 65535 in plain digits; scheme and host compare without
 ///   regard to case; no userinfo, path, query or fragment. Anything else
 ///   (`null` and the empty value included): 403.
-/// - `MCP-Protocol-Version` sent more than once: 400.
+/// - `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` sent more than
+///   once: 400 (a first-copy and a last-copy reader would disagree).
 public struct GateHTTPAdmission: Sendable {
   /// Why a request is refused: its status and one line for the client.
   public struct Refusal: Equatable, Sendable {
@@ -79,8 +80,10 @@ public struct GateHTTPAdmission: Sendable {
         status: 403,
         message: "origin not allowed: only http://127.0.0.1, http://localhost and http://[::1], with a port or not")
     }
-    if let versions = headers["mcp-protocol-version"], versions.count > 1 {
-      return Refusal(status: 400, message: "send at most one MCP-Protocol-Version header")
+    for (name, spelled) in [
+      ("mcp-protocol-version", "MCP-Protocol-Version"), ("mcp-method", "Mcp-Method"), ("mcp-name", "Mcp-Name"),
+    ] where (headers[name]?.count ?? 0) > 1 {
+      return Refusal(status: 400, message: "send at most one \(spelled) header")
     }
     return nil
   }

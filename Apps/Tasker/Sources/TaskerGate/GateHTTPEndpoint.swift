@@ -10,8 +10,13 @@ import TaskSystem
 ///
 /// POST carries one JSON-RPC message and is answered with JSON (a
 /// notification or response gets 202); GET answers 405 (this server sends
-/// no messages of its own); DELETE ends a session. `Mcp-Session-Id` is made
-/// at `initialize` and bound to the key that made it. Before any of that,
+/// no messages of its own); DELETE ends a session. The revision is chosen
+/// per request: an `MCP-Protocol-Version` naming a revision `initialize`
+/// cannot reach (or a body carrying its version in `params._meta` without
+/// that header) is answered statelessly as 2026-07-28 (`MCPStateless`);
+/// anything else takes the session path of 2025-11-25 and 2025-06-18, where
+/// `Mcp-Session-Id` is made at `initialize` and bound to the key that made
+/// it. The bearer key is checked on every request either way. Before any of that,
 /// `GateHTTPAdmission` checks `Host`, `Origin` and the headers that must
 /// come at most once.
 public final class GateHTTPEndpoint: @unchecked Sendable {
@@ -166,6 +171,9 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
       return Self.jsonError(
         400, [], MCPError(code: MCPError.parseErrorCode, message: "parse error: the body is not valid JSON"))
     }
+    if MCPStateless.isStateless(headers: request.headers, message: message) {
+      return stateless(request, message: message, identity: identity)
+    }
     var extra: [HTTPHeader] = []
     let session: Session
     if MCPSession.isInitialize(message) {
@@ -195,6 +203,21 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
       return HTTPResponse(status: 202, headers: extra)
     case .response(let json, let error):
       return Self.json(status(for: error, request, headers: &extra), extra, json)
+    }
+  }
+
+  /// A 2026-07-28 request: checked whole before anything runs, answered
+  /// with tools made for this request alone; no session is made or read.
+  private func stateless(_ request: HTTPRequest, message: JSONValue, identity: GateIdentity) -> HTTPResponse {
+    switch MCPStateless.check(message, headers: request.headers) {
+    case .accepted: return HTTPResponse(status: 202)
+    case .refused(let json, let error): return Self.json(MCPStateless.status(for: error), [], json)
+    case .request(let checked):
+      let (json, error) = MCPStateless.answer(checked, provider: makeToolbox(identity), instructions: instructions)
+      var extra: [HTTPHeader] = []
+      var code = status(for: error, request, headers: &extra)
+      if code == 200 || code == 400 { code = MCPStateless.status(for: error) }
+      return Self.json(code, extra, json)
     }
   }
 

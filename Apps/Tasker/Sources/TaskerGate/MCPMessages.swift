@@ -40,6 +40,12 @@ public struct MCPError: Error, Equatable, Sendable {
   /// -32003: the key lacks the grant the tool needs; over HTTP this comes
   /// with status 403 and `insufficient_scope`.
   public static let insufficientScopeCode: Int64 = -32_003
+  /// -32020: a 2026-07-28 request's routing headers (`MCP-Protocol-Version`,
+  /// `Mcp-Method`, `Mcp-Name`) are missing or disagree with its body; HTTP 400.
+  public static let headerMismatchCode: Int64 = -32_020
+  /// -32022: a 2026-07-28 request asked for a revision not served that way;
+  /// `data` names the `supported` ones and the `requested` one; HTTP 400.
+  public static let unsupportedProtocolVersionCode: Int64 = -32_022
 
   /// The error as the `error` member of a JSON-RPC response.
   public var json: JSONValue {

@@ -127,8 +127,8 @@ public final class MCPSession {
   }
 }
 
-/// A JSON-RPC 2.0 message, checked.
-private struct Envelope {
+/// A JSON-RPC 2.0 message, checked (both revisions read messages alike).
+struct Envelope {
   let id: JSONValue?
   let method: String
   let params: JSONValue

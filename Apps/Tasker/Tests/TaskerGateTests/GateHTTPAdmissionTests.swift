@@ -89,6 +89,14 @@ final class GateHTTPAdmissionTests: XCTestCase {
     XCTAssertNil(loopback.refusal(for: ["host": ["localhost:8765"], "mcp-protocol-version": ["2025-11-25"]]))
   }
 
+  func testARepeatedMcpMethodOrMcpNameIsRefused() {
+    for name in ["mcp-method", "mcp-name"] {
+      XCTAssertEqual(
+        loopback.refusal(for: ["host": ["localhost:8765"], name: ["tools/call", "tools/call"]])?.status, 400)
+      XCTAssertNil(loopback.refusal(for: ["host": ["localhost:8765"], name: ["tools/call"]]))
+    }
+  }
+
   func testFramingThatCanBeReadTwoWaysIsAProblem() {
     XCTAssertNil(HTTPRequest.framingProblem([:]))
     XCTAssertNil(HTTPRequest.framingProblem(["content-length": ["0"]]))
