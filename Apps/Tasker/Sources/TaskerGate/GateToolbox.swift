@@ -368,14 +368,21 @@ final class GateKeyLineage {
     } catch TaskVaultError.notInitialised {
       return []
     }
-    let records = try AssistantKeyRegistry(vault: vault).keys()
+    let earlier = Self.earlier(of: keyID, name: name, among: try AssistantKeyRegistry(vault: vault).keys())
+    known[keyID] = earlier
+    return earlier
+  }
+
+  /// The keys of `records` that `keyID` replaced, newest first: the rule
+  /// above over a registry already read.
+  static func earlier(of keyID: AssistantKeyID, name: String, among records: [AssistantKeyRecord])
+    -> [AssistantKeyID]
+  {
     guard let this = records.first(where: { $0.id == keyID }) else { return [] }
-    let earlier =
+    return
       records
       .filter { $0.name == name && $0.id != keyID && $0.created <= this.created && $0.status != .active }
       .sorted { ($0.created, $0.id) > ($1.created, $1.id) }
       .map(\.id)
-    known[keyID] = earlier
-    return earlier
   }
 }

@@ -108,7 +108,8 @@ struct JSONConventionTests {
     try run(["doctor"])
     try run(["gate", "budget"], ["20"])
     try run(["gate", "quiet-hours"], ["22:00-07:00"])
-    try run(["gate", "show"])
+    let keys = try #require(try run(["gate", "show"])["keys"] as? [[String: Any]])
+    #expect(keys.count == 1 && keys[0]["key_id"] as? String == minted["id"] as? String, "\(keys)")
     try run(["page", "delete"], ["1"])
     try run(["delete"], ["1"])
 

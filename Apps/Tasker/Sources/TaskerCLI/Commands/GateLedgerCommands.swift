@@ -5,115 +5,6 @@ import TaskVault
 import TaskerCore
 import TaskerGate
 
-/// `tasker approvals list|approve|deny`: the queue of assistant calls that
-/// wait for the user.
-struct ApprovalsCommand: Command, CommandGroup {
-  static let spec = CommandSpec(
-    name: "approvals", abstract: "List, approve or deny assistant calls that wait for your approval.",
-    example: """
-      tasker approvals list
-      tasker approvals approve 4
-      """)
-  static let subcommands: [any CommandDeclaration.Type] = [
-    ApprovalsListCommand.self, ApprovalsApproveCommand.self, ApprovalsDenyCommand.self,
-  ]
-
-  /// The approval's id, `ID`.
-  static let id = ArgumentSpec(name: "ID", kind: .approvalID, help: "The approval's id ('tasker approvals list').")
-
-  /// An approval in the project's JSON: id as a string, time in RFC 3339.
-  static func json(_ approval: GateApproval) -> JSONValue {
-    guard case .object(var members) = GateReceiptFormat.json(approval) else { return .null }
-    members["id"] = RecordJSON.id(approval.id)
-    members["at"] = TimeStamp.json(seconds: approval.at)
-    return .object(members)
-  }
-}
-
-/// `tasker approvals list`.
-struct ApprovalsListCommand: Command {
-  static let all = OptionSpec.flag("--all", help: "Include approved and denied calls.")
-  static let spec = CommandSpec(
-    name: "list", abstract: "The calls waiting (with --all, also those decided).", options: [all],
-    json: JSONShape(
-      fields: ["approvals"], help: "approvals, each with id, at, key_id, assistant, tool, reason, summary, status."),
-    example: "tasker approvals list --all")
-
-  let everything: Bool
-  let json: Bool
-
-  init(_ arguments: ParsedArguments) throws {
-    everything = arguments.flag(Self.all)
-    json = arguments.flag(CommandSpec.jsonOption)
-  }
-
-  func run(_ context: CommandContext) throws {
-    let approvals = try context.readerIfPresent()?.approvals(pendingOnly: !everything) ?? []
-    if json { return try context.printJSON(.object(["approvals": .array(approvals.map(ApprovalsCommand.json))])) }
-    for approval in approvals {
-      let fields = [
-        approval.status.rawValue, "\(approval.assistant) (\(approval.keyID))", approval.reason.rawValue,
-        approval.summary,
-      ]
-      try context.print("#\(approval.id)\t" + fields.map { TerminalText.visible($0) }.joined(separator: "\t"))
-    }
-  }
-}
-
-/// `tasker approvals approve ID`.
-struct ApprovalsApproveCommand: Command {
-  static let spec = CommandSpec(
-    name: "approve",
-    abstract: "Run the call now, as the assistant that asked; refused when its key was revoked or expired since.",
-    arguments: [ApprovalsCommand.id],
-    json: JSONShape(fields: ["approval", "receipt", "summary"], help: "the approval, its receipt and what ran."),
-    example: "tasker approvals approve 4")
-
-  let id: Int64
-  let json: Bool
-
-  init(_ arguments: ParsedArguments) throws {
-    id = arguments.recordID(at: 0)!
-    json = arguments.flag(CommandSpec.jsonOption)
-  }
-
-  func run(_ context: CommandContext) throws {
-    let authenticator = GateAuthenticator(vaultDirectory: Vault.defaultDirectory(environment: context.environment))
-    let receipt = try GateDesk(store: try context.store()).approve(id, checkKey: authenticator.checkStillValid)
-    if json {
-      return try context.printJSON(
-        .object([
-          "approval": RecordJSON.id(id), "receipt": .string("r\(receipt.id)"), "summary": .string(receipt.summary),
-        ]))
-    }
-    try context.print("Approved #\(id) and ran it: \(TerminalText.visible(receipt.summary)) (receipt r\(receipt.id)).")
-  }
-}
-
-/// `tasker approvals deny ID`.
-struct ApprovalsDenyCommand: Command {
-  static let spec = CommandSpec(
-    name: "deny", abstract: "Drop the call; it never runs.", arguments: [ApprovalsCommand.id],
-    json: JSONShape(fields: ["approval", "receipt"], help: "the approval and its receipt."),
-    example: "tasker approvals deny 4")
-
-  let id: Int64
-  let json: Bool
-
-  init(_ arguments: ParsedArguments) throws {
-    id = arguments.recordID(at: 0)!
-    json = arguments.flag(CommandSpec.jsonOption)
-  }
-
-  func run(_ context: CommandContext) throws {
-    let receipt = try GateDesk(store: try context.store()).deny(id)
-    if json {
-      return try context.printJSON(.object(["approval": RecordJSON.id(id), "receipt": .string("r\(receipt.id)")]))
-    }
-    try context.print("Denied #\(id) (receipt r\(receipt.id)).")
-  }
-}
-
 /// `tasker receipts`: what assistants (and trusted mode) did, newest first.
 struct ReceiptsCommand: Command {
   static let limit = OptionSpec.value(
@@ -267,15 +158,20 @@ struct GateCommand: Command, CommandGroup {
 /// `tasker gate budget N [--key KEYID]`.
 struct GateBudgetCommand: Command {
   static let key = OptionSpec.value(
-    "--key", "KEYID", .text, help: "The key's public id, tkid_ and 16 hex digits ('taskkey list' shows them).")
+    "--key", "KEYID", .text,
+    help: "The key: its public id, tkid_ and 16 hex digits, or its assistant's name (the name's current key); "
+      + "'taskkey list' shows both.")
   static let spec = CommandSpec(
     name: "budget", abstract: "Actions per day an assistant may take (0 to 100000; default 100).",
     arguments: [ArgumentSpec(name: "N", kind: .text, help: "The number of actions a day.")], options: [key],
     json: JSONShape(fields: ["budget", "key_id"], help: "the budget set and the key (null: every key)."),
-    example: "tasker gate budget 20 --key tkid_0123456789abcdef")
+    example: """
+      tasker gate budget 20 --key tkid_0123456789abcdef
+      tasker gate budget 5 --key planner
+      """)
 
   let value: Int
-  let keyID: String?
+  let key: String?
   let json: Bool
 
   init(_ arguments: ParsedArguments) throws {
@@ -284,16 +180,18 @@ struct GateBudgetCommand: Command {
       throw GateError.invalidBudget(text)
     }
     self.value = value
-    keyID = arguments.value(Self.key)
-    if let keyID, !(keyID.hasPrefix("tkid_") && keyID.count == 21) {
-      throw arguments.usageError("--key must be a key id, tkid_ and 16 hex digits ('taskkey list' shows them)")
-    }
+    key = arguments.value(Self.key)
     json = arguments.flag(CommandSpec.jsonOption)
   }
 
   func run(_ context: CommandContext) throws {
-    try context.store(create: true).setGateSetting("budget." + (keyID ?? "default"), String(value))
-    if json { return try context.printJSON(.object(["budget": .int(value), "key_id": .optional(keyID)])) }
+    let keyID = try key.map { text in
+      try AssistantKeyNames.resolve(text, option: "--key") {
+        try AssistantKeyNames.records(environment: context.environment)
+      }
+    }
+    try context.store(create: true).setGateSetting("budget." + (keyID?.text ?? "default"), String(value))
+    if json { return try context.printJSON(.object(["budget": .int(value), "key_id": .optional(keyID?.text)])) }
     try context.print("Budget \(keyID.map { "of \($0)" } ?? "of every key") set to \(value) actions a day.")
   }
 }
@@ -345,9 +243,16 @@ struct GateQuietHoursCommand: Command {
 /// `tasker gate show`.
 struct GateShowCommand: Command {
   static let spec = CommandSpec(
-    name: "show", abstract: "Print the gate's settings.",
+    name: "show", abstract: "Print the gate's settings, and each assistant key's budget, use today and queue.",
     json: JSONShape(
-      fields: ["quiet_hours", "budget_default"], help: "quiet hours (null when off) and the default budget."),
+      fields: ["quiet_hours", "budget_default", "keys"],
+      help: "quiet hours (null when off), the default budget, and keys: every registered key, each with key_id, "
+        + "name, status, budget (null when its setting is damaged), actions_today, pending_approvals and "
+        + "pending_bytes."),
+    discussion: "A key's budget is its own setting, else that of the key it replaced by 'taskkey rotate "
+      + "--assistant', else the default; actions_today counts its calls that ran since midnight (local time); "
+      + "pending_bytes is what its waiting calls' arguments hold, which the queue's caps count (at most "
+      + "\(TaskStore.pendingApprovalCap) calls and \(TaskStore.pendingArgumentBytesCap) bytes per key).",
     example: "tasker gate show --json")
 
   let json: Bool
@@ -360,11 +265,29 @@ struct GateShowCommand: Command {
     let store = try context.readerIfPresent()
     let quiet = try store?.gateSetting("quiet-hours")
     let budget = try store?.gateSetting("budget.default") ?? "\(GateToolbox.defaultBudget)"
+    let keys = try GateKeyUsage.rows(of: try AssistantKeyNames.records(environment: context.environment), store: store)
     if json {
+      let rows = keys.map { key -> JSONValue in
+        .object([
+          "key_id": .string(key.keyID.text), "name": .string(key.name), "status": .string(key.status),
+          "budget": key.budget.map(JSONValue.int) ?? .null, "actions_today": .int(key.actionsToday),
+          "pending_approvals": .int(key.pendingCount), "pending_bytes": .int(key.pendingBytes),
+        ])
+      }
       return try context.printJSON(
-        .object(["quiet_hours": .optional(quiet), "budget_default": Int(budget).map(JSONValue.int) ?? .string(budget)]))
+        .object([
+          "quiet_hours": .optional(quiet), "budget_default": Int(budget).map(JSONValue.int) ?? .string(budget),
+          "keys": .array(rows),
+        ]))
     }
     try context.print("quiet-hours\t\(TerminalText.visible(quiet ?? "off"))")
     try context.print("budget.default\t\(TerminalText.visible(budget))")
+    for key in keys {
+      let fields = [
+        key.keyID.text, key.name, key.status, "budget \(key.budget.map(String.init) ?? "damaged")",
+        "today \(key.actionsToday)", "pending \(key.pendingCount) (\(key.pendingBytes) bytes)",
+      ]
+      try context.print("key\t" + fields.map { TerminalText.visible($0) }.joined(separator: "\t"))
+    }
   }
 }
