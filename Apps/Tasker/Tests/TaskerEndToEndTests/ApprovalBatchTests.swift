@@ -166,5 +166,14 @@ extension TestDevice {
     #expect(second["pending_approvals"] as? Int == 0 && second["pending_bytes"] as? Int == 0)
     let text = try device.tasker(["gate", "show"]).stdoutText
     #expect(text.contains("key\t\(planner.id)\tplanner\tactive\tbudget 7\ttoday 1\tpending 2 ("), "\(text)")
+    // Locked, the registry cannot be read: the rows are unknown, not empty.
+    #expect(try device.taskkey(["lock"]).status == 0)
+    let locked = try device.tasker(["gate", "show", "--json"])
+    #expect(locked.status == 0, "\(locked.stderr)")
+    let hidden = try #require(try locked.json() as? [String: Any])
+    #expect(hidden["keys"] is NSNull && hidden["budget_default"] as? Int == 100, "\(hidden)")
+    #expect(try device.tasker(["gate", "show"]).stdoutText.contains("keys\t(the vault is locked"))
+    #expect(try device.tasker(["gate", "budget", "3", "--key", "planner"]).status == 14, "a name needs the registry")
+    #expect(try device.tasker(["gate", "budget", "3", "--key", planner.id]).status == 0, "an id does not")
   }
 }

@@ -1,3 +1,4 @@
+import AssistantKeys
 import CommandKit
 import FoundationEssentials
 import TaskSystem
@@ -246,7 +247,8 @@ struct GateShowCommand: Command {
     name: "show", abstract: "Print the gate's settings, and each assistant key's budget, use today and queue.",
     json: JSONShape(
       fields: ["quiet_hours", "budget_default", "keys"],
-      help: "quiet hours (null when off), the default budget, and keys: every registered key, each with key_id, "
+      help: "quiet hours (null when off), the default budget, and keys (null while the vault is locked): every "
+        + "registered key, each with key_id, "
         + "name, status, budget (null when its setting is damaged), actions_today, pending_approvals and "
         + "pending_bytes."),
     discussion: "A key's budget is its own setting, else that of the key it replaced by 'taskkey rotate "
@@ -265,9 +267,17 @@ struct GateShowCommand: Command {
     let store = try context.readerIfPresent()
     let quiet = try store?.gateSetting("quiet-hours")
     let budget = try store?.gateSetting("budget.default") ?? "\(GateToolbox.defaultBudget)"
-    let keys = try GateKeyUsage.rows(of: try AssistantKeyNames.records(environment: context.environment), store: store)
+    // A locked vault hides the registry: the rows are unknown (null), not
+    // empty; any other failure to read it is an error.
+    let records: [AssistantKeyRecord]?
+    do {
+      records = try AssistantKeyNames.records(environment: context.environment)
+    } catch AssistantKeyError.vaultLocked, TaskVaultError.locked {
+      records = nil
+    }
+    let keys = try records.map { try GateKeyUsage.rows(of: $0, store: store) }
     if json {
-      let rows = keys.map { key -> JSONValue in
+      let rows = keys?.map { key -> JSONValue in
         .object([
           "key_id": .string(key.keyID.text), "name": .string(key.name), "status": .string(key.status),
           "budget": key.budget.map(JSONValue.int) ?? .null, "actions_today": .int(key.actionsToday),
@@ -277,11 +287,12 @@ struct GateShowCommand: Command {
       return try context.printJSON(
         .object([
           "quiet_hours": .optional(quiet), "budget_default": Int(budget).map(JSONValue.int) ?? .string(budget),
-          "keys": .array(rows),
+          "keys": rows.map(JSONValue.array) ?? .null,
         ]))
     }
     try context.print("quiet-hours\t\(TerminalText.visible(quiet ?? "off"))")
     try context.print("budget.default\t\(TerminalText.visible(budget))")
+    guard let keys else { return try context.print("keys\t(the vault is locked: run 'taskkey unlock' to see them)") }
     for key in keys {
       let fields = [
         key.keyID.text, key.name, key.status, "budget \(key.budget.map(String.init) ?? "damaged")",
