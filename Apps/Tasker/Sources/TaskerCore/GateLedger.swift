@@ -107,19 +107,29 @@ extension TaskStore {
     var stored = receipt
     stored.at = Self.now()
     try connection.transaction {
+      // Inside the write transaction: the id AUTOINCREMENT would give, and
+      // the newest receipt's chain, which no other writer can move now.
+      stored.id =
+        try connection.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'gate_receipts'").first {
+          $0.integer(0)
+        }.map { $0 + 1 } ?? 1
+      // A newest row without a chain (written past Tasker) is reported by
+      // `--verify`; the write itself never fails for it.
+      let chain = ReceiptChain.link(previous: try newestChain() ?? ReceiptChain.genesis, stored)
       try connection.prepare(
         """
-        INSERT INTO gate_receipts (at, actor, key_id, assistant, tool, decision, target, summary, undo, undoes, approval)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO gate_receipts (id, at, actor, key_id, assistant, tool, decision, target, summary, undo, undoes,
+          approval, chain)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
       ).run([
-        .integer(stored.at), .text(stored.actor.rawValue), Self.optional(stored.keyID?.text),
+        .integer(stored.id), .integer(stored.at), .text(stored.actor.rawValue), Self.optional(stored.keyID?.text),
         Self.optional(stored.assistant), .text(stored.tool.rawValue), .text(stored.decision.rawValue),
         .text(stored.target), .text(stored.summary), Self.optional(stored.undo?.rawValue),
         stored.undoes.map { .integer($0) } ?? .null,
-        stored.approval.map { .integer($0) } ?? .null,
+        stored.approval.map { .integer($0) } ?? .null, .text(chain.lowercaseHex),
       ])
-      stored.id = connection.lastInsertedRowID
+      connection.afterCommit { [weak self] in self?.updateReceiptHead(id: stored.id, chain: chain) }
     }
     return stored
   }
@@ -148,7 +158,7 @@ extension TaskStore {
   }
 
   /// Every column's storage class as the format needs it, as one 0/1 column.
-  private static let receiptTypes = """
+  static let receiptTypes = """
     typeof(at) = 'integer' AND typeof(actor) = 'text' AND typeof(key_id) IN ('text', 'null')
     AND typeof(assistant) IN ('text', 'null') AND typeof(tool) = 'text' AND typeof(decision) = 'text'
     AND typeof(target) = 'text' AND typeof(summary) = 'text' AND typeof(undo) IN ('text', 'null')
@@ -169,12 +179,18 @@ extension TaskStore {
       guard row.integer(12) == 1 else {
         throw TaskerError.receiptInvalid(id: row.integer(0), reason: "a column holds a value of the wrong type")
       }
-      return try GateReceipt.reading(
-        id: row.integer(0), at: row.integer(1), actor: row.text(2), keyID: row.optionalText(3),
-        assistant: row.optionalText(4), tool: row.text(5), decision: row.text(6), target: row.text(7),
-        summary: row.text(8), undo: row.optionalText(9), undoes: row.optionalInteger(10),
-        approval: row.optionalInteger(11))
+      return try Self.receipt(row)
     }
+  }
+
+  /// A receipt from the first 12 columns of `row` (`receiptColumns`),
+  /// checked against receipt.md.
+  static func receipt(_ row: Statement) throws -> GateReceipt {
+    try GateReceipt.reading(
+      id: row.integer(0), at: row.integer(1), actor: row.text(2), keyID: row.optionalText(3),
+      assistant: row.optionalText(4), tool: row.text(5), decision: row.text(6), target: row.text(7),
+      summary: row.text(8), undo: row.optionalText(9), undoes: row.optionalInteger(10),
+      approval: row.optionalInteger(11))
   }
 
   /// How many calls of a key were run (allowed, or approved and run) at

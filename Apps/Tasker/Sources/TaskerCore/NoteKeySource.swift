@@ -21,6 +21,10 @@ public protocol NoteKeySource {
   /// keeps them in memory for its life). Never the database itself.
   var protectionRecords: (any ProtectionRecords)? { get }
 
+  /// Where this source keeps the receipt head's key (the vault), or nil
+  /// when it keeps none: then no `receipts.head` is written.
+  var receiptHeadKeys: (any ReceiptHeadKeys)? { get }
+
   /// The keyring with the revision of the state it was read from, or nil
   /// as revision when the source has none (then every check reads the
   /// keyring again).

@@ -66,7 +66,14 @@ enum Schema {
     TaskStore.undoMigration,
     // Version 6: tasks.plan_order and the provider log (TaskStore+Planning.swift).
     TaskStore.planningMigration,
+    // Version 7: each receipt's chain value (GateReceiptChain.swift); existing rows are chained by
+    // `afterStep[7]`, with the update trigger dropped for that fill only.
+    TaskStore.chainMigration,
   ]
+
+  /// Work a migration needs Swift for, run right after the SQL of the step
+  /// that reaches the version (the key), in the same transaction.
+  static let afterStep: [Int: (Connection) throws -> Void] = [7: TaskStore.chainExistingReceipts]
 
   /// The version this build writes.
   static var current: Int { migrations.count }
@@ -108,8 +115,9 @@ enum Schema {
     try connection.transaction {
       let version = try version(connection)
       guard version < current else { return }
-      for step in migrations[version...] {
+      for (offset, step) in migrations[version...].enumerated() {
         try connection.execute(step)
+        try afterStep[version + offset + 1]?(connection)
       }
       // PRAGMA takes no bound parameters; `current` is a constant of this build.
       try connection.execute("PRAGMA user_version = \(current)")

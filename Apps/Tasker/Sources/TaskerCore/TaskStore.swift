@@ -31,6 +31,8 @@ public final class TaskStore {
   /// Where the protection settings are kept (the vault), or nil when the
   /// key source keeps none; then `keptProtection` holds them.
   let protectionRecords: (any ProtectionRecords)?
+  /// Where the receipt head's key is kept, or nil (no head is written).
+  let receiptHeadKeys: (any ReceiptHeadKeys)?
   /// The protection settings of a store whose key source keeps none (a
   /// keyring the app holds itself): for this store's life, never read
   /// from the database.
@@ -65,6 +67,7 @@ public final class TaskStore {
     files = TaskerFiles(fileSystem: fileSystem)
     sealer = BodySealer(source: keys)
     protectionRecords = keys.protectionRecords
+    receiptHeadKeys = keys.receiptHeadKeys
     if readOnly {
       let reader = try Connection(path: databasePath, create: false, readOnly: true)
       if try Schema.isCurrent(reader) {

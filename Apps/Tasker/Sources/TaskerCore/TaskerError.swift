@@ -67,6 +67,9 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// A stored gate receipt breaks a rule of docs/formats/receipt.md (the
   /// database was edited); it is never shown as a receipt.
   case receiptInvalid(id: Int64, reason: String)
+  /// The vault item that keys the receipt head (`item`) is not 32 bytes
+  /// or not device-only: it was not made by Tasker.
+  case receiptHeadKeyUnusable(item: String)
   /// A byte range asked of `record` (`attachment/<id>`) does not lie inside
   /// its `byteCount` bytes: it starts at or after the end, or ends after
   /// the last byte. Nothing was written.
@@ -127,6 +130,8 @@ extension TaskerError: CustomStringConvertible {
       return "the vault's primary note key changed from \(old) to \(primary) while \(record) was sealed; "
         + "nothing was stored"
     case .receiptInvalid(let id, let reason): return "receipt r\(id) in the database is not valid: \(reason)"
+    case .receiptHeadKeyUnusable(let item):
+      return "the vault item \(item) is not a 32-byte device-only key, so the receipt head cannot be checked"
     case .rangeNotSatisfiable(let record, let range, let byteCount):
       return "bytes \(range) are not inside \(record), which holds \(byteCount) bytes"
     case .approvalInvalid(let id, let reason): return "approval #\(id) in the database is not valid: \(reason)"
@@ -165,6 +170,8 @@ extension TaskerError: CustomStringConvertible {
       return "record them again with 'tasker settings set encryption on|off' (the other setting is then on)"
     case .noteKeyChanged: return "run the command again: it seals under the new primary key"
     case .receiptInvalid: return "the receipts table was altered; restore the database from a backup"
+    case .receiptHeadKeyUnusable:
+      return "it was replaced outside Tasker: remove that item and receipts.head to start a new head"
     case .rangeNotSatisfiable(_, _, let byteCount):
       return byteCount == 0 ? "the attachment is empty" : "ask for a range inside 0-\(byteCount - 1)"
     case .approvalInvalid: return "the approval queue was altered; restore the database from a backup"

@@ -12,20 +12,22 @@ struct ReceiptsCommand: Command {
     "--limit", "N", .recordID, help: "The newest N receipts (default 50, at most 100000).")
   static let spec = CommandSpec(
     name: "receipts", abstract: "List the gate's receipts: who did what, when, and what the gate decided.",
-    options: [limit],
+    options: [limit, verifyOption],
     json: JSONShape(
       fields: ["receipts"],
       help: "receipts, newest first, each with id (rN), at, actor, key_id, assistant, tool, decision, target, "
-        + "summary, undo, undoes, approval."),
+        + "summary, undo, undoes, approval; with --verify, one field verification instead (docs/json-output.md)."),
     example: "tasker receipts --limit 10")
 
   let count: Int
   let json: Bool
+  let verify: Bool
 
   init(_ arguments: ParsedArguments) throws {
     count = arguments.recordID(Self.limit).map { Int($0) } ?? 50
     guard count <= 100_000 else { throw arguments.usageError("--limit must be 1 to 100000") }
     json = arguments.flag(CommandSpec.jsonOption)
+    verify = arguments.flag(Self.verifyOption)
   }
 
   /// A receipt in the project's JSON: the receipt format's members
@@ -41,6 +43,7 @@ struct ReceiptsCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
+    if verify { return try runVerify(context) }
     let receipts = try context.readerIfPresent()?.receipts(limit: count) ?? []
     if json { return try context.printJSON(.object(["receipts": .array(receipts.map(Self.json))])) }
     for receipt in receipts {

@@ -124,12 +124,27 @@ final class Connection {
       // receipt) runs once the change is committed; a failure of it does not
       // undo the commit, and a later one truncates the log.
       if truncateAfterCommit { _ = try? truncateLog() }
+      let hooks = commitHooks
+      commitHooks = []
+      for hook in hooks { hook() }
       return result
     } catch {
       truncateAfterCommit = false
+      commitHooks = []
       try? prepare("ROLLBACK").run()
       throw error
     }
+  }
+
+  /// What runs once the current transaction has committed, in order
+  /// (dropped when it rolls back).
+  private var commitHooks: [() -> Void] = []
+
+  /// Runs `hook` right after the current transaction commits (now, when
+  /// there is none); a rollback drops it. A hook cannot fail the commit.
+  func afterCommit(_ hook: @escaping () -> Void) {
+    guard transactionDepth > 0 else { return hook() }
+    commitHooks.append(hook)
   }
 
   /// Set when `truncateLog()` is called inside a transaction: it runs

@@ -1,4 +1,5 @@
 import CSQLite
+import TaskCrypto
 
 /// A value bound to, or read from, a statement.
 enum SQLValue: Equatable {
@@ -140,5 +141,13 @@ final class Statement {
     guard let bytes = sqlite3_column_text(handle, index) else { return nil }
     let count = Int(sqlite3_column_bytes(handle, index))
     return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+  }
+
+  /// Column `index` as a receipt chain: the 32 bytes of a TEXT value of
+  /// exactly 64 lowercase hex digits, else nil (NULL, a BLOB, a number,
+  /// any other text).
+  func optionalChain(_ index: Int32) -> [UInt8]? {
+    guard sqlite3_column_type(handle, index) == SQLITE_TEXT, let text = optionalText(index) else { return nil }
+    return SHA256Digest(hex: text)?.bytes
   }
 }
