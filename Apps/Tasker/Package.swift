@@ -48,6 +48,7 @@ let package = Package(
       dependencies: [
         "CSQLite",
         .product(name: "TaskSystem", package: "TaskKey"),
+        .product(name: "CommandKit", package: "TaskKey"),
         .product(name: "TaskCrypto", package: "TaskKey"),
         .product(name: "TaskVault", package: "TaskKey"),
         .product(name: "TaskAttachments", package: "TaskKey"),
@@ -70,7 +71,7 @@ let package = Package(
     // keys checked by AssistantKeys, the decision, approvals and receipts.
     .target(
       name: "TaskerGate",
-      dependencies: ["TaskerCore", "TaskerPlanning", "CMicroHTTPD"]
+      dependencies: ["TaskerCore", "CMicroHTTPD"]
         + taskKey("CommandKit", "AssistantKeys", "TaskVault", "TaskSystem", "TaskCrypto")
     ),
     // The command layer: parsing, output, the one map from errors to exit codes.

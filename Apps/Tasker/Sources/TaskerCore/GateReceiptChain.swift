@@ -1,3 +1,4 @@
+import CommandKit
 import FoundationEssentials
 import TaskCrypto
 
@@ -26,80 +27,28 @@ public enum ReceiptChain {
 }
 
 extension GateReceipt {
-  /// The receipt's canonical bytes: its JSON object of receipt.md (the 14
-  /// members, `version` 1) in UTF-8 with keys sorted by their bytes, no
-  /// white space, integers in shortest decimal, strings escaped exactly as
-  /// CommandKit's one escaper does (`"` `\` as `\"` `\\`; `\b \t \n \f \r`;
-  /// other bytes below 0x20 as `\u00xx` in lowercase hex; everything else
-  /// as its UTF-8 bytes). `GateReceiptFormat.json(_:).encoded` gives the
-  /// same bytes (tested).
-  public var canonicalBytes: [UInt8] {
-    var out = [UInt8]()
-    out.reserveCapacity(256)
-    func member(_ name: String, _ first: Bool = false) {
-      if !first { out.append(UInt8(ascii: ",")) }
-      out.append(contentsOf: "\"\(name)\":".utf8)
-    }
-    func string(_ text: String?) {
-      guard let text else { return out.append(contentsOf: "null".utf8) }
-      Self.appendJSON(string: text, to: &out)
-    }
-    func integer(_ value: Int64?) { out.append(contentsOf: (value.map { String($0) } ?? "null").utf8) }
-    out.append(UInt8(ascii: "{"))
-    member("actor", true)
-    string(actor.rawValue)
-    member("approval")
-    integer(approval)
-    member("assistant")
-    string(assistant)
-    member("at")
-    integer(at)
-    member("decision")
-    string(decision.rawValue)
-    member("id")
-    integer(id)
-    member("key_id")
-    string(keyID?.text)
-    member("receipt")
-    string("r\(id)")
-    member("summary")
-    string(summary)
-    member("target")
-    string(target)
-    member("tool")
-    string(tool.rawValue)
-    member("undo")
-    string(undo?.rawValue)
-    member("undoes")
-    string(undoes.map { "r\($0)" })
-    member("version")
-    integer(1)
-    out.append(UInt8(ascii: "}"))
-    return out
+  /// The receipt format's version, the `version` member of each receipt: 1.
+  public static let formatVersion: Int64 = 1
+
+  /// The receipt's JSON object of receipt.md: the 14 members, every one
+  /// present, absent values `null`. `GateReceiptFormat.json(_:)` prints it.
+  public var jsonObject: JSONValue {
+    func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+    return [
+      "version": .integer(Self.formatVersion), "receipt": .string("r\(id)"), "id": .integer(id), "at": .integer(at),
+      "actor": .string(actor.rawValue), "key_id": optional(keyID?.text), "assistant": optional(assistant),
+      "tool": .string(tool.rawValue), "decision": .string(decision.rawValue), "target": .string(target),
+      "summary": .string(summary), "undo": optional(undo?.rawValue), "undoes": optional(undoes.map { "r\($0)" }),
+      "approval": approval.map { .integer($0) } ?? .null,
+    ]
   }
 
-  private static let hexDigits = Array("0123456789abcdef".utf8)
-
-  /// The JSON string token, as CommandKit's `JSONValue.append(string:to:)`.
-  static func appendJSON(string: String, to out: inout [UInt8]) {
-    out.append(UInt8(ascii: "\""))
-    for byte in string.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), byte])
-      case 0x0a: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-      case 0x0d: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-      case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-      case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-      case 0x0c: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-      case 0..<0x20:
-        out.append(contentsOf: Array("\\u00".utf8))
-        out.append(hexDigits[Int(byte >> 4)])
-        out.append(hexDigits[Int(byte & 0xf)])
-      default: out.append(byte)
-      }
-    }
-    out.append(UInt8(ascii: "\""))
-  }
+  /// The receipt's canonical bytes: `jsonObject` in CommandKit's canonical
+  /// encoding (UTF-8, keys sorted by their bytes, no white space, integers
+  /// in shortest decimal, strings by the project's one escaper: `"` `\` as
+  /// `\"` `\\`; `\b \t \n \f \r`; other bytes below 0x20 as `\u00xx` in
+  /// lowercase hex; everything else as its UTF-8 bytes).
+  public var canonicalBytes: [UInt8] { jsonObject.encoded }
 }
 
 /// The outcome of verifying the receipts, from a closed set (receipt.md,

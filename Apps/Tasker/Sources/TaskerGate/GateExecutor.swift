@@ -1,7 +1,6 @@
 import CommandKit
 import FoundationEssentials
 import TaskerCore
-import TaskerPlanning
 
 /// Runs a decided call against the store and says what it did: the
 /// result for the assistant, a summary and target for the receipt (no

@@ -7,22 +7,13 @@ import TaskerCore
 /// Every member is always present; absent values are `null`.
 public enum GateReceiptFormat {
   /// The format's version, the `version` member of each receipt: 1.
-  public static let version: Int64 = 1
+  public static let version: Int64 = GateReceipt.formatVersion
 
   /// One receipt as a JSON object.
   ///
   /// - Parameter receipt: a stored receipt.
   /// - Returns: the object.
-  public static func json(_ receipt: GateReceipt) -> JSONValue {
-    [
-      "version": .integer(version), "receipt": .string("r\(receipt.id)"), "id": .integer(receipt.id),
-      "at": .integer(receipt.at), "actor": .string(receipt.actor.rawValue), "key_id": optional(receipt.keyID?.text),
-      "assistant": optional(receipt.assistant), "tool": .string(receipt.tool.rawValue),
-      "decision": .string(receipt.decision.rawValue), "target": .string(receipt.target),
-      "summary": .string(receipt.summary), "undo": optional(receipt.undo?.rawValue),
-      "undoes": optional(receipt.undoes.map { "r\($0)" }), "approval": receipt.approval.map { .integer($0) } ?? .null,
-    ]
-  }
+  public static func json(_ receipt: GateReceipt) -> JSONValue { receipt.jsonObject }
 
   /// One approval as a JSON object, without its arguments.
   ///
@@ -36,8 +27,6 @@ public enum GateReceiptFormat {
       "status": .string(approval.status.rawValue),
     ]
   }
-
-  private static func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
 
   private static let members: [String: String] = [
     "version": "integer", "receipt": "string", "id": "integer", "at": "integer", "actor": "string",

@@ -134,6 +134,23 @@ struct ApprovalBatch {
   /// Decides each id in turn with `decide`; the first failure stops the
   /// batch. With one id its error is thrown as it is; with several it is
   /// wrapped so the message names the ids decided before it.
+  /// The `--json` object of a decided batch: `decided` (each call's
+  /// approval, receipt and, with `summaries`, what ran), and the single-id
+  /// fields, filled only when exactly one call was decided (else null).
+  static func json(_ done: [(Int64, GateReceipt)], summaries: Bool) -> JSONValue {
+    func members(_ id: Int64?, _ receipt: GateReceipt?) -> [String: JSONValue] {
+      var members: [String: JSONValue] = [
+        "approval": RecordJSON.id(id), "receipt": receipt.map { .string("r\($0.id)") } ?? .null,
+      ]
+      if summaries { members["summary"] = .optional(receipt?.summary) }
+      return members
+    }
+    let one = done.count == 1 ? done[0] : nil
+    var object = members(one?.0, one?.1)
+    object["decided"] = .array(done.map { .object(members($0.0, $0.1)) })
+    return .object(object)
+  }
+
   func run<Result>(_ ids: [Int64], _ decide: (Int64) throws -> Result) throws -> [(Int64, Result)] {
     var done = [(Int64, Result)]()
     for (index, id) in ids.enumerated() {
@@ -180,19 +197,7 @@ struct ApprovalsApproveCommand: Command {
     let authenticator = GateAuthenticator(vaultDirectory: Vault.defaultDirectory(environment: context.environment))
     let desk = GateDesk(store: store)
     let done = try batch.run(ids) { try desk.approve($0, checkKey: authenticator.checkStillValid) }
-    if json {
-      let rows = done.map { id, receipt -> JSONValue in
-        .object([
-          "approval": RecordJSON.id(id), "receipt": .string("r\(receipt.id)"), "summary": .string(receipt.summary),
-        ])
-      }
-      let one = done.count == 1 ? done[0] : nil
-      return try context.printJSON(
-        .object([
-          "approval": RecordJSON.id(one?.0), "receipt": one.map { .string("r\($0.1.id)") } ?? .null,
-          "summary": .optional(one?.1.summary), "decided": .array(rows),
-        ]))
-    }
+    if json { return try context.printJSON(ApprovalBatch.json(done, summaries: true)) }
     if done.isEmpty { try context.print("No call of \(TerminalText.visible(batch.allFrom ?? "")) is waiting.") }
     for (id, receipt) in done {
       try context.print(
@@ -228,17 +233,7 @@ struct ApprovalsDenyCommand: Command {
     let ids = try batch.resolve(store, environment: context.environment)
     let desk = GateDesk(store: store)
     let done = try batch.run(ids) { try desk.deny($0) }
-    if json {
-      let rows = done.map { id, receipt -> JSONValue in
-        .object(["approval": RecordJSON.id(id), "receipt": .string("r\(receipt.id)")])
-      }
-      let one = done.count == 1 ? done[0] : nil
-      return try context.printJSON(
-        .object([
-          "approval": RecordJSON.id(one?.0), "receipt": one.map { .string("r\($0.1.id)") } ?? .null,
-          "decided": .array(rows),
-        ]))
-    }
+    if json { return try context.printJSON(ApprovalBatch.json(done, summaries: false)) }
     if done.isEmpty { try context.print("No call of \(TerminalText.visible(batch.allFrom ?? "")) is waiting.") }
     for (id, receipt) in done { try context.print("Denied #\(id) (receipt r\(receipt.id)).") }
   }

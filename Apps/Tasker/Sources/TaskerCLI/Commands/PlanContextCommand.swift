@@ -1,7 +1,6 @@
 import CommandKit
 import FoundationEssentials
 import TaskerCore
-import TaskerPlanning
 
 /// `tasker plan-context`: what a planning provider would be given.
 struct PlanContextCommand: Command {

@@ -1,5 +1,4 @@
 import CommandKit
-import TaskerCore
 
 extension PlanCandidate {
   /// The six fields as JSON members, by an exhaustive switch over the
