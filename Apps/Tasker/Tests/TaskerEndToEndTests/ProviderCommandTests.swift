@@ -71,6 +71,34 @@ import Testing
     #expect(((try listed.json() as? [String: Any])?["providers"] as? [Any])?.isEmpty == true, "nothing was stored")
   }
 
+  @Test func aKeyThatCannotBeABearerTokenIsRefusedWhenAdded() throws {
+    let device = try TestDevice()
+    try device.setKey("provider/spaced", "sk has spaces")
+    let refused = try device.tasker([
+      "provider", "add", "local", "--url", "http://127.0.0.1:8080/v1", "--key-item", "provider/spaced",
+    ])
+    #expect(refused.status == 65, "\(refused.stderr)")
+    #expect(refused.stderr.contains("cannot be sent as a bearer key"), "\(refused.stderr)")
+    #expect(!refused.stderr.contains("sk has spaces"), "the value is never shown")
+    #expect(try device.tasker(["provider", "list", "--json"]).stdoutText == "{\"providers\":[]}\n")
+  }
+
+  /// A record is data even in the vault: one not written by Tasker is refused, never used.
+  @Test func aRecordThatBreaksItsFormatIsRefused() throws {
+    let device = try TestDevice()
+    let record =
+      #"{"confirmed_at":null,"key_item":null,"model":"m","name":"evil","response_format":true,"#
+      + #""url":"http://8.8.8.8/v1","version":1}"#
+    try device.setKey("tasker/provider/evil", record)
+    for arguments in [["provider", "list"], ["plan", "--dry-run"], ["provider", "test", "evil"]] {
+      let refused = try device.tasker(arguments)
+      #expect(refused.status == 65, "\(arguments): \(refused.stderr)")
+      #expect(refused.stderr.contains("the provider record 'evil' is malformed"), "\(refused.stderr)")
+    }
+    try device.succeed(["provider", "remove", "evil"])
+    #expect(try device.tasker(["provider", "list", "--json"]).stdoutText == "{\"providers\":[]}\n")
+  }
+
   @Test func addingNeedsTheVaultUnlocked() throws {
     let device = try TestDevice(unlock: false)
     let locked = try device.tasker(["provider", "add", "local", "--url", "http://127.0.0.1:8080/v1"])
