@@ -17,8 +17,8 @@ public enum GateActor: String, CaseIterable, Sendable {
   /// The decisions this actor makes (rule 5 of receipt.md).
   public var decisions: [GateDecisionKind] {
     switch self {
-    case .trusted: return [.allow]
-    case .assistant: return [.allow, .ask, .refuse, .approved]
+    case .trusted: return [.allow, .failed]
+    case .assistant: return [.allow, .ask, .refuse, .approved, .read, .failed]
     case .user: return [.changed, .denied, .undone]
     }
   }
@@ -50,17 +50,24 @@ public enum GateTool: String, CaseIterable, Sendable {
   /// `undo`: the user's `tasker undo`; no gate tool.
   case undo
 
-  /// Whether a receipt may name this tool: the tools that change data,
-  /// and `undo`. Reading tools leave no receipt.
-  public var leavesReceipts: Bool {
+  /// Every tool a receipt may name, in declaration order: all of them
+  /// since schema 8 (the reading tools in aggregated `read` receipts and
+  /// their refusals).
+  public static var receiptTools: [GateTool] { allCases }
+
+  /// Whether the tool only reads: `list_tasks`, `search_tasks`,
+  /// `show_task`, `read_note`. A receipt of one has decision `read`, or a
+  /// refusal that fits reads (`ReceiptRefusal.fitsReads`); decision `read`
+  /// has one of these tools (rule 5).
+  public var isRead: Bool {
     switch self {
-    case .listTasks, .searchTasks, .showTask, .readNote: return false
-    case .addTask, .editTask, .completeTask, .deleteTask, .addPage, .deletePage, .undo: return true
+    case .listTasks, .searchTasks, .showTask, .readNote: return true
+    case .addTask, .editTask, .completeTask, .deleteTask, .addPage, .deletePage, .undo: return false
     }
   }
 
-  /// Every tool a receipt may name, in declaration order.
-  public static var receiptTools: [GateTool] { allCases.filter(\.leavesReceipts) }
+  /// The reading tools, in declaration order.
+  public static var readTools: [GateTool] { allCases.filter(\.isRead) }
 
   /// Whether the user's own command-line change (decision `changed`) may
   /// name this tool: a delete or an edit of a task, a delete of a page.
@@ -114,21 +121,57 @@ public enum ReceiptRefusal: Hashable, Sendable, RawRepresentable {
   case budgetExhausted
   /// `budget-undecidable`.
   case budgetUndecidable
+  /// `queue-full`: the call was to be queued for approval, but the key's
+  /// approval queue is at a cap (schema 8; earlier receipts of a full
+  /// queue say `budget-exhausted`, with the cap in the summary).
+  case queueFull
+  /// `read-budget-exhausted`: the key's daily budget of reads is used up.
+  case readBudgetExhausted
+  /// `read-budget-undecidable`: whether the read budget has room could not
+  /// be decided (a damaged setting).
+  case readBudgetUndecidable
+  /// `rate-limited`: the aggregate of the refusals of one key, tool and
+  /// window past the key's limit of single refusal receipts; its target
+  /// is `refusals/<N>`.
+  case rateLimited
 
   /// The refusals without a free part, for the schema's list of words.
-  public static let fixedCases: [ReceiptRefusal] = [.budgetExhausted, .budgetUndecidable]
+  public static let fixedCases: [ReceiptRefusal] = [
+    .budgetExhausted, .budgetUndecidable, .queueFull, .readBudgetExhausted, .readBudgetUndecidable, .rateLimited,
+  ]
+
+  /// Whether a receipt of a reading tool may carry this refusal:
+  /// the read budget's two and `rate-limited`.
+  public var fitsReads: Bool {
+    switch self {
+    case .readBudgetExhausted, .readBudgetUndecidable, .rateLimited: return true
+    case .missingGrant, .budgetExhausted, .budgetUndecidable, .queueFull: return false
+    }
+  }
+
+  /// Whether a receipt of an acting tool may carry this refusal: all but
+  /// the read budget's two.
+  public var fitsActions: Bool {
+    switch self {
+    case .readBudgetExhausted, .readBudgetUndecidable: return false
+    case .missingGrant, .budgetExhausted, .budgetUndecidable, .queueFull, .rateLimited: return true
+    }
+  }
 
   /// The longest grant word.
   public static let maximumGrantLength = 64
 
   /// Reads a refusal word; nil for anything else.
   ///
-  /// - Parameter rawValue: `missing-grant:<grant>`, `budget-exhausted` or
-  ///   `budget-undecidable`.
+  /// - Parameter rawValue: `missing-grant:<grant>` or a word of `fixedCases`.
   public init?(rawValue: String) {
     switch rawValue {
     case "budget-exhausted": self = .budgetExhausted
     case "budget-undecidable": self = .budgetUndecidable
+    case "queue-full": self = .queueFull
+    case "read-budget-exhausted": self = .readBudgetExhausted
+    case "read-budget-undecidable": self = .readBudgetUndecidable
+    case "rate-limited": self = .rateLimited
     default:
       let prefix = "missing-grant:"
       guard rawValue.hasPrefix(prefix) else { return nil }
@@ -144,6 +187,10 @@ public enum ReceiptRefusal: Hashable, Sendable, RawRepresentable {
     case .missingGrant(let grant): return "missing-grant:" + grant
     case .budgetExhausted: return "budget-exhausted"
     case .budgetUndecidable: return "budget-undecidable"
+    case .queueFull: return "queue-full"
+    case .readBudgetExhausted: return "read-budget-exhausted"
+    case .readBudgetUndecidable: return "read-budget-undecidable"
+    case .rateLimited: return "rate-limited"
     }
   }
 
@@ -174,12 +221,18 @@ public enum GateDecisionKind: String, CaseIterable, Hashable, Sendable {
   /// The user's own change at the command line (a delete or an edit),
   /// recorded so that it can be undone.
   case changed
+  /// Reading calls of one key and tool in one window, aggregated (schema
+  /// 8): target `reads/<N>`, N the calls.
+  case read
+  /// An allowed call that ran and failed; nothing changed (schema 8).
+  case failed
 
-  /// Whether the call it records ran (and may carry an undo).
+  /// Whether the call it records ran and changed something (and may carry
+  /// an undo).
   public var ran: Bool {
     switch self {
     case .allow, .approved, .changed: return true
-    case .ask, .refuse, .denied, .undone: return false
+    case .ask, .refuse, .denied, .undone, .read, .failed: return false
     }
   }
 
@@ -187,7 +240,7 @@ public enum GateDecisionKind: String, CaseIterable, Hashable, Sendable {
   public var hasApproval: Bool {
     switch self {
     case .ask, .approved, .denied: return true
-    case .allow, .refuse, .undone, .changed: return false
+    case .allow, .refuse, .undone, .changed, .read, .failed: return false
     }
   }
 
@@ -196,7 +249,8 @@ public enum GateDecisionKind: String, CaseIterable, Hashable, Sendable {
 }
 
 /// What a receipt records as decided, stored as its word (`allow`,
-/// `ask:<reason>`, `refuse:<reason>`, `approved`, `denied`, `undone`).
+/// `ask:<reason>`, `refuse:<reason>`, `approved`, `denied`, `undone`,
+/// `changed`, `read`, `failed`).
 public enum ReceiptDecision: Hashable, Sendable, RawRepresentable {
   /// The call ran.
   case allow
@@ -212,6 +266,10 @@ public enum ReceiptDecision: Hashable, Sendable, RawRepresentable {
   case undone
   /// The user's own change at the command line, which can be undone.
   case changed
+  /// Reading calls aggregated into one receipt.
+  case read
+  /// An allowed call that ran and failed; nothing changed.
+  case failed
 
   /// Reads a decision word; nil for anything else.
   ///
@@ -225,13 +283,16 @@ public enum ReceiptDecision: Hashable, Sendable, RawRepresentable {
     case (.denied, nil): self = .denied
     case (.undone, nil): self = .undone
     case (.changed, nil): self = .changed
+    case (.read, nil): self = .read
+    case (.failed, nil): self = .failed
     case (.ask, let reason?):
       guard let ask = AskReason(rawValue: reason) else { return nil }
       self = .ask(ask)
     case (.refuse, let reason?):
       guard let refusal = ReceiptRefusal(rawValue: reason) else { return nil }
       self = .refuse(refusal)
-    case (.allow, _?), (.approved, _?), (.denied, _?), (.undone, _?), (.changed, _?), (.ask, nil), (.refuse, nil):
+    case (.allow, _?), (.approved, _?), (.denied, _?), (.undone, _?), (.changed, _?), (.read, _?), (.failed, _?),
+      (.ask, nil), (.refuse, nil):
       return nil
     }
   }
@@ -239,7 +300,7 @@ public enum ReceiptDecision: Hashable, Sendable, RawRepresentable {
   /// The decision word.
   public var rawValue: String {
     switch self {
-    case .allow, .approved, .denied, .undone, .changed: return kind.rawValue
+    case .allow, .approved, .denied, .undone, .changed, .read, .failed: return kind.rawValue
     case .ask(let reason): return "ask:" + reason.rawValue
     case .refuse(let reason): return "refuse:" + reason.rawValue
     }
@@ -255,6 +316,8 @@ public enum ReceiptDecision: Hashable, Sendable, RawRepresentable {
     case .denied: return .denied
     case .undone: return .undone
     case .changed: return .changed
+    case .read: return .read
+    case .failed: return .failed
     }
   }
 
@@ -272,87 +335,9 @@ public enum ReceiptDecision: Hashable, Sendable, RawRepresentable {
       case .denied: return [.denied]
       case .undone: return [.undone]
       case .changed: return [.changed]
+      case .read: return [.read]
+      case .failed: return [.failed]
       }
     }
   }
-}
-
-/// How a receipt's change is undone. The raw value is the word before the
-/// colon of the receipt's `undo` (`delete-task:<id>`).
-public enum UndoKind: String, CaseIterable, Sendable {
-  /// Delete the task an `add_task` added.
-  case deleteTask = "delete-task"
-  /// Delete the page an `add_page` added.
-  case deletePage = "delete-page"
-  /// Reopen the task a `complete_task` completed.
-  case reopenTask = "reopen-task"
-  /// Put back the task a `delete_task` deleted, from the kept copy.
-  case restoreTask = "restore-task"
-  /// Put back the page a `delete_page` deleted, from the kept copy.
-  case restorePage = "restore-page"
-  /// Put back the fields an `edit_task` of one task changed, from the kept copy.
-  case revertEdit = "revert-edit"
-
-  /// The tool whose receipt carries this undo.
-  public var tool: GateTool {
-    switch self {
-    case .deleteTask: return .addTask
-    case .deletePage: return .addPage
-    case .reopenTask: return .completeTask
-    case .restoreTask: return .deleteTask
-    case .restorePage: return .deletePage
-    case .revertEdit: return .editTask
-    }
-  }
-
-  /// Whether it puts back a copy kept in `gate_undo_*` (restore, revert).
-  public var usesKeptCopy: Bool {
-    switch self {
-    case .deleteTask, .deletePage, .reopenTask: return false
-    case .restoreTask, .restorePage, .revertEdit: return true
-    }
-  }
-
-  /// The undo a receipt of `tool` must carry when its call ran: true for
-  /// additions (which always can be undone); false when it may carry none
-  /// (a completion of a done task, and deletes and edits from before
-  /// undo kept copies).
-  public var isRequired: Bool { self == .deleteTask || self == .deletePage }
-
-  /// The undo kind of a tool, if its receipts can carry one.
-  public static func of(_ tool: GateTool) -> UndoKind? {
-    allCases.first { $0.tool == tool }
-  }
-}
-
-/// A receipt's `undo`: the kind and the record's id, `<kind>:<id>`.
-public struct ReceiptUndo: Hashable, Sendable, RawRepresentable {
-  /// How to undo.
-  public let kind: UndoKind
-  /// The task or page id.
-  public let id: Int64
-
-  /// An undo of `kind` for record `id`.
-  ///
-  /// - Parameters:
-  ///   - kind: how to undo.
-  ///   - id: the task or page, at least 1.
-  public init(_ kind: UndoKind, _ id: Int64) {
-    self.kind = kind
-    self.id = id
-  }
-
-  /// Reads `<kind>:<id>`, the id canonical decimal 1 to 2^63-1; nil for
-  /// anything else.
-  ///
-  /// - Parameter rawValue: the stored text.
-  public init?(rawValue: String) {
-    let parts = rawValue.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-    guard parts.count == 2, let kind = UndoKind(rawValue: String(parts[0])), let id = GateReceipt.id(parts[1])
-    else { return nil }
-    self.init(kind, id)
-  }
-
-  /// `<kind>:<id>`.
-  public var rawValue: String { "\(kind.rawValue):\(id)" }
 }

@@ -1,7 +1,8 @@
 /// Version 5 of the schema: `gate_receipts` rebuilt with word lists made
 /// from the vocabulary's enums (GateLedger+Vocabulary.swift), so the
 /// table's CHECKs and the Swift types cannot drift apart, and the tables
-/// that keep what an undoable change needs to be undone.
+/// that keep what an undoable change needs to be undone. Version 8 rebuilds
+/// the table again from the same `receiptTable` (GateLedgerSchema+Version8.swift).
 extension TaskStore {
   /// Words as an SQL list, `'a', 'b'`. The words are raw values of this
   /// build's enums, never input; `GateVocabularyTests` checks that none
@@ -15,7 +16,7 @@ extension TaskStore {
     "(CASE WHEN instr(decision, ':') > 0 THEN substr(decision, 1, instr(decision, ':') - 1) ELSE decision END)"
 
   /// The target a receipt of `tool` names when its call ran.
-  private static func sqlRanTarget(_ tool: GateTool) -> String {
+  static func sqlRanTarget(_ tool: GateTool) -> String {
     let prefix = tool.targetPrefix
     let single = "(target GLOB '\(prefix)*' AND \(sqlID("substr(target, \(prefix.count + 1))")))"
     guard tool == .editTask else { return single }
@@ -34,7 +35,7 @@ extension TaskStore {
       let tools = GateTool.receiptTools.map { "WHEN '\($0.rawValue)' THEN \(sqlRanTarget($0))" }
       return "CASE tool \(tools.joined(separator: "\n")) ELSE 0 END"
     case .ask, .denied: return "target = 'approval/' || approval"
-    case .refuse: return "target = ''"
+    case .refuse, .read, .failed: return sqlAggregateTarget(kind)
     case .undone: return "target = 'receipt/' || undoes"
     }
   }
@@ -87,7 +88,8 @@ extension TaskStore {
           AND (\(kind) <> '\(changed)'
             OR tool IN (\(sqlWords(GateTool.receiptTools.filter(\.isUserChange).map(\.rawValue)))))
           AND (tool NOT IN (\(sqlWords(GateTool.receiptTools.filter(\.isUserOnly).map(\.rawValue))))
-            OR \(kind) = '\(changed)'), 0)),
+            OR \(kind) = '\(changed)')
+          AND \(sqlReadingRule), 0)),
         CONSTRAINT receipt_rule_6 CHECK (coalesce(CASE \(kind)
           \(targets.joined(separator: "\n"))
           ELSE 0 END, 0)),

@@ -34,7 +34,7 @@ extension GateReceipt {
     }
     let typedKey = keyID.flatMap(AssistantKeyID.init)
     guard (keyID == nil) == (typedKey == nil) else { throw fail(4, "key_id is not tkid_ and 16 lowercase hex digits") }
-    guard let typedTool = GateTool(rawValue: tool), typedTool.leavesReceipts else { throw fail(5, "unknown tool") }
+    guard let typedTool = GateTool(rawValue: tool) else { throw fail(5, "unknown tool") }
     guard let typedDecision = ReceiptDecision(rawValue: decision) else { throw fail(5, "unknown decision") }
     let typedUndo = undo.flatMap(ReceiptUndo.init(rawValue:))
     var receipt = GateReceipt(
@@ -74,13 +74,13 @@ extension GateReceipt {
       4, isAssistant == (keyID != nil) && isAssistant == (assistant != nil), "actor, key_id and assistant disagree")
     try rule(
       4, assistant.map { (1...64).contains($0.unicodeScalars.count) } ?? true, "assistant is not 1-64 characters")
-    try rule(5, tool.leavesReceipts, "unknown tool")
     try rule(5, actor.decisions.contains(kind), "decision \(decision.rawValue) is not one actor \(actor) makes")
     try rule(5, (tool == .undo) == (kind == .undone), "tool is undo exactly when decision is undone")
     try rule(
       5, kind != .changed || tool.isUserChange, "decision changed is made only with delete_task, edit_task, delete_page"
     )
     try rule(5, !tool.isUserOnly || kind == .changed, "tool delete_page is made only with decision changed")
+    try rule(5, fitsReading, "a reading tool goes only with read or a read refusal, and read only with a reading tool")
     try rule(
       6, isTarget, "target is not the form decision \(decision.rawValue) and tool \(tool.rawValue) call for")
     try rule(7, isUndo, "undo does not match the tool and target, or the call did not run")
@@ -109,8 +109,23 @@ extension GateReceipt {
     case .allow, .approved, .changed:
       return targetID(tool.targetPrefix) != nil || (tool == .editTask && isBulkTarget)
     case .ask, .denied: return approval.map { target == "approval/\($0)" } ?? false
-    case .refuse: return target.isEmpty
+    case .refuse:
+      guard decision == .refuse(.rateLimited) else { return target.isEmpty }
+      return targetID("refusals/") != nil
+    case .read: return targetID("reads/") != nil
+    case .failed: return target.isEmpty || targetID(tool.targetPrefix) != nil || (tool == .editTask && isBulkTarget)
     case .undone: return undoes.map { target == "receipt/\($0)" } ?? false
+    }
+  }
+
+  /// Rule 5's reading part: a reading tool has decision `read` or a
+  /// refusal that fits reads; every other tool neither `read` nor such a
+  /// refusal.
+  private var fitsReading: Bool {
+    switch decision {
+    case .read: return tool.isRead
+    case .refuse(let refusal): return tool.isRead ? refusal.fitsReads : refusal.fitsActions
+    case .allow, .ask, .approved, .denied, .undone, .changed, .failed: return !tool.isRead
     }
   }
 

@@ -69,11 +69,16 @@ enum Schema {
     // Version 7: each receipt's chain value (GateReceiptChain.swift); existing rows are chained by
     // `afterStep[7]`, with the update trigger dropped for that fill only.
     TaskStore.chainMigration,
+    // Version 8: gate_receipts rebuilt with the words of reads and refusals; rows and chain values are
+    // copied by `afterStep[8]` (GateLedgerSchema+Version8.swift).
+    TaskStore.readsMigration,
   ]
 
   /// Work a migration needs Swift for, run right after the SQL of the step
   /// that reaches the version (the key), in the same transaction.
-  static let afterStep: [Int: (Connection) throws -> Void] = [7: TaskStore.chainExistingReceipts]
+  static let afterStep: [Int: (Connection) throws -> Void] = [
+    7: TaskStore.chainExistingReceipts, 8: TaskStore.copyReceiptsIntoVersionEight,
+  ]
 
   /// The version this build writes.
   static var current: Int { migrations.count }

@@ -138,14 +138,16 @@ public final class GateToolbox: AssistantToolProvider {
     case .ask(let reason):
       let queued = JSONValue.object(arguments)
       if let full = try queueCapReached(adding: queued.text) {
-        // The cap is counted in this write transaction; no receipt word names it yet, so the summary does.
+        // The cap is counted in this write transaction.
         try store.appendReceipt(
-          receipt(tool: call.tool, decision: .refuse(.budgetExhausted), summary: "refused: " + full.message))
+          receipt(tool: call.tool, decision: .refuse(.queueFull), summary: "refused: " + full.message))
         return .queueFull(full)
       }
       return .result(try ask(call, arguments: queued, reason: reason))
     case .refuse(let reason):
-      if action.acts { try store.appendReceipt(receipt(tool: call.tool, decision: decision, summary: "refused")) }
+      if action.acts {
+        try store.appendReceipt(receipt(tool: call.tool, decision: decision.receiptDecision, summary: "refused"))
+      }
       return .refused(reason)
     }
   }
@@ -210,11 +212,11 @@ public final class GateToolbox: AssistantToolProvider {
     }
   }
 
-  private func receipt(tool: GateTool, decision: GateDecision, summary: String) -> GateReceipt {
+  private func receipt(tool: GateTool, decision: ReceiptDecision, summary: String) -> GateReceipt {
     let isAssistant = caller != .trusted
     return GateReceipt(
       actor: isAssistant ? .assistant : .trusted, keyID: isAssistant ? identity.keyID : nil,
-      assistant: isAssistant ? identity.name : nil, tool: tool, decision: decision.receiptDecision, target: "",
+      assistant: isAssistant ? identity.name : nil, tool: tool, decision: decision, target: "",
       summary: summary)
   }
 

@@ -24,7 +24,9 @@ struct GateVocabularyTests {
     #expect(
       ReceiptDecision.fixedCases.map(\.rawValue) == [
         "allow", "ask:risky", "ask:quiet-hours", "ask:quiet-hours-undecidable", "refuse:budget-exhausted",
-        "refuse:budget-undecidable", "approved", "denied", "undone", "changed",
+        "refuse:budget-undecidable", "refuse:queue-full", "refuse:read-budget-exhausted",
+        "refuse:read-budget-undecidable", "refuse:rate-limited", "approved", "denied", "undone", "changed", "read",
+        "failed",
       ], "today's stored words, so existing databases and vectors keep reading")
     #expect(GateActor.allCases.map(\.rawValue) == ["trusted", "assistant", "user"])
     #expect(UndoKind.allCases.map(\.rawValue).prefix(3) == ["delete-task", "delete-page", "reopen-task"])
@@ -52,26 +54,36 @@ struct GateVocabularyTests {
     let (_, store) = try directory.newStore()
     let stored = try store.connection.prepare("SELECT sql FROM sqlite_master WHERE name = 'gate_receipts'")
       .first { $0.text(0) }
-    // Version 7 added `chain` with ALTER TABLE, which SQLite writes after the last column.
+    // Version 7 added `chain` with ALTER TABLE, which SQLite writes after the last column; version 8's
+    // rename into place quotes the table's name.
     #expect(
-      stored.map { $0.replacingOccurrences(of: ", chain TEXT", with: "") + ";" }
+      stored.map {
+        $0.replacingOccurrences(of: ", chain TEXT", with: "").replacingOccurrences(
+          of: "\"gate_receipts\"", with: "gate_receipts") + ";"
+      }
         == TaskStore.receiptTable.trimmingCharacters(in: .whitespacesAndNewlines))
     // No word can break out of its quotes.
     let words =
       GateActor.allCases.map(\.rawValue) + GateTool.allCases.map(\.rawValue) + UndoKind.allCases.map(\.rawValue)
       + ReceiptDecision.fixedCases.map(\.rawValue) + GateDecisionKind.allCases.map(\.rawValue)
     #expect(!words.contains { $0.contains("'") })
-    // Every tool is accepted exactly when a receipt may name it.
+    // Every tool is accepted with the decision that fits it: an acting one
+    // ran, a reading one only in an aggregated `read` receipt (schema 8).
+    let assistant = ["actor": "'assistant'", "key_id": "'tkid_0123456789abcdef'", "assistant": "'a'"]
     for tool in GateTool.allCases where tool != .undo {
       let decision = tool.isUserOnly ? "'changed'" : "'allow'"
       let actor = tool.isUserOnly ? "'user'" : "'trusted'"
       let undo = UndoKind.of(tool).map { "'\($0.rawValue):1'" } ?? "NULL"
-      let insert = GateReceiptTableTests.insert([
+      let ran = GateReceiptTableTests.insert([
         "actor": actor, "tool": "'\(tool.rawValue)'", "decision": decision,
         "target": "'\(tool.targetPrefix)1'", "undo": undo,
       ])
-      let accepted = (try? store.connection.execute(insert)) != nil
-      #expect(accepted == tool.leavesReceipts, "\(tool)")
+      #expect(((try? store.connection.execute(ran)) != nil) == !tool.isRead, "\(tool) ran")
+      let read = GateReceiptTableTests.insert(
+        assistant.merging(["tool": "'\(tool.rawValue)'", "decision": "'read'", "target": "'reads/3'", "undo": "NULL"]) {
+          $1
+        })
+      #expect(((try? store.connection.execute(read)) != nil) == tool.isRead, "\(tool) read")
     }
   }
 

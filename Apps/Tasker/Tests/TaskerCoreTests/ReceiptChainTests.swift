@@ -21,7 +21,7 @@ struct ReceiptChainTests {
       try old.execute(GateReceiptTableTests.insert(["tool": "'complete_task'", "undo": "'reopen-task:1'"]))
     }
     let migrated = try TaskStore(databasePath: path, keys: try Keyring.generate())
-    #expect(try migrated.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == 7)
+    #expect(try migrated.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == Int64(Schema.current))
     let rows = try migrated.receiptChainRows()
     #expect(rows.map(\.id) == [1, 2])
     let first = try rows[0].receipt.get()

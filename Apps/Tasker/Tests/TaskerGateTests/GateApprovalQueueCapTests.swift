@@ -56,6 +56,7 @@ final class GateApprovalQueueCapTests: XCTestCase {
     let refusals = try store.receipts().filter { $0.summary.contains("approval queue is full") }
     XCTAssertEqual(refusals.count, 5, "every refusal leaves a receipt")
     XCTAssertTrue(refusals.allSatisfy { $0.keyID == AssistantKeyID("tkid_00000000000000aa") })
+    XCTAssertEqual(Set(refusals.map(\.decision)), [.refuse(.queueFull)], "the receipt names the cap, not the budget")
     // Another key's queue is its own.
     XCTAssertNil(refusedCap(toolbox("tkid_00000000000000bb"), ["title": "other"]))
     // Once the user decides one, the key may queue one more.
