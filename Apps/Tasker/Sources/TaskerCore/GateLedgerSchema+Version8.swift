@@ -75,7 +75,8 @@ extension TaskStore {
   /// kept copies' `REFERENCES gate_receipts` name the new table (renaming
   /// the old one away would rewrite them to follow it). The kept copies
   /// wait in temporary tables meanwhile: the drop would otherwise count
-  /// them as orphans, which fails the commit.
+  /// them as orphans, which fails the commit. Last, the table of open
+  /// tallies (GateTallies.swift).
   static func copyReceiptsIntoVersionEight(_ connection: Connection) throws {
     let table = rebuiltReceiptTable
     try connection.execute("PRAGMA ignore_check_constraints = ON")
@@ -100,6 +101,7 @@ extension TaskStore {
       ALTER TABLE \(table) RENAME TO gate_receipts;
       \(back.joined(separator: "\n"))
       \(receiptTriggers)
+      \(talliesTable)
       """)
   }
 }

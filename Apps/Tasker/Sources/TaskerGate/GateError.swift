@@ -11,8 +11,9 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   case posixTimeZoneRule(String)
   /// A quiet-hours zone is not an IANA name /usr/share/zoneinfo holds.
   case unknownTimeZone(String)
-  /// A daily budget is not a whole number from 0 to the limit.
-  case invalidBudget(String)
+  /// A daily budget (of actions or of reads) is not a whole number from 0
+  /// to the limit.
+  case invalidBudget(String, GateBudgetKind)
   /// The HTTP listen address is not `[IPv4:]PORT`.
   case invalidListenAddress(String)
   /// A name given to `--allow-host` is not a DNS name or IPv4 address.
@@ -67,8 +68,9 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
     case .unknownTimeZone(let text):
       return "unknown time zone '\(text.prefix(64))': give an IANA zone name such as Europe/Berlin or UTC (the "
         + "files under /usr/share/zoneinfo)"
-    case .invalidBudget(let text):
-      return "invalid budget '\(text.prefix(32))': use a whole number of actions per day from 0 to 100000"
+    case .invalidBudget(let text, let kind):
+      return "invalid \(kind == .reads ? "read budget" : "budget") '\(text.prefix(32))': use a whole number of "
+        + "\(kind.rawValue) per day from 0 to \(kind.maximum)"
     case .invalidListenAddress(let text):
       return "invalid listen address '\(text.prefix(64))': use PORT or IPv4:PORT, e.g. 8765 or 127.0.0.1:8765"
     case .invalidAllowedHost(let text):

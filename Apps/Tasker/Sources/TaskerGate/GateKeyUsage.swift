@@ -3,8 +3,9 @@ import FoundationEssentials
 import TaskerCore
 
 /// One registered assistant key as the gate sees it today, for `tasker
-/// gate show`: its budget (as the gate would decide it), the calls it ran
-/// since the start of the day, and what waits in its approval queue.
+/// gate show`: its budgets of actions and reads (as the gate would decide
+/// them), the calls it ran and the reads it made since the start of the
+/// day, and what waits in its approval queue.
 public struct GateKeyUsage: Sendable, Equatable {
   /// The key's public id.
   public var keyID: AssistantKeyID
@@ -19,6 +20,11 @@ public struct GateKeyUsage: Sendable, Equatable {
   /// The calls it ran today (allowed, or approved and run): what the
   /// budget counts.
   public var actionsToday: Int
+  /// The daily budget of reads the gate applies to it, as `budget` is
+  /// chosen; nil when a setting is damaged (its reads are refused).
+  public var readBudget: Int?
+  /// The reading calls it was admitted for today: what the read budget counts.
+  public var readsToday: Int
   /// How many of its calls wait for approval.
   public var pendingCount: Int
   /// The bytes their stored arguments hold (what the queue's byte cap counts).
@@ -42,15 +48,17 @@ public struct GateKeyUsage: Sendable, Equatable {
       guard let store else {
         return GateKeyUsage(
           keyID: record.id, name: record.name, status: record.status.word, budget: GateToolbox.defaultBudget,
-          actionsToday: 0, pendingCount: 0, pendingBytes: 0)
+          actionsToday: 0, readBudget: GateBudgetKind.reads.defaultValue, readsToday: 0, pendingCount: 0,
+          pendingBytes: 0)
       }
-      let budget = try GateToolbox.budget(store: store, keyID: record.id) {
-        GateKeyLineage.earlier(of: record.id, name: record.name, among: records)
-      }
+      let earlier = { GateKeyLineage.earlier(of: record.id, name: record.name, among: records) }
+      let budget = try GateBudgetKind.actions.budget(store: store, keyID: record.id, earlier: earlier)
+      let readBudget = try GateBudgetKind.reads.budget(store: store, keyID: record.id, earlier: earlier)
       let load = try store.pendingApprovalLoad(keyID: record.id)
       return GateKeyUsage(
         keyID: record.id, name: record.name, status: record.status.word, budget: budget,
-        actionsToday: try store.actionCount(keyID: record.id, since: since), pendingCount: load.count,
+        actionsToday: try store.actionCount(keyID: record.id, since: since), readBudget: readBudget,
+        readsToday: try store.tallied(.read, keyID: record.id, since: since), pendingCount: load.count,
         pendingBytes: load.bytes)
     }
   }

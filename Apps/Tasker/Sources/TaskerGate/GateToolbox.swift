@@ -9,24 +9,24 @@ import TaskerCore
 /// and every acting call leaves a receipt in the same transaction.
 public final class GateToolbox: AssistantToolProvider {
   /// An assistant's daily budget when no setting names one: 100 actions.
-  public static let defaultBudget = 100
+  public static let defaultBudget = GateBudgetKind.actions.defaultValue
   /// The largest budget a setting may hold: 100,000.
-  public static let maximumBudget = 100_000
+  public static let maximumBudget = GateBudgetKind.actions.maximum
 
   /// The caller: trusted mode, or the assistant its key verified as.
   public var identity: GateIdentity {
     didSet { caller = .assistant(identity.trust) }
   }
-  private var caller: GateCaller
-  private let store: TaskStore
-  private let clock: () -> Date
-  private let calendar: Calendar
+  var caller: GateCaller
+  let store: TaskStore
+  let clock: () -> Date
+  let calendar: Calendar
   /// Trusted mode's check that the vault is still unlocked, asked before
   /// every call that reads or seals a note (an assistant's key is checked
   /// against the vault on every message by the authenticator instead).
   private var vaultCheck: GateVaultCheck?
   /// The registry's record of the keys a rotated key replaced.
-  private var lineage: GateKeyLineage?
+  var lineage: GateKeyLineage?
 
   /// The tools of trusted mode (stdio, no key): the user's own process.
   ///
@@ -92,13 +92,19 @@ public final class GateToolbox: AssistantToolProvider {
     let call = try GateCall.parse(tool: name, arguments: arguments)
     do {
       if call.touchesNotes, let vaultCheck { try vaultCheck.requireUnlocked() }
+      // A read is admitted (its budget counted, its tally written) in one
+      // short write transaction of its own, then runs outside it.
+      if !call.action.acts, let refused = try store.inOneTransaction({ try admitRead(call) }) { throw refused }
       // An acting call is decided inside the write transaction that runs
       // it (BEGIN IMMEDIATE takes the write lock first): the day's count,
       // the check, the run and the receipt see one state of the store, so
       // no number of gates, processes or servers exceeds a budget.
       let settled: Settled =
         call.action.acts
-        ? try store.inOneTransaction { try settle(call, arguments: arguments) }
+        ? try store.inOneTransaction {
+          try foldClosedWindows()
+          return try settle(call, arguments: arguments)
+        }
         : try settle(call, arguments: arguments)
       switch settled {
       case .result(let result): return result
@@ -139,15 +145,12 @@ public final class GateToolbox: AssistantToolProvider {
       let queued = JSONValue.object(arguments)
       if let full = try queueCapReached(adding: queued.text) {
         // The cap is counted in this write transaction.
-        try store.appendReceipt(
-          receipt(tool: call.tool, decision: .refuse(.queueFull), summary: "refused: " + full.message))
+        try recordRefusal(tool: call.tool, .queueFull, summary: "refused: " + full.message)
         return .queueFull(full)
       }
       return .result(try ask(call, arguments: queued, reason: reason))
     case .refuse(let reason):
-      if action.acts {
-        try store.appendReceipt(receipt(tool: call.tool, decision: decision.receiptDecision, summary: "refused"))
-      }
+      if action.acts { try recordRefusal(tool: call.tool, reason.receiptRefusal, summary: "refused") }
       return .refused(reason)
     }
   }
@@ -212,7 +215,7 @@ public final class GateToolbox: AssistantToolProvider {
     }
   }
 
-  private func receipt(tool: GateTool, decision: ReceiptDecision, summary: String) -> GateReceipt {
+  func receipt(tool: GateTool, decision: ReceiptDecision, summary: String) -> GateReceipt {
     let isAssistant = caller != .trusted
     return GateReceipt(
       actor: isAssistant ? .assistant : .trusted, keyID: isAssistant ? identity.keyID : nil,
@@ -278,25 +281,11 @@ public final class GateToolbox: AssistantToolProvider {
     }
   }
 
-  /// The key's daily budget: its own setting, else the setting of the
-  /// newest earlier key of its assistant that has one (a budget follows
-  /// the assistant through `taskkey rotate --assistant`), else the default
-  /// setting, else `defaultBudget`; nil when a setting is not a valid number.
+  /// The key's daily budget of actions (`GateBudgetKind.budget`).
   static func budget(
     store: TaskStore, keyID: AssistantKeyID, earlier: () throws -> [AssistantKeyID] = { [] }
   ) throws -> Int? {
-    var own = try store.gateSetting("budget." + keyID.text)
-    if own == nil {
-      for id in try earlier() {
-        own = try store.gateSetting("budget." + id.text)
-        if own != nil { break }
-      }
-    }
-    guard let text = try own ?? store.gateSetting("budget.default") else {
-      return defaultBudget
-    }
-    guard let value = Int(text), (0...maximumBudget).contains(value) else { return nil }
-    return value
+    try GateBudgetKind.actions.budget(store: store, keyID: keyID, earlier: earlier)
   }
 
   /// The quiet-hours state now; `unknown` when the setting is damaged.

@@ -49,10 +49,14 @@ class Gate:
         self.process.stdin.flush()
         return json.loads(self.process.stdout.readline())
 
-    def race(self, barrier, trial, results):
+    def race(self, barrier, trial, results, tool="add_task", refusals=None):
+        """Writes CALLS_PER_GATE calls of `tool` at once after the barrier and
+        counts those that ran; each refusal must name a budget (and is kept
+        in `refusals`, when given)."""
+        arguments = (lambda n: {"title": f"t{trial}-{n}"}) if tool == "add_task" else (lambda n: {})
         calls = b"".join(
             line({"jsonrpc": "2.0", "id": n + 1, "method": "tools/call",
-                  "params": {"name": "add_task", "arguments": {"title": f"t{trial}-{n}"}}})
+                  "params": {"name": tool, "arguments": arguments(n)}})
             for n in range(CALLS_PER_GATE)
         )
         barrier.wait()
@@ -65,6 +69,8 @@ class Gate:
                 allowed += 1
             elif "error" in reply:
                 assert "budget" in reply["error"]["message"], reply
+                if refusals is not None:
+                    refusals.append(reply["error"])
         results.append(allowed)
 
     def close(self):

@@ -165,7 +165,12 @@ extension TestDevice {
     #expect(second["budget"] as? Int == 100 && second["actions_today"] as? Int == 2)
     #expect(second["pending_approvals"] as? Int == 0 && second["pending_bytes"] as? Int == 0)
     let text = try device.tasker(["gate", "show"]).stdoutText
-    #expect(text.contains("key\t\(planner.id)\tplanner\tactive\tbudget 7\ttoday 1\tpending 2 ("), "\(text)")
+    #expect(
+      text.contains(
+        "key\t\(planner.id)\tplanner\tactive\tbudget 7\ttoday 1\tread-budget 2000\treads today 0\tpending 2 ("),
+      "\(text)")
+    #expect(first["read_budget"] as? Int == 2000 && first["reads_today"] as? Int == 0)
+    #expect(shown["read_budget_default"] as? Int == 2000)
     // Locked, the registry cannot be read: the rows are unknown, not empty.
     #expect(try device.taskkey(["lock"]).status == 0)
     let locked = try device.tasker(["gate", "show", "--json"])

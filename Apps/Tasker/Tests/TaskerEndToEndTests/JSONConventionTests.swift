@@ -107,6 +107,7 @@ struct JSONConventionTests {
       "\(receipts)")
     try run(["doctor"])
     try run(["gate", "budget"], ["20"])
+    try run(["gate", "read-budget"], ["500"])
     try run(["gate", "quiet-hours"], ["22:00-07:00"])
     let keys = try #require(try run(["gate", "show"])["keys"] as? [[String: Any]])
     #expect(keys.count == 1 && keys[0]["key_id"] as? String == minted["id"] as? String, "\(keys)")

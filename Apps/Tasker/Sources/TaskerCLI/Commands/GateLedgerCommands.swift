@@ -43,6 +43,7 @@ struct ReceiptsCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
+    try context.foldOpenTallies()
     if verify { return try runVerify(context) }
     let receipts = try context.readerIfPresent()?.receipts(limit: count) ?? []
     if json { return try context.printJSON(.object(["receipts": .array(receipts.map(Self.json))])) }
@@ -146,7 +147,7 @@ struct UndoCommand: Command {
   }
 }
 
-/// `tasker gate budget|quiet-hours|show`: the gate's settings.
+/// `tasker gate budget|read-budget|quiet-hours|show`: the gate's settings.
 struct GateCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "gate", abstract: "Set the assistant gate's daily budgets and quiet hours.",
@@ -155,49 +156,8 @@ struct GateCommand: Command, CommandGroup {
       tasker gate quiet-hours 22:00-07:00
       """)
   static let subcommands: [any CommandDeclaration.Type] = [
-    GateBudgetCommand.self, GateQuietHoursCommand.self, GateShowCommand.self,
+    GateBudgetCommand.self, GateReadBudgetCommand.self, GateQuietHoursCommand.self, GateShowCommand.self,
   ]
-}
-
-/// `tasker gate budget N [--key KEYID]`.
-struct GateBudgetCommand: Command {
-  static let key = OptionSpec.value(
-    "--key", "KEYID", .text,
-    help: "The key: its public id, tkid_ and 16 hex digits, or its assistant's name (the name's current key); "
-      + "'taskkey list' shows both.")
-  static let spec = CommandSpec(
-    name: "budget", abstract: "Actions per day an assistant may take (0 to 100000; default 100).",
-    arguments: [ArgumentSpec(name: "N", kind: .text, help: "The number of actions a day.")], options: [key],
-    json: JSONShape(fields: ["budget", "key_id"], help: "the budget set and the key (null: every key)."),
-    example: """
-      tasker gate budget 20 --key tkid_0123456789abcdef
-      tasker gate budget 5 --key planner
-      """)
-
-  let value: Int
-  let key: String?
-  let json: Bool
-
-  init(_ arguments: ParsedArguments) throws {
-    let text = arguments.argument(0)!
-    guard let value = Int(text), String(value) == text, (0...GateToolbox.maximumBudget).contains(value) else {
-      throw GateError.invalidBudget(text)
-    }
-    self.value = value
-    key = arguments.value(Self.key)
-    json = arguments.flag(CommandSpec.jsonOption)
-  }
-
-  func run(_ context: CommandContext) throws {
-    let keyID = try key.map { text in
-      try AssistantKeyNames.resolve(text, option: "--key") {
-        try AssistantKeyNames.records(environment: context.environment)
-      }
-    }
-    try context.store(create: true).setGateSetting("budget." + (keyID?.text ?? "default"), String(value))
-    if json { return try context.printJSON(.object(["budget": .int(value), "key_id": .optional(keyID?.text)])) }
-    try context.print("Budget \(keyID.map { "of \($0)" } ?? "of every key") set to \(value) actions a day.")
-  }
 }
 
 /// `tasker gate quiet-hours HH:MM-HH:MM|off [--zone ZONE]`.
@@ -249,13 +209,14 @@ struct GateShowCommand: Command {
   static let spec = CommandSpec(
     name: "show", abstract: "Print the gate's settings, and each assistant key's budget, use today and queue.",
     json: JSONShape(
-      fields: ["quiet_hours", "budget_default", "keys"],
-      help: "quiet hours (null when off), the default budget, and keys (null while the vault is locked): every "
-        + "registered key, each with key_id, "
-        + "name, status, budget (null when its setting is damaged), actions_today, pending_approvals and "
-        + "pending_bytes."),
+      fields: ["quiet_hours", "budget_default", "read_budget_default", "keys"],
+      help: "quiet hours (null when off), the default budgets of actions and reads, and keys (null while the vault "
+        + "is locked): every registered key, each with key_id, "
+        + "name, status, budget (null when its setting is damaged), actions_today, read_budget (null when damaged), "
+        + "reads_today, pending_approvals and pending_bytes."),
     discussion: "A key's budget is its own setting, else that of the key it replaced by 'taskkey rotate "
-      + "--assistant', else the default; actions_today counts its calls that ran since midnight (local time); "
+      + "--assistant', else the default (the read budget likewise); actions_today counts its calls that ran "
+      + "since midnight (local time), reads_today its reading calls admitted since then; "
       + "pending_bytes is what its waiting calls' arguments hold, which the queue's caps count (at most "
       + "\(TaskStore.pendingApprovalCap) calls and \(TaskStore.pendingArgumentBytesCap) bytes per key).",
     example: "tasker gate show --json")
@@ -270,6 +231,7 @@ struct GateShowCommand: Command {
     let store = try context.readerIfPresent()
     let quiet = try store?.gateSetting("quiet-hours")
     let budget = try store?.gateSetting("budget.default") ?? "\(GateToolbox.defaultBudget)"
+    let reads = try store?.gateSetting("read-budget.default") ?? "\(GateBudgetKind.reads.defaultValue)"
     // A locked vault hides the registry: the rows are unknown (null), not
     // empty; any other failure to read it is an error.
     let records: [AssistantKeyRecord]?
@@ -284,22 +246,26 @@ struct GateShowCommand: Command {
         .object([
           "key_id": .string(key.keyID.text), "name": .string(key.name), "status": .string(key.status),
           "budget": key.budget.map(JSONValue.int) ?? .null, "actions_today": .int(key.actionsToday),
+          "read_budget": key.readBudget.map(JSONValue.int) ?? .null, "reads_today": .int(key.readsToday),
           "pending_approvals": .int(key.pendingCount), "pending_bytes": .int(key.pendingBytes),
         ])
       }
       return try context.printJSON(
         .object([
           "quiet_hours": .optional(quiet), "budget_default": Int(budget).map(JSONValue.int) ?? .string(budget),
+          "read_budget_default": Int(reads).map(JSONValue.int) ?? .string(reads),
           "keys": rows.map(JSONValue.array) ?? .null,
         ]))
     }
     try context.print("quiet-hours\t\(TerminalText.visible(quiet ?? "off"))")
     try context.print("budget.default\t\(TerminalText.visible(budget))")
+    try context.print("read-budget.default\t\(TerminalText.visible(reads))")
     guard let keys else { return try context.print("keys\t(the vault is locked: run 'taskkey unlock' to see them)") }
     for key in keys {
       let fields = [
         key.keyID.text, key.name, key.status, "budget \(key.budget.map(String.init) ?? "damaged")",
-        "today \(key.actionsToday)", "pending \(key.pendingCount) (\(key.pendingBytes) bytes)",
+        "today \(key.actionsToday)", "read-budget \(key.readBudget.map(String.init) ?? "damaged")",
+        "reads today \(key.readsToday)", "pending \(key.pendingCount) (\(key.pendingBytes) bytes)",
       ]
       try context.print("key\t" + fields.map { TerminalText.visible($0) }.joined(separator: "\t"))
     }
