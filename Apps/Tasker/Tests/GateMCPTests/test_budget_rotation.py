@@ -32,6 +32,22 @@ class BudgetRotationTests(GateTestCase):
         finally:
             gate.close()
 
+    def test_the_read_budget_of_a_rotated_key_carries_over_too(self):
+        _, old = self.home.mint("reader")
+        self.home.tasker("gate", "read-budget", "1", "--key", old)
+        rotated = json.loads(self.home.taskkey("rotate", "--assistant", "reader", "--json").stdout)
+        gate = Gate(self.home.env_with_key(rotated["key"]))
+        try:
+            self.assertFalse(gate.call("list_tasks", {})["result"]["isError"])
+            second = gate.call("list_tasks", {})
+            self.assertEqual(second["error"]["code"], -32001, "read budget 1 carried over, not the default 2000")
+            self.assertEqual(second["error"]["data"], {"budget": "reads", "limit": 1})
+        finally:
+            gate.close()
+        shown = json.loads(self.home.tasker("gate", "show", "--json").stdout)
+        row = next(row for row in shown["keys"] if row["key_id"] == rotated["id"])
+        self.assertEqual((row["read_budget"], row["reads_today"]), (1, 1))
+
     def test_another_assistant_s_budget_does_not_carry_over(self):
         _, other = self.home.mint("other", grants=["tasks:write"])
         self.home.tasker("gate", "budget", "0", "--key", other)
