@@ -222,3 +222,28 @@ extension TaskStore {
     }
   }
 }
+
+extension TaskStore {
+  /// Runs `body` in one write transaction whose commit does not wait for
+  /// the disk (`synchronous = NORMAL` for it alone, then FULL again): for
+  /// a read's admission, whose only write is its tally. In WAL mode the
+  /// commit is still atomic and ordered; a power cut may lose the last
+  /// tallies written since the last synced commit (reads counted a little
+  /// low), never a receipt: every other transaction still syncs, and its
+  /// sync makes the earlier tallies durable too. A process that dies loses
+  /// nothing (the log is written before the commit returns).
+  ///
+  /// - Throws: what `body` throws (nothing is written), `TaskerError.database`.
+  public func inOneLightTransaction<Result>(_ body: () throws -> Result) throws -> Result {
+    try connection.execute("PRAGMA synchronous = NORMAL")
+    let result: Result
+    do {
+      result = try connection.transaction(body)
+    } catch {
+      try connection.execute("PRAGMA synchronous = FULL")
+      throw error
+    }
+    try connection.execute("PRAGMA synchronous = FULL")
+    return result
+  }
+}

@@ -94,7 +94,7 @@ public final class GateToolbox: AssistantToolProvider {
       if call.touchesNotes, let vaultCheck { try vaultCheck.requireUnlocked() }
       // A read is admitted (its budget counted, its tally written) in one
       // short write transaction of its own, then runs outside it.
-      if !call.action.acts, let refused = try store.inOneTransaction({ try admitRead(call) }) { throw refused }
+      if !call.action.acts, let refused = try store.inOneLightTransaction({ try admitRead(call) }) { throw refused }
       // An acting call is decided inside the write transaction that runs
       // it (BEGIN IMMEDIATE takes the write lock first): the day's count,
       // the check, the run and the receipt see one state of the store, so

@@ -69,6 +69,19 @@ struct ReceiptSchemaEightTests {
     }
   }
 
+  @Test func aLightTransactionPutsFullSyncBack() throws {
+    let directory = try TemporaryDirectory()
+    let store = try TaskStore(databasePath: directory.path("t.db"), keys: try Keyring.generate())
+    let synchronous = { try store.connection.prepare("PRAGMA synchronous").first { $0.integer(0) } }
+    let inside = try store.inOneLightTransaction { try synchronous() }
+    #expect(inside == 1, "NORMAL for the tally's commit")
+    #expect(try synchronous() == Connection.synchronousFull)
+    #expect(throws: TaskerError.self) {
+      try store.inOneLightTransaction { throw TaskerError.invalidValue(field: "x", reason: "y") }
+    }
+    #expect(try synchronous() == Connection.synchronousFull, "also after a failure")
+  }
+
   /// The new words, each in a row the table accepts.
   static let valid: [(String, [String: String])] = [
     ("aggregated reads", ["tool": "'search_tasks'", "decision": "'read'", "target": "'reads/1'"]),
