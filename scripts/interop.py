@@ -291,6 +291,11 @@ WYCHEPROOF = {
 PASSPHRASES = load_script("passphrase-reader.py")
 CHECKERS[("passphrase-bytes", 1)] = lambda doc, name: PASSPHRASES.check_vectors(doc, name, report)
 
+# CPace (docs/formats/cpace.md): scripts/cpace-reader.py, standard library
+# only (ristretto255 with integers), over the draft's vectors and TaskKey's.
+CPACE = load_script("cpace-reader.py")
+CHECKERS[("cpace-ristretto255-sha512", 1)] = lambda doc, name: CPACE.check_vectors(doc, name, report)
+
 # Tasker's planning formats (docs/formats/provider-record.md, plan-request.md,
 # plan-answer.md): scripts/plan-reader.py, standard library only, over its
 # three files in Apps/Tasker/Vectors/ (which check_vectors does not walk).

@@ -16,8 +16,11 @@ extension TaskCryptoError: CommandFailure {
   public var exitCode: ExitCode {
     switch self {
     case .authenticationFailed, .commitmentMismatch, .chunkAuthenticationFailed, .chunkOutOfPlace,
-      .finalChunkAuthenticationFailed, .trailingData:
+      .finalChunkAuthenticationFailed, .trailingData, .cpaceConfirmationFailed:
       return .authenticationFailed
+    case .cpaceInvalidInput, .cpaceMessageLength, .cpaceInvalidPoint, .cpaceIdentityPoint, .cpaceReflectedMessage:
+      return .dataError
+    case .cpaceFinished: return .software
     case .truncatedHeader, .missingFinalChunk, .truncatedChunk, .rangeOutOfBounds: return .dataError
     case .unknownKeyID: return .unknownKey
     case .unsupportedVersion: return .unsupportedVersion
@@ -43,8 +46,10 @@ extension TaskCryptoError: CommandFailure {
     case .commitmentMismatch, .chunkAuthenticationFailed, .chunkOutOfPlace, .finalChunkAuthenticationFailed,
       .trailingData, .truncatedHeader, .missingFinalChunk, .truncatedChunk, .rangeOutOfBounds, .unsupportedVersion,
       .invalidBase64, .truncated, .tooLarge, .invalidUTF8, .invalidKeyID, .malformedKeyFile, .invalidKeySize,
-      .duplicateKeyID, .invalidKDFParameters, .resourceUnavailable, .backendFailure:
+      .duplicateKeyID, .invalidKDFParameters, .resourceUnavailable, .backendFailure, .cpaceInvalidInput,
+      .cpaceMessageLength, .cpaceInvalidPoint, .cpaceIdentityPoint, .cpaceReflectedMessage, .cpaceFinished:
       return nil
+    case .cpaceConfirmationFailed: return "check that both devices show the same code, then pair again"
     }
   }
 }

@@ -68,6 +68,27 @@ public enum TaskCryptoError: Error, Equatable, Sendable {
   case trailingData(afterChunkIndex: UInt64)
   /// A requested byte range does not lie inside the message.
   case rangeOutOfBounds(offset: UInt64, length: UInt64, messageByteCount: UInt64)
+  /// A CPace input is out of range: an empty PRS, or a PRS, channel
+  /// identifier, session identifier or associated data over 4096 bytes;
+  /// the reason names which (never its bytes).
+  case cpaceInvalidInput(String)
+  /// A received CPace message is not 32 bytes.
+  case cpaceMessageLength(byteCount: Int)
+  /// A received CPace message does not decode to a ristretto255 element
+  /// (non-canonical, negative, or not a valid encoding; RFC 9496 §4.3.1).
+  case cpaceInvalidPoint
+  /// A received CPace message is the identity element, or the shared point
+  /// K would be: the draft's abort on K = G.I.
+  case cpaceIdentityPoint
+  /// A received CPace message is this party's own message sent back (a
+  /// reflection); an honest peer never sends it.
+  case cpaceReflectedMessage
+  /// The peer's key-confirmation tag does not verify: the two sides do not
+  /// share the ISK (wrong PRS, CI or sid, or altered messages).
+  case cpaceConfirmationFailed
+  /// A CPace party was finished already; its scalar is gone and is never
+  /// used twice. Start a new run.
+  case cpaceFinished
 }
 
 extension TaskCryptoError {
@@ -99,6 +120,13 @@ extension TaskCryptoError {
     case .finalChunkAuthenticationFailed: return "final_chunk_authentication_failed"
     case .trailingData: return "trailing_data"
     case .rangeOutOfBounds: return "range_out_of_bounds"
+    case .cpaceInvalidInput: return "cpace_invalid_input"
+    case .cpaceMessageLength: return "cpace_message_length"
+    case .cpaceInvalidPoint: return "cpace_invalid_point"
+    case .cpaceIdentityPoint: return "cpace_identity_point"
+    case .cpaceReflectedMessage: return "cpace_reflected_message"
+    case .cpaceConfirmationFailed: return "cpace_confirmation_failed"
+    case .cpaceFinished: return "cpace_finished"
     }
   }
 }
@@ -155,6 +183,20 @@ extension TaskCryptoError: CustomStringConvertible {
       return "the attachment has data after its final chunk (\(index)): bytes were appended"
     case .rangeOutOfBounds(let offset, let length, let count):
       return "range \(offset):\(length) is outside the attachment's \(count) bytes"
+    case .cpaceInvalidInput(let reason):
+      return "CPace input refused: \(reason); nothing was sent"
+    case .cpaceMessageLength(let count):
+      return "the peer's CPace message is \(count) bytes, not 32: the exchange is aborted; start it again"
+    case .cpaceInvalidPoint:
+      return "the peer's CPace message is not a valid ristretto255 element: the exchange is aborted; start it again"
+    case .cpaceIdentityPoint:
+      return "the peer's CPace message is the identity element: the exchange is aborted; start it again"
+    case .cpaceReflectedMessage:
+      return "the peer sent this device's own CPace message back: the exchange is aborted; start it again"
+    case .cpaceConfirmationFailed:
+      return "key confirmation failed: the other device used another code, or the messages were altered; start again"
+    case .cpaceFinished:
+      return "this CPace party has finished already; a new exchange needs a new party"
     }
   }
 }

@@ -147,6 +147,7 @@ public enum VectorCheck {
     KeyFileVectorChecker.self, WycheproofAEADVectorChecker.self, WycheproofMACVectorChecker.self,
     SyncImportVectorChecker.self, WycheproofHKDFVectorChecker.self, AttachmentVectorChecker.self,
     CobblestoneVectorChecker.self, UnlockSessionVectorChecker.self, PassphraseVectorChecker.self,
+    CPaceVectorChecker.self,
   ]
 
   /// Every format name this build checks.
