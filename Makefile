@@ -140,6 +140,7 @@ demo: build app-release
 # Rewrites Vectors/ from the deterministic generator (a test-only seam).
 vectors: deps
 	TASKKEY_WRITE_VECTORS=1 $(SWIFT) test --filter VectorGenerationTests
+	python3 scripts/cpace-vectors.py
 
 # zsh and fish, for the completion tests (bash is always there).
 completion-shells:

@@ -296,6 +296,13 @@ CHECKERS[("passphrase-bytes", 1)] = lambda doc, name: PASSPHRASES.check_vectors(
 CPACE = load_script("cpace-reader.py")
 CHECKERS[("cpace-ristretto255-sha512", 1)] = lambda doc, name: CPACE.check_vectors(doc, name, report)
 
+
+def check_cpace_drift():
+    """The project cases are what scripts/cpace-vectors.py makes (make vectors)."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "cpace-vectors.py"), "--check"],
+                       capture_output=True, text=True)
+    report(r.returncode == 0, f"Vectors/cpace-ristretto255-sha512-v1.json: {r.stdout.strip()}")
+
 # Tasker's planning formats (docs/formats/provider-record.md, plan-request.md,
 # plan-answer.md): scripts/plan-reader.py, standard library only, over its
 # three files in Apps/Tasker/Vectors/ (which check_vectors does not walk).
@@ -397,6 +404,7 @@ def main():
         sys.exit(64)
     unchecked = check_vectors()
     PLANS.check_all(report)
+    check_cpace_drift()
     check_key_file(json.load(open(os.path.join(ROOT, "Vectors", "key-file-v1.json"), encoding="utf-8")),
                    "Vectors/key-file-v1.json", sys.argv[1])
     check_binary(sys.argv[1])
