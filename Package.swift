@@ -115,7 +115,7 @@ let package = Package(
     // The benchmark: TaskKey against raw OpenSSL (in C) in the same run.
     .target(
       name: "CBenchBaseline",
-      linkerSettings: [.linkedLibrary("crypto")]
+      linkerSettings: [.linkedLibrary("crypto"), .linkedLibrary("sodium")]
     ),
     .executableTarget(
       name: "taskkey-bench",

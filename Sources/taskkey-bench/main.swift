@@ -15,6 +15,7 @@
 //   taskkey-bench [--quick] [--only SECTIONS] [--last-used v1] --python P --peer scripts/bench_peer.py
 //                 --taskkey T --empty-main E [--empty-main-static S]
 //   taskkey-bench --time OP --size N --count C    (one child of the separate-process rows)
+//   taskkey-bench --cpace [--quick]               (only the CPace exchange line)
 import AssistantKeys
 import CBenchBaseline
 import Foundation
@@ -39,7 +40,7 @@ struct Options {
 
   /// Whether the section `name` runs: every section, unless `--only`
   /// names some (comma-separated: crypto, process, verify, vault, batch,
-  /// lines, kdf, attachments), for a quick look at one goal.
+  /// lines, kdf, attachments, cpace), for a quick look at one goal.
   func wants(_ name: String) -> Bool {
     values["only"].map { $0.split(separator: ",").contains(Substring(name)) } ?? true
   }
@@ -203,6 +204,7 @@ func profile(_ operation: String, size: Int) throws {
 }
 
 AttachmentBench.start(quick: CommandLine.arguments.contains("--quick"))
+CPaceBench.start(quick: CommandLine.arguments.contains("--quick"))
 do {
   let options = try Options(Array(CommandLine.arguments.dropFirst()))
   if let operation = options.values["time"] {
@@ -229,6 +231,7 @@ do {
     missed += attachmentsMissed
     judged += 1
   }
+  if options.wants("cpace") && !CPaceBench.run(quick: options.quick) { missed += 1 }
   print(missed == 0 ? "\nall \(judged) goals met" : "\n\(missed) of \(judged) goals missed")
   exit(missed == 0 ? 0 : 1)
 } catch {

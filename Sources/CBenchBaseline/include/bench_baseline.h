@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "attachment_floor.h"
+#include "cpace_floor.h"
 
 /// The floor TaskKey's benchmark compares against: raw OpenSSL in C, doing
 /// the least any AES-256-GCM program can do per message. One EVP_CIPHER_CTX
