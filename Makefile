@@ -8,7 +8,7 @@ DEBIAN_PACKAGES := libssl-dev libsodium-dev zlib1g-dev libsqlite3-dev sqlite3 li
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench gate-venv gate-test gate-load lint format demo \
+.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench gate-venv gate-test pair-test pair-bench gate-load lint format demo \
   vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick strace install clean completion-shells \
   static deb package-test example docs
 
@@ -41,7 +41,7 @@ release: deps
 # two cores in turns, so they run side by side (output kept per target).
 test: deps backup-tools completion-shells strace lint
 	$(SWIFT) test
-	$(MAKE) app-test gate-test
+	$(MAKE) app-test gate-test pair-test
 	$(MAKE) -j2 --output-sync=target fuzz-smoke crashtest-quick
 
 # The Tasker app (Apps/Tasker), a separate package that links TaskKey by path.
@@ -64,6 +64,22 @@ gate-test: deps gate-venv
 	cd Apps/Tasker && $(SWIFT) build --product tasker
 	cd Apps/Tasker/Tests/GateMCPTests && $(GATE_BINS) \
 	  $(GATE_VENV)/bin/python -W ignore::ResourceWarning -m unittest -v
+
+# Pairing end to end (Tests/PairingTests, Python standard library only): two
+# homes over 127.0.0.1 and across two network namespaces on a veth pair, a
+# relay that changes, drops, replays or reorders each message, wrong codes,
+# garbage, a second joiner, a timed-out offer, kill -9 of either side.
+pair-test: deps
+	$(SWIFT) build --product taskkey
+	cd Tests/PairingTests && TASKKEY_BIN="$$($(SWIFT) build --show-bin-path)/taskkey" python3 -m unittest -v
+
+# The CPU of a whole pairing on 127.0.0.1 per side, release build, beside the
+# same group operations in C (issue 26: under 50 ms of CPU each side).
+pair-bench: deps
+	$(SWIFT) build -c release --product taskkey
+	$(SWIFT) build -c release --product taskkey-bench
+	python3 scripts/pairing-bench.py "$$($(SWIFT) build -c release --show-bin-path)/taskkey" \
+	  "$$($(SWIFT) build -c release --show-bin-path)/taskkey-bench" 20
 
 # A bounded load test of `tasker mcp --http` on 127.0.0.1 (not part of
 # `make test`): 5,000 calls from 16 clients, release build.
@@ -141,6 +157,9 @@ demo: build app-release
 vectors: deps
 	TASKKEY_WRITE_VECTORS=1 $(SWIFT) test --filter VectorGenerationTests
 	python3 scripts/cpace-vectors.py
+	@[ -x .build/interop-venv/bin/python ] || { python3 -m venv .build/interop-venv && \
+	  .build/interop-venv/bin/python -m pip install -q --disable-pip-version-check cryptography argon2-cffi; }
+	.build/interop-venv/bin/python scripts/pairing-peer.py --write-vectors
 
 # zsh and fish, for the completion tests (bash is always there).
 completion-shells:

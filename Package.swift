@@ -77,6 +77,12 @@ let package = Package(
       name: "TaskAttachments",
       dependencies: ["TaskCrypto", "TaskSystem"]
     ),
+    // Pairing a second device (docs/formats/pairing.md): the code, the
+    // messages, the CPace exchange and the channel over TaskSystem's TCP.
+    .target(
+      name: "TaskPairing",
+      dependencies: ["TaskCrypto", "TaskSystem"]
+    ),
     // The command kit every command of the project is built on: declarations,
     // parser, help, man page, completions, streams, bounded input, the one
     // strict JSON codec and the one exit-code table. Only TaskSystem below it.
@@ -89,7 +95,8 @@ let package = Package(
     .target(
       name: "ExitCodeMap",
       dependencies: [
-        "CommandKit", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem",
+        "CommandKit", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskPairing",
+        "TaskSystem",
       ]
     ),
     // Every vector checker behind `taskkey vectors check` and the vector tests; not a library product, so no app
@@ -97,14 +104,15 @@ let package = Package(
     .target(
       name: "TaskKeyVectors",
       dependencies: [
-        "CZlib", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskSystem",
+        "CZlib", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments", "TaskPairing",
+        "TaskSystem",
       ]
     ),
     .target(
       name: "TaskKeyCLI",
       dependencies: [
         "CommandKit", "ExitCodeMap", "TaskCrypto", "TaskVault", "AssistantKeys", "BackupRules", "TaskAttachments",
-        "TaskSystem", "TaskKeyVectors",
+        "TaskPairing", "TaskSystem", "TaskKeyVectors",
       ]
     ),
     .executableTarget(
@@ -137,6 +145,10 @@ let package = Package(
     .testTarget(
       name: "TaskCryptoTests",
       dependencies: ["TaskCrypto", "TaskKeyTestSupport"]
+    ),
+    .testTarget(
+      name: "TaskPairingTests",
+      dependencies: ["TaskPairing", "TaskCrypto", "TaskSystem", "TaskKeyTestSupport"]
     ),
     .testTarget(
       name: "TaskAttachmentsTests",

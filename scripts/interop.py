@@ -308,6 +308,11 @@ def check_cpace_drift():
 # three files in Apps/Tasker/Vectors/ (which check_vectors does not walk).
 PLANS = load_script("plan-reader.py")
 
+# Pairing (docs/formats/pairing.md): scripts/pairing-peer.py, with CPace from
+# scripts/cpace-reader.py, pairs live with the binary as joiner and as offerer.
+PAIRING = load_script("pairing-peer.py")
+CHECKERS[("pairing", 1)] = lambda doc, name: PAIRING.check_vectors(doc, name, report)
+
 
 def check_vectors():
     unchecked = []
@@ -410,6 +415,9 @@ def main():
     check_binary(sys.argv[1])
     check_backup_binary(sys.argv[1])
     ATTACHMENTS.check_binary(sys.argv[1], report)
+    global passed, failed
+    paired, unpaired = PAIRING.run(sys.argv[1], lambda kid, key, text, context: seal(text, f"{kid:08x}", key, context))
+    passed, failed = passed + paired, failed + unpaired
     for name in unchecked:
         print(f"not cross-checked (no independent reader here yet): {name}")
     print(f"interop: {passed} passed, {failed} failed")

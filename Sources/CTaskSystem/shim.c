@@ -1,4 +1,7 @@
+#define _GNU_SOURCE
 #include "task_system.h"
+
+#include <sys/socket.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -117,4 +120,8 @@ int task_system_spawn_and_wait(const char *path, char *const argv[], char *const
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGQUIT, &old_quit, NULL);
   return result;
+}
+
+int task_system_accept_nonblocking(int listener) {
+  return accept4(listener, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 }

@@ -3,6 +3,7 @@ import BackupRules
 import CommandKit
 import TaskAttachments
 import TaskCrypto
+import TaskPairing
 import TaskSystem
 import TaskVault
 
@@ -114,13 +115,17 @@ extension AssistantKeyError: CommandFailure {
 
 extension SystemError: CommandFailure {
   /// Refusals are permissions (77), a missing file no input (66), an
-  /// existing one cannot-create (73); the rest are I/O (74).
+  /// existing one cannot-create (73), a bad address usage (64), a network
+  /// deadline unavailable (69); the rest (a peer that closed early too)
+  /// are I/O (74).
   public var exitCode: ExitCode {
     if isRefusal { return .permission }
     if isNotFound { return .noInput }
     if isAlreadyExisting { return .cannotCreate }
     if case .tooLarge = self { return .dataError }
     if case .runtimeDirectoryUnavailable = self { return .osError }
+    if case .invalidAddress = self { return .usage }
+    if case .timedOut = self { return .unavailable }
     return .ioError
   }
 
@@ -161,4 +166,36 @@ extension BackupError: CommandFailure {
 
   /// The error's description.
   public var message: String { description }
+}
+
+extension PairingError: CommandFailure {
+  /// A failed confirmation, a broken or aborted exchange and a tampered
+  /// channel are pairing failures (26); a code that does not read is a
+  /// data error (65), a version the peer speaks that this build does not
+  /// is 12; the network and crypto keep their own codes.
+  public var exitCode: ExitCode {
+    switch self {
+    case .confirmationFailed, .peerAborted, .protocolViolation, .channelTampered: return .pairingFailed
+    case .codeNotRead, .storeRefused: return .dataError
+    case .unsupportedVersion: return .unsupportedVersion
+    case .network(let error): return error.exitCode
+    case .crypto(let error): return error.exitCode
+    }
+  }
+
+  /// The error's description.
+  public var message: String { description }
+
+  /// What to do next: a new offer after a failed one; a retyped code.
+  public var hint: String? {
+    switch self {
+    case .confirmationFailed, .peerAborted(.confirmationFailed):
+      return "check the four words with the person at the other device, then run 'taskkey pair offer' again"
+    case .codeNotRead: return "type the four words the offering device shows, separated by spaces"
+    case .network(.timedOut):
+      return "run 'taskkey pair offer' again and join within its time; both devices must share a network"
+    case .unsupportedVersion: return "install the same taskkey version on both devices"
+    default: return nil
+    }
+  }
 }

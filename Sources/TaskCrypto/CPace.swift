@@ -124,6 +124,12 @@ public enum CPace {
     }
   }
 
+  /// `lv_cat(parts...)` of the draft: each part with its LEB128 length in
+  /// front, for an application's channel identifier (pairing's CI).
+  public static func lengthValueConcatenation(_ parts: [[UInt8]]) -> [UInt8] {
+    parts.flatMap { CPaceGroup.lengthPrefix($0.count) + $0 }
+  }
+
   static func checkInputs(prs: SecureBytes, ci: [UInt8], sid: [UInt8], ad: [UInt8]) throws {
     guard prs.count > 0 else { throw TaskCryptoError.cpaceInvalidInput("the PRS is empty") }
     guard prs.count <= maximumInputByteCount else {

@@ -39,6 +39,10 @@ public enum CLIError: Error, Equatable, CommandFailure {
   /// A sync bundle did not open with the passphrase given: it takes the
   /// passphrase of the vault that exported it.
   case wrongBundlePassphrase
+  /// `taskkey pair offer` found no local-network address to listen on.
+  case noLocalNetwork
+  /// A pairing code longer than any code, refused before it is read.
+  case codeTooLong(limit: Int)
 
   /// The one-line message after `taskkey: error: `.
   public var message: String {
@@ -61,6 +65,8 @@ public enum CLIError: Error, Equatable, CommandFailure {
     case .weakPassphrase(let reason): return "weak passphrase: \(reason); nothing was changed"
     case .binaryToTerminal(let what): return "refusing to write \(what) to a terminal"
     case .wrongBundlePassphrase: return "wrong passphrase for the sync bundle"
+    case .noLocalNetwork: return "this machine has no local-network address to offer on"
+    case .codeTooLong(let limit): return "the code is longer than \(limit) bytes; a code is four short words"
     }
   }
 
@@ -78,6 +84,8 @@ public enum CLIError: Error, Equatable, CommandFailure {
     case .passphraseMismatch, .weakPassphrase: return .passphraseRefused
     case .noTerminal: return .noTerminal
     case .wrongBundlePassphrase: return .wrongPassphrase
+    case .noLocalNetwork: return .unavailable
+    case .codeTooLong: return .dataError
     }
   }
 
@@ -95,6 +103,7 @@ public enum CLIError: Error, Equatable, CommandFailure {
     case .wrongBundlePassphrase:
       return "a bundle opens with the passphrase of the vault that exported it, as it was at export, "
         + "not with this vault's own"
+    case .noLocalNetwork: return "connect to the network both devices share, or give --listen ADDR:PORT"
     default: return nil
     }
   }

@@ -13,7 +13,7 @@ public enum TaskKeyMain {
   static let commands: [any CommandDeclaration.Type] = [
     SealCommand.self, OpenCommand.self, KeygenCommand.self,
     InitCommand.self, UnlockCommand.self, LockCommand.self, StatusCommand.self, PassphraseCommand.self,
-    ItemCommand.self, SyncCommand.self, KeysCommand.self, RotateCommand.self, PromoteCommand.self,
+    ItemCommand.self, SyncCommand.self, PairCommand.self, KeysCommand.self, RotateCommand.self, PromoteCommand.self,
     RewrapCommand.self, RetireCommand.self,
     MintCommand.self, VerifyCommand.self, RevokeCommand.self, ListCommand.self,
     BackupCommand.self, DoctorCommand.self, AttachCommand.self, VectorsCommand.self, CompletionCommand.self,
@@ -24,7 +24,8 @@ public enum TaskKeyMain {
   /// own. Building every earlier command's spec cost each process ~0.1 ms
   /// (issue 14, goal 6).
   static let commandNames = [
-    "seal", "open", "keygen", "init", "unlock", "lock", "status", "passphrase", "item", "sync", "keys", "rotate",
+    "seal", "open", "keygen", "init", "unlock", "lock", "status", "passphrase", "item", "sync", "pair", "keys",
+    "rotate",
     "promote", "rewrap", "retire", "mint", "verify", "revoke", "list", "backup", "doctor", "attach", "vectors",
     "completion",
   ]

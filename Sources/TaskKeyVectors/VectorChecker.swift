@@ -148,6 +148,7 @@ public enum VectorCheck {
     SyncImportVectorChecker.self, WycheproofHKDFVectorChecker.self, AttachmentVectorChecker.self,
     CobblestoneVectorChecker.self, UnlockSessionVectorChecker.self, PassphraseVectorChecker.self,
     CPaceVectorChecker.self,
+    PairingVectorChecker.self,
   ]
 
   /// Every format name this build checks.

@@ -24,6 +24,13 @@ public enum SystemError: Error, Equatable, Sendable {
   case tooLarge(path: String, byteCount: Int, limit: Int)
   /// The in-memory runtime directory for session keys cannot be used.
   case runtimeDirectoryUnavailable(reason: String)
+  /// Text that is not an IP address literal with a port.
+  case invalidAddress(text: String, reason: String)
+  /// A network operation (`accept`, `connect`, `receive`, `send`) did not
+  /// finish before its deadline.
+  case timedOut(operation: String, peer: String)
+  /// The peer closed the connection before the bytes expected arrived.
+  case connectionClosed(peer: String)
 
   /// The path the error is about (empty when it is about no path).
   public var path: String {
@@ -31,7 +38,7 @@ public enum SystemError: Error, Equatable, Sendable {
     case .failed(_, let path, _), .loosePermissions(let path, _, _), .notOwner(let path),
       .untrustedSymlink(let path), .wrongFileType(let path, _), .tooLarge(let path, _, _):
       return path
-    case .runtimeDirectoryUnavailable: return ""
+    case .runtimeDirectoryUnavailable, .invalidAddress, .timedOut, .connectionClosed: return ""
     }
   }
 
@@ -40,7 +47,7 @@ public enum SystemError: Error, Equatable, Sendable {
   public var isRefusal: Bool {
     switch self {
     case .loosePermissions, .notOwner, .untrustedSymlink, .wrongFileType: return true
-    case .failed, .tooLarge, .runtimeDirectoryUnavailable: return false
+    case .failed, .tooLarge, .runtimeDirectoryUnavailable, .invalidAddress, .timedOut, .connectionClosed: return false
     }
   }
 
@@ -82,6 +89,10 @@ extension SystemError: CustomStringConvertible {
     case .tooLarge(let path, let count, let limit):
       return "'\(path)' holds \(count) bytes or more, above the limit of \(limit) bytes"
     case .runtimeDirectoryUnavailable(let reason): return reason
+    case .invalidAddress(let text, let reason): return "'\(text)' is not an address to use: \(reason)"
+    case .timedOut(let operation, let peer):
+      return peer.isEmpty ? "\(operation) timed out" : "\(operation) with \(peer) timed out"
+    case .connectionClosed(let peer): return "\(peer) closed the connection early"
     }
   }
 

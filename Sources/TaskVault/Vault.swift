@@ -127,6 +127,23 @@ public final class Vault: @unchecked Sendable {
   static func create(
     at directory: String, passphrase: SecureBytes, preset: KDFPreset, environment: VaultEnvironment
   ) throws -> Vault {
+    try writeNew(at: directory, passphrase: passphrase, preset: preset, environment: environment) {
+      StoreContents(
+        keyring: Keyring(
+          primary: NoteKey(
+            id: KeyID(rawValue: environment.randomBytes(4).reduce(0) { $0 << 8 | UInt32($1) }),
+            key: try environment.randomKey())), items: [])
+    }
+  }
+
+  /// Writes a new vault whose synchronisable store is `store()` (made
+  /// under the vault's lock, after the checks): the directory and
+  /// `device-only/` first, `vault.tkv` last and whole, so a process killed
+  /// on the way leaves no vault.
+  static func writeNew(
+    at directory: String, passphrase: SecureBytes, preset: KDFPreset, environment: VaultEnvironment,
+    unlocking: Bool = false, store: () throws -> StoreContents
+  ) throws -> Vault {
     try VaultCodec.checkPassphrase(passphrase)
     let parameters = preset == .fastTestOnly ? VaultKDF.fastTestParameters : try VaultKDF.calibrate()
     let vault = try prepareNew(at: directory, environment: environment)
@@ -135,9 +152,8 @@ public final class Vault: @unchecked Sendable {
     try vault.refuseExistingVault()
     try hardenProcess()
     let syncKey = try environment.randomKey()
-    let noteKey = NoteKey(
-      id: KeyID(rawValue: environment.randomBytes(4).reduce(0) { $0 << 8 | UInt32($1) }),
-      key: try environment.randomKey())
+    // Made here, in this order, so the deterministic vector generator draws the same bytes as before.
+    let contents = try store()
     var file = VaultFile(
       vaultID: environment.randomBytes(16), preset: preset, kdf: parameters,
       salt: environment.randomBytes(PasswordKDF.saltByteCount), created: environment.now(),
@@ -146,8 +162,10 @@ public final class Vault: @unchecked Sendable {
     file.wrapped = try vault.wrap(syncKey, in: file, passphrase: passphrase)
     try vault.prepareDeviceOnlyDirectory()
     let keys = try VaultKeys(sync: syncKey, vaultID: file.vaultID)
-    try vault.seal(StoreContents(keyring: Keyring(primary: noteKey), items: []), into: &file, keys: keys, generation: 1)
+    try vault.seal(contents, into: &file, keys: keys, generation: 1)
     try vault.commit(file, keys: keys)
+    // With the keys in hand, the unlock session starts without a second KDF.
+    if unlocking { try vault.session.begin(file: file, keys: keys, for: nil) }
     return vault
   }
 

@@ -76,6 +76,10 @@ struct ExitCodeTests {
     expect(74, "a directory read as a bundle", try vault.run(["sync", "import", home.path("")]))
     expect(19, "a missing item", try vault.run(["item", "get", "no/such/item"]))
     expect(
+      69, "a pairing offer nobody joined",
+      try vault.run(["pair", "offer", "--listen", "127.0.0.1:0", "--wait", "1s", "-q"]))
+    expect(26, "a pairing peer that aborts", try PairingPeer.abortingJoin(home: home.path("joiner")))
+    expect(
       41, "a weak new passphrase",
       try vault.run(
         ["passphrase", "--passphrase-file", vault.passphraseFile, "--new-passphrase-fd", "0"], text: "short\n"))

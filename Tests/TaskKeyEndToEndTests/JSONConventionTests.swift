@@ -104,6 +104,21 @@ struct JSONConventionTests {
     _ = try run(
       ["init"], ["--kdf", "fast-test-only", "--accept-weak-passphrase"] + passphrase + ["--locked"], home: second)
 
+    // Pairing: join prints one object; offer is a stream of one object per event (rule 2).
+    let pairing = try PairingPeer.pair(offering: vault.directory, joining: home.path("paired"))
+    checked.formUnion([["pair", "offer"], ["pair", "join"]])
+    _ = try Self.check(pairing.join, ["pair", "join"], fields: table[["pair", "join"]])
+    #expect(pairing.offerStatus == 0, "pair offer: \(pairing.offerErrors)")
+    let offerFields = Set(try #require(table[["pair", "offer"]]))
+    var events: [String] = []
+    for line in pairing.offerLines {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+      #expect(Set(object.keys).isSubset(of: offerFields), "pair offer: \(object.keys.sorted())")
+      #expect(Self.breaks(object) == [] && Self.unsortedObjects(line) == [], "pair offer")
+      events.append(object["event"] as? String ?? "")
+    }
+    #expect(events == ["offer", "connected", "confirmed", "paired"])
+
     let offered = try CompletionCommandTests.commandPaths().filter { $0.options.contains("--json") }.map(\.path)
     #expect(Set(offered) == checked, "commands with --json that this test does not run, or runs without --json")
     #expect(Set(table.keys) == checked, "docs/json-output.md's taskkey rows differ from the commands")

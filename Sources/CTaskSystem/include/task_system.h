@@ -44,4 +44,10 @@ int task_system_ends_on_signal(int signo);
 /// errno value of the call that failed.
 int task_system_spawn_and_wait(const char *path, char *const argv[], char *const envp[], int *status);
 
+/// accept4(2) on `listener` with SOCK_CLOEXEC and SOCK_NONBLOCK, so the
+/// new descriptor is never inherited by a child, not even for a moment
+/// (accept4 is not in Glibc's Swift module). Returns the descriptor, or
+/// -1 with errno set.
+int task_system_accept_nonblocking(int listener);
+
 #endif

@@ -16,7 +16,7 @@ public struct ExitCodeUsers: OptionSet, Sendable {
 /// means one thing in `taskkey` and in `tasker`, and each program lists
 /// the codes it returns (`users`). Codes 64 and up follow BSD
 /// `sysexits.h`; 10 to 19 are cryptographic, vault and lookup outcomes; 20
-/// to 25 assistant keys and the note key; 30 vectors; 40 and 41 passphrase
+/// to 25 assistant keys and the note key; 26 pairing; 30 vectors; 40 and 41 passphrase
 /// entry; 50 to 53 Tasker's database and gate; 56 to 60 planning providers. Both `--help` texts, both
 /// man pages, README.md, Apps/Tasker/README.md and SECURITY.md §11 are
 /// printed from or checked against this table by the tests.
@@ -61,6 +61,11 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   /// The vault's primary note key changed while a value was sealed
   /// (`taskkey rotate` during the command); nothing was stored.
   case keyChanged = 25
+  /// Pairing failed: key confirmation did not verify (a wrong code, or a
+  /// message changed on the way), the peer broke the protocol or aborted,
+  /// or the channel was tampered with; the offer has ended and no vault
+  /// was written.
+  case pairingFailed = 26
   /// `vectors check` found a case that did not give its expected outcome.
   case vectorsFailed = 30
   /// A passphrase is needed and there is no terminal to ask for it.
@@ -101,8 +106,9 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   case noInput = 66
   /// A service the command needs is unavailable: the HTTP server could
   /// not listen, a planning provider could not be reached (no connection,
-  /// a timeout, a failed TLS check, a redirect), or the editor could not
-  /// start or did not exit 0.
+  /// a timeout, a failed TLS check, a redirect), a pairing peer did not
+  /// connect or answer in time, or the editor could not start or did not
+  /// exit 0.
   case unavailable = 69
   /// An internal error: a bug or a failed library call.
   case software = 70
@@ -121,14 +127,14 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   /// Which programs return this code.
   public var users: ExitCodeUsers {
     switch self {
-    case .wrongPassphrase, .vectorsFailed, .noTerminal, .passphraseRefused: return .taskkey
+    case .wrongPassphrase, .vectorsFailed, .noTerminal, .passphraseRefused, .pairingFailed: return .taskkey
     case .keyChanged, .databaseTooNew, .databaseBusy, .databaseError, .gateRefused, .providerNotConfirmed,
-      .providerKeyRejected, .providerRateLimited, .providerFailed, .providerAnswerRefused, .unavailable:
+      .providerKeyRejected, .providerRateLimited, .providerFailed, .providerAnswerRefused:
       return .tasker
     case .success, .authenticationFailed, .unknownKey, .unsupportedVersion, .vaultLocked, .tampered, .vaultNotFound,
       .keyInUse, .doctorProblems, .notFound, .malformedAssistantKey, .assistantKeyChecksum, .unknownAssistantKey,
       .revokedAssistantKey, .expiredAssistantKey, .usage, .dataError, .noInput, .software, .osError, .cannotCreate,
-      .ioError, .permission:
+      .ioError, .permission, .unavailable:
       return .both
     }
   }
@@ -153,6 +159,7 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .revokedAssistantKey: return "assistant key revoked"
     case .expiredAssistantKey: return "assistant key expired"
     case .keyChanged: return "the primary note key changed during the command; nothing stored, run it again"
+    case .pairingFailed: return "pairing failed: wrong code, tampered connection or a refused message; offer ended"
     case .vectorsFailed: return "vectors check: at least one vector failed"
     case .noTerminal: return "a passphrase is needed and there is no terminal; use --passphrase-file or --passphrase-fd"
     case .passphraseRefused: return "passphrase refused: empty, too long, entries differ, or weak and not accepted"
@@ -169,7 +176,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input or a refused value: bad base64, truncated, too large, not UTF-8"
     case .noInput: return "an input file or the database does not exist or cannot be opened"
-    case .unavailable: return "the HTTP server could not listen, a provider could not be reached, or the editor failed"
+    case .unavailable:
+      return "a server could not listen, a provider or pairing peer could not be reached in time, or the editor failed"
     case .software: return "internal error"
     case .osError: return "the system refused a resource (locked memory, process hardening)"
     case .cannotCreate: return "will not overwrite: the output file, vault or assistant's key exists already"
