@@ -108,7 +108,8 @@ for target in "${targets[@]}"; do
       build backup-file Fuzz/FuzzBackupFile.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules
       seed backup-file '[open(f, "rb").read() for f in glob.glob("Vectors/backup-v1/*")]' ;;
     json-lines)
-      build json-lines Fuzz/FuzzJSONLines.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments CommandKit ExitCodeMap \
+      build json-lines Fuzz/FuzzJSONLines.swift TaskSystem TaskCrypto TaskVault AssistantKeys BackupRules TaskAttachments TaskPairing \
+        CommandKit ExitCodeMap \
         TaskKeyVectors TaskKeyCLI
       seed json-lines '[b"tc1.0a0b0c0d:AAAA\nplain\n", b"{\"v\": \"tc1.0a0b0c0d:AA==\", \"c\": \"note/1\"}\n{\"v\": null, \"c\": \"x\"}"]' ;;
     attachment)
