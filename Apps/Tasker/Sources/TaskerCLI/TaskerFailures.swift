@@ -21,7 +21,7 @@ extension TaskerError: CommandFailure {
     case .receiptHeadKeyUnusable: return .tampered
     case .invalidValue, .attachmentRefused, .receiptInvalid, .approvalInvalid, .rangeNotSatisfiable: return .dataError
     case .receiptNotFound: return .notFound
-    case .notUndoable, .alreadyUndone: return .gateRefused
+    case .notUndoable, .alreadyUndone, .approvalQueueFull: return .gateRefused
     case .vaultLocked: return .vaultLocked
     case .vaultNotFound, .noVaultLocation: return .vaultNotFound
     case .vault(let inner): return inner.exitCode
@@ -52,16 +52,18 @@ extension GateError: CommandFailure {
     case .keyFileMissing: return .noInput
     case .approvalNotFound, .receiptNotFound: return .notFound
     case .approvalNotPending, .approvalUnreadable, .keyNoLongerValid, .notUndoable, .alreadyUndone: return .gateRefused
-    case .store(let inner): return inner.exitCode
+    case .store(let inner), .approvedCallFailed(_, _, let inner): return inner.exitCode
     case .receiptMalformed: return .dataError
     case .receiptUnsupportedVersion: return .unsupportedVersion
     }
   }
 
-  /// None.
+  /// The store failure's hint, for a store failure; else none.
   public var hint: String? {
-    if case .store(let inner) = self { return inner.hint }
-    return nil
+    switch self {
+    case .store(let inner), .approvedCallFailed(_, _, let inner): return inner.hint
+    default: return nil
+    }
   }
 }
 

@@ -86,13 +86,15 @@ extension TaskStore {
   /// `restore-task:<id>`), the copy and the delete are one transaction.
   /// Needs no key.
   ///
-  /// Runs in its own transaction, then purges the copies beyond
-  /// `maximumKeptChanges` (removing their files): call it on its own, not
-  /// inside `inOneTransaction`.
+  /// Runs in its own transaction, or in the caller's (the gate's, for an
+  /// assistant's delete), then purges the copies beyond
+  /// `maximumKeptChanges`, whose files are removed only once that
+  /// transaction commits.
   ///
   /// - Parameters:
   ///   - id: the task.
-  ///   - author: who records it; `.user` for `tasker delete`.
+  ///   - author: who records it; `.user` for `tasker delete`, the gate's
+  ///     author (decision `allow` or `approved`) for a call it runs.
   /// - Returns: the stored receipt; `tasker undo r<id>` undoes it.
   /// - Throws: `TaskerError.notFound`, `.attachmentRefused` (a row whose
   ///   file is not a name Tasker makes: nothing is changed), `.database`.
@@ -278,8 +280,8 @@ extension TaskStore {
   /// - Throws: `TaskerError.database` (nothing is purged then).
   @discardableResult
   public func purgeUndoHistory(keepingNewest: Int = 0) throws -> Int {
-    var removed: [String] = []
     let purged = try connection.transaction { () -> Int in
+      var removed: [String] = []
       let receipts = try connection.prepare(
         """
         SELECT receipt FROM (SELECT receipt FROM gate_undo_tasks UNION SELECT receipt FROM gate_undo_pages)
@@ -293,9 +295,15 @@ extension TaskStore {
           try connection.prepare("DELETE FROM \(table) WHERE receipt = ?").run([.integer(receipt)])
         }
       }
+      // Once committed (at once when this is its own transaction): inside
+      // a caller's, a rollback keeps the rows and so must keep the files.
+      let names = removed
+      connection.afterCommit { [weak self] in
+        guard let self else { return }
+        for file in names { self.files.remove(self.attachmentsDirectory + "/" + file) }
+      }
       return receipts.count
     }
-    for file in removed { files.remove(attachmentsDirectory + "/" + file) }
     if purged > 0 { try connection.truncateLog() }
     return purged
   }

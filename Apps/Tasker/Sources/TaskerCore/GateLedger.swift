@@ -97,6 +97,31 @@ extension TaskStore {
     try connection.transaction(body)
   }
 
+  /// Runs `body` inside the caller's transaction so that its failure can
+  /// still be recorded there: when it throws a `TaskerError`, everything
+  /// it wrote is rolled back to before it (a savepoint) and the error is
+  /// returned, the transaction still open.
+  ///
+  /// - Returns: what `body` returned, or the `TaskerError` it threw.
+  /// - Throws: any other error `body` throws, `TaskerError.database` when
+  ///   the savepoint cannot be made or rolled back.
+  public func attempt<Success>(_ body: () throws -> Success) throws -> Result<Success, TaskerError> {
+    var failure: TaskerError?
+    do {
+      return .success(
+        try connection.savepoint {
+          do {
+            return try body()
+          } catch let error as TaskerError {
+            failure = error
+            throw error
+          }
+        })
+    } catch let error as TaskerError where failure == error {
+      return .failure(error)
+    }
+  }
+
   /// Appends a receipt, stamped now.
   ///
   /// - Returns: the stored receipt with its id and time.
@@ -199,9 +224,11 @@ extension TaskStore {
   /// - Throws: `TaskerError.database`.
   public func actionCount(keyID: AssistantKeyID, since: Int64) throws -> Int {
     // The decisions of a call that ran, bound as parameters: no decision word in the SQL.
-    let ran: [ReceiptDecision] = [.allow, .approved]
+    // A call that ran and failed counts too: failing calls cannot write
+    // receipts past the budget.
+    let ran: [ReceiptDecision] = [.allow, .approved, .failed]
     let count = try connection.prepare(
-      "SELECT count(*) FROM gate_receipts WHERE key_id = ? AND at >= ? AND decision IN (?, ?)"
+      "SELECT count(*) FROM gate_receipts WHERE key_id = ? AND at >= ? AND decision IN (?, ?, ?)"
     ).first([.text(keyID.text), .integer(since)] + ran.map { .text($0.rawValue) }) { $0.integer(0) }
     return Int(count ?? 0)
   }
@@ -227,17 +254,31 @@ extension TaskStore {
     return (Int(load?.0 ?? 0), Int(load?.1 ?? 0))
   }
 
+  /// The `cap` of `TaskerError.approvalQueueFull` for the count cap.
+  public static let pendingApprovalsCapName = "pending-approvals"
+  /// The `cap` of `TaskerError.approvalQueueFull` for the bytes cap.
+  public static let pendingArgumentBytesCapName = "pending-argument-bytes"
+
   /// Queues a call for approval; its arguments are sealed under
-  /// `approval/<id>/arguments` when encryption is on.
+  /// `approval/<id>/arguments` when encryption is on. Both per-key caps
+  /// are enforced here, in the write transaction that queues: at most
+  /// `pendingApprovalCap` waiting calls and `pendingArgumentBytesCap`
+  /// bytes of their arguments as stored, this call's included.
   ///
   /// - Returns: the queued approval.
-  /// - Throws: the key source's errors (nothing written), `TaskerError.database`.
+  /// - Throws: `TaskerError.approvalQueueFull` (nothing written), the key
+  ///   source's errors (nothing written), `TaskerError.database`.
   public func enqueueApproval(
     keyID: AssistantKeyID, assistant: String, tool: GateTool, arguments: String, reason: AskReason, summary: String
   ) throws -> GateApproval {
     try prepareToSeal(arguments)
     let at = Self.now()
-    let id = try connection.transaction { () -> Int64 in
+    // A savepoint: a cap found passed after the row is written takes the row back.
+    let id = try connection.savepoint { () -> Int64 in
+      let load = try pendingApprovalLoad(keyID: keyID)
+      guard load.count < Self.pendingApprovalCap else {
+        throw TaskerError.approvalQueueFull(cap: Self.pendingApprovalsCapName, limit: Self.pendingApprovalCap)
+      }
       try connection.prepare(
         """
         INSERT INTO gate_approvals (at, key_id, assistant, tool, arguments, reason, summary, status)
@@ -249,6 +290,10 @@ extension TaskStore {
       ])
       let id = connection.lastInsertedRowID
       let stored = try storedBody(arguments, context: Self.approvalContext(id))
+      guard load.bytes + stored.utf8.count <= Self.pendingArgumentBytesCap else {
+        throw TaskerError.approvalQueueFull(
+          cap: Self.pendingArgumentBytesCapName, limit: Self.pendingArgumentBytesCap)
+      }
       try connection.prepare("UPDATE gate_approvals SET arguments = ? WHERE id = ?").run([.text(stored), .integer(id)])
       return id
     }

@@ -84,6 +84,10 @@ public enum TaskerError: Error, Equatable, Sendable {
   case notUndoable(receipt: Int64, reason: String)
   /// The receipt was already undone, by receipt `by`.
   case alreadyUndone(receipt: Int64, by: Int64)
+  /// Queueing a call would pass a per-key cap on waiting approvals:
+  /// `cap` is `pending-approvals` (`limit` calls) or
+  /// `pending-argument-bytes` (`limit` bytes as stored); nothing was queued.
+  case approvalQueueFull(cap: String, limit: Int)
   /// `attach get --out PATH`: something exists at `path` already; nothing
   /// was written or replaced.
   case outputExists(path: String)
@@ -138,6 +142,9 @@ extension TaskerError: CustomStringConvertible {
     case .receiptNotFound(let id): return "no receipt r\(id)"
     case .notUndoable(let id, let reason): return "receipt r\(id) cannot be undone: \(reason)"
     case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
+    case .approvalQueueFull(let cap, let limit):
+      let what = cap == TaskStore.pendingApprovalsCapName ? "\(limit) waiting approvals" : "2 MiB of waiting arguments"
+      return "refused: this key's approval queue is full (\(what)); the user must approve or deny first"
     case .outputExists(let path): return "'\(path)' already exists; refusing to overwrite it"
     }
   }

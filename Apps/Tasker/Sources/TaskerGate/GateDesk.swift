@@ -4,7 +4,8 @@ import FoundationEssentials
 import TaskerCore
 
 /// The user's side of the gate: approve or deny queued calls, and undo an
-/// addition or a completion from its receipt. Each leaves a receipt of
+/// addition, a completion or a delete (the user's or an assistant's) from
+/// its receipt. Each leaves a receipt of
 /// its own, in the same transaction as its change.
 public struct GateDesk {
   /// Checks, at approval time, that the key that asked is still valid.
@@ -34,7 +35,9 @@ public struct GateDesk {
   ///     approval then stays pending and nothing runs.
   /// - Returns: the receipt of the run.
   /// - Throws: `GateError.approvalNotFound`, `.approvalNotPending`,
-  ///   `.keyNoLongerValid` (from `checkKey`), `.approvalUnreadable`, `.store`.
+  ///   `.keyNoLongerValid` (from `checkKey`), `.approvalUnreadable`, `.store`;
+  ///   `.approvedCallFailed` when the call ran and the store refused it:
+  ///   nothing changed, the approval is decided and a `failed` receipt says so.
   public func approve(_ id: Int64, checkKey: KeyCheck) throws -> GateReceipt {
     let approval = try pending(id)
     try checkKey(approval.keyID)
@@ -47,17 +50,26 @@ public struct GateDesk {
     } catch {
       throw GateError.approvalUnreadable(id)
     }
-    let executor = GateExecutor(store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone))
-    return try storeCall {
+    let author = ReceiptAuthor(
+      actor: .assistant, keyID: approval.keyID, assistant: approval.assistant, decision: .approved, approval: id)
+    let executor = GateExecutor(
+      store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone), author: author)
+    let ran = try storeCall {
       try store.inOneTransaction {
         guard try store.resolveApproval(id: id, approved: true) else { throw GateError.approvalNotPending(id) }
-        let outcome = try executor.run(call)
-        return try store.appendReceipt(
-          GateReceipt(
+        // A failure in the store rolls the run back and leaves a `failed`
+        // receipt; the approval stays decided.
+        return try GateFailure.run(
+          call, store: store,
+          receipt: GateReceipt(
             actor: .assistant, keyID: approval.keyID, assistant: approval.assistant, tool: call.tool,
-            decision: .approved, target: outcome.target, summary: outcome.summary, undo: outcome.undo,
-            approval: id))
+            decision: .approved, target: "", summary: "", approval: id)
+        ) { try executor.run(call) }
       }
+    }
+    switch ran {
+    case .success(let (_, written)): return written
+    case .failure(let failed): throw GateError.approvedCallFailed(id, receipt: failed.receipt.id, failed.error)
     }
   }
 

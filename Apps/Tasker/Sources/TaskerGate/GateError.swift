@@ -49,6 +49,9 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
   case alreadyUndone(Int64, by: Int64)
   /// The store failed.
   case store(TaskerError)
+  /// An approved call ran and the store refused it: nothing changed, the
+  /// approval is decided, and receipt `receipt` (decision `failed`) says so.
+  case approvedCallFailed(Int64, receipt: Int64, TaskerError)
   /// A receipt object breaks a rule of its format; the reason names it.
   case receiptMalformed(String)
   /// A receipt object names a format version this build does not read.
@@ -98,6 +101,8 @@ public enum GateError: Error, Equatable, Sendable, CustomStringConvertible {
     case .notUndoable(let id, let reason): return "receipt r\(id) cannot be undone: \(reason)"
     case .alreadyUndone(let id, let by): return "receipt r\(id) was already undone by r\(by)"
     case .store(let error): return error.description
+    case .approvedCallFailed(let id, let receipt, let error):
+      return "approval #\(id) ran and failed, nothing was changed (receipt r\(receipt)): \(error.description)"
     case .receiptMalformed(let reason): return "malformed receipt: \(reason)"
     case .receiptUnsupportedVersion(let version): return "receipt format version \(version) is not supported; 1 is"
     }

@@ -8,6 +8,10 @@ import TaskerCore
 struct GateExecutor {
   let store: TaskStore
   let today: CalendarDate
+  /// Who an acting call's receipt names, with its decision (`allow`, or
+  /// `approved` with the approval): a delete writes its receipt itself,
+  /// bound to the copy it keeps.
+  let author: ReceiptAuthor
   /// Whether the caller may read contexts (trusted mode, or a key with
   /// `notes:read`): only then does a search match on them. False unless
   /// said, so an executor made without it searches titles only.
@@ -19,6 +23,9 @@ struct GateExecutor {
     var summary: String
     var target: String = ""
     var undo: ReceiptUndo?
+    /// The receipt the run wrote itself (a delete, whose kept copy names
+    /// it), in the caller's transaction; nil when the caller writes it.
+    var receipt: GateReceipt?
   }
 
   func run(_ call: GateCall) throws -> Outcome {
@@ -59,10 +66,12 @@ struct GateExecutor {
         content: ["task": planning(after)], summary: "completed task \(id) '\(after.title)'", target: "task/\(id)",
         undo: before.status == .open ? ReceiptUndo(.reopenTask, id) : nil)
     case .deleteTask(let id):
-      let task = try store.task(id: id)
-      try store.deleteTask(id: id)
+      // Undoable as the user's own delete: the row (notes as stored, never
+      // opened) and its attachments are kept, bound to this receipt.
+      let written = try store.deleteTask(id: id, keepingCopyAs: author)
       return Outcome(
-        content: ["deleted": .integer(id)], summary: "deleted task \(id) '\(task.title)'", target: "task/\(id)")
+        content: ["deleted": .integer(id)], summary: written.summary, target: written.target, undo: written.undo,
+        receipt: written)
     case .addPage(let title, let body):
       let page = try store.addPage(title: title, body: body)
       return Outcome(

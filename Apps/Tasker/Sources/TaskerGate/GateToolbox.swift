@@ -91,7 +91,9 @@ public final class GateToolbox: AssistantToolProvider {
   public func callTool(name: String, arguments: [String: JSONValue]) throws(MCPError) -> MCPToolResult {
     let call = try GateCall.parse(tool: name, arguments: arguments)
     do {
-      if call.touchesNotes, let vaultCheck { try vaultCheck.requireUnlocked() }
+      // An acting call checks the vault when it runs (`allow`), so a
+      // locked vault leaves its `failed` receipt.
+      if call.touchesNotes, !call.action.acts, let vaultCheck { try vaultCheck.requireUnlocked() }
       // A read is admitted (its budget counted, its tally written) in one
       // short write transaction of its own, then runs outside it.
       if !call.action.acts, let refused = try store.inOneLightTransaction({ try admitRead(call) }) { throw refused }
@@ -142,13 +144,18 @@ public final class GateToolbox: AssistantToolProvider {
     case .allow:
       return .result(try allow(call))
     case .ask(let reason):
-      let queued = JSONValue.object(arguments)
-      if let full = try queueCapReached(adding: queued.text) {
-        // The cap is counted in this write transaction.
+      do {
+        return .result(try ask(call, arguments: .object(arguments), reason: reason))
+      } catch let error as TaskerError {
+        // The caps are counted by the ledger in this write transaction, which
+        // queued nothing; the refusal leaves its receipt here.
+        guard case .approvalQueueFull(let cap, let limit) = error else { throw error }
+        let full = MCPError(
+          code: MCPError.refusedCode, message: error.description,
+          data: ["cap": .string(cap), "limit": .integer(Int64(limit))])
         try recordRefusal(tool: call.tool, .queueFull, summary: "refused: " + full.message)
         return .queueFull(full)
       }
-      return .result(try ask(call, arguments: queued, reason: reason))
     case .refuse(let reason):
       if action.acts { try recordRefusal(tool: call.tool, reason.receiptRefusal, summary: "refused") }
       return .refused(reason)
@@ -156,40 +163,30 @@ public final class GateToolbox: AssistantToolProvider {
   }
 
   private func allow(_ call: GateCall) throws -> MCPToolResult {
-    var executor = GateExecutor(store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone))
+    var executor = GateExecutor(
+      store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone), author: author(.allow))
     executor.mayReadContexts = caller == .trusted || identity.grants.contains(.notesRead)
     guard call.action.acts else {
       let outcome = try executor.run(call)
       return MCPToolResult(content: outcome.content, summary: outcome.summary)
     }
-    return try store.inOneTransaction {
-      let outcome = try executor.run(call)
-      var stored = receipt(tool: call.tool, decision: .allow, summary: outcome.summary)
-      stored.target = outcome.target
-      stored.undo = outcome.undo
-      let written = try store.appendReceipt(stored)
+    // A failure in the store rolls the run back and leaves a `failed`
+    // receipt in this same transaction (GateFailure).
+    let ran = try store.inOneTransaction {
+      try GateFailure.run(call, store: store, receipt: receipt(tool: call.tool, decision: .allow, summary: "")) {
+        if call.touchesNotes { try vaultCheck?.requireUnlocked() }
+        return try executor.run(call)
+      }
+    }
+    switch ran {
+    case .success(let (outcome, written)):
       return MCPToolResult(content: Self.withReceipt(outcome.content, written.id), summary: outcome.summary)
+    case .failure(let failed):
+      let message = Self.assistantMessage(for: failed.error)
+      return MCPToolResult(
+        content: ["error": .string(message), "receipt": .string("r\(failed.receipt.id)")], summary: message,
+        isError: true)
     }
-  }
-
-  /// The refusal when queueing `arguments` would pass a per-key cap on
-  /// waiting approvals (`TaskStore.pendingApprovalCap` calls or
-  /// `.pendingArgumentBytesCap` bytes), else nil.
-  private func queueCapReached(adding arguments: String) throws -> MCPError? {
-    guard let keyID = identity.keyID else { return nil }
-    let load = try store.pendingApprovalLoad(keyID: keyID)
-    let cap: (name: String, limit: Int, text: String)
-    if load.count >= TaskStore.pendingApprovalCap {
-      cap = ("pending-approvals", TaskStore.pendingApprovalCap, "\(TaskStore.pendingApprovalCap) waiting approvals")
-    } else if load.bytes + arguments.utf8.count > TaskStore.pendingArgumentBytesCap {
-      cap = ("pending-argument-bytes", TaskStore.pendingArgumentBytesCap, "2 MiB of waiting arguments")
-    } else {
-      return nil
-    }
-    return MCPError(
-      code: MCPError.refusedCode,
-      message: "refused: this key's approval queue is full (\(cap.text)); the user must approve or deny first",
-      data: ["cap": .string(cap.name), "limit": .integer(Int64(cap.limit))])
   }
 
   private func ask(_ call: GateCall, arguments: JSONValue, reason: AskReason) throws -> MCPToolResult {
@@ -213,6 +210,14 @@ public final class GateToolbox: AssistantToolProvider {
           "receipt": .string("r\(written.id)"),
         ], summary: text)
     }
+  }
+
+  /// The caller as the author of an undoable change's receipt.
+  func author(_ decision: ReceiptDecision) -> ReceiptAuthor {
+    let isAssistant = caller != .trusted
+    return ReceiptAuthor(
+      actor: isAssistant ? .assistant : .trusted, keyID: isAssistant ? identity.keyID : nil,
+      assistant: isAssistant ? identity.name : nil, decision: decision)
   }
 
   func receipt(tool: GateTool, decision: ReceiptDecision, summary: String) -> GateReceipt {

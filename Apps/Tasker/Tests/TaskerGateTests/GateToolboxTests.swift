@@ -56,10 +56,10 @@ final class GateToolboxTests: XCTestCase {
     XCTAssertEqual(try store.tasks(.all).count, 1)
   }
 
-  func testAFailedActionLeavesNeitherChangeNorReceipt() throws {
+  func testAFailedActionChangesNothingAndLeavesAFailedReceipt() throws {
     let result = try call(toolbox(), "complete_task", ["id": 42])
     XCTAssertTrue(result.isError)
-    XCTAssertEqual(try store.receipts(), [])
+    XCTAssertEqual(try store.receipts().map(\.decision), [.failed])
   }
 
   func testPlanningFieldsOnlyWithoutTheNotesGrant() throws {

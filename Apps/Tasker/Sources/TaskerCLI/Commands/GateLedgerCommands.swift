@@ -59,7 +59,8 @@ struct ReceiptsCommand: Command {
 }
 
 /// `tasker undo ID` reopens a done task; `tasker undo rN` undoes what
-/// receipt N recorded (an addition or a completion).
+/// receipt N recorded (an addition, a completion, or a delete or edit
+/// that kept a copy).
 struct UndoCommand: Command {
   static let purge = OptionSpec.flag(
     "--purge",
@@ -67,20 +68,22 @@ struct UndoCommand: Command {
       + "those changes can no longer be undone.")
   static let spec = CommandSpec(
     name: "undo",
-    abstract: "Undo a change from its receipt (rN): your deletes and edits, assistants' additions and completions.",
+    abstract:
+      "Undo a change from its receipt (rN): your deletes and edits, assistants' additions, completions and deletes.",
     arguments: [
       ArgumentSpec(
         name: "ID|rN", kind: .receiptID,
         help: "A receipt ('tasker receipts'; 'tasker delete' and 'tasker edit' print theirs): restore the task or page "
-          + "deleted, put back the fields an edit changed, delete the task or page an assistant added, or reopen the "
-          + "task it completed; each receipt is undone at most once, and the undo leaves a receipt. A task's id: "
+          + "deleted (by you or an assistant), put back the fields an edit changed, delete the task or page an "
+          + "assistant added, or reopen the task it completed; each receipt is undone at most once, and the undo leaves a receipt. A task's id: "
           + "mark the done task open again.", optional: true)
     ],
     options: [purge],
     json: JSONShape(
       fields: ["undone", "receipt", "summary", "purged"],
       help: "what was undone and the receipt it left; with --purge, how many kept copies were dropped."),
-    discussion: "Deleting or editing a task, and deleting a page, keeps a copy of what changed (sealed text stays "
+    discussion: "Deleting or editing a task, deleting a page, and an assistant's delete_task keep a copy of what "
+      + "changed (sealed text stays "
       + "sealed) so the change can be undone; the newest \(TaskStore.maximumKeptChanges) are kept, older ones are "
       + "dropped, and --purge drops them all.",
     example: """

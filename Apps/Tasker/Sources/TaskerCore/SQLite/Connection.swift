@@ -136,6 +136,29 @@ final class Connection {
     }
   }
 
+  /// Runs `body` under a savepoint in the current transaction (or a new
+  /// one): when it throws, its writes and the commit hooks it added are
+  /// rolled back, the transaction stays open, and the error is rethrown.
+  ///
+  /// - Throws: what `body` throws (after rolling back to the savepoint),
+  ///   `TaskerError.database`.
+  func savepoint<Result>(_ body: () throws -> Result) throws -> Result {
+    try transaction {
+      try prepare("SAVEPOINT attempt").run()
+      let hooks = commitHooks.count
+      do {
+        let result = try body()
+        try prepare("RELEASE attempt").run()
+        return result
+      } catch {
+        try prepare("ROLLBACK TO attempt").run()
+        try prepare("RELEASE attempt").run()
+        commitHooks.removeLast(commitHooks.count - hooks)
+        throw error
+      }
+    }
+  }
+
   /// What runs once the current transaction has committed, in order
   /// (dropped when it rolls back).
   private var commitHooks: [() -> Void] = []
