@@ -5,8 +5,10 @@ each gate's standard input (every call written at once, after a barrier),
 so the calls of all gates reach the store together."""
 
 import json
+import os
 import subprocess
 import threading
+import time
 import unittest
 
 from harness import TASKER, GateTestCase
@@ -14,10 +16,21 @@ from harness import TASKER, GateTestCase
 GATES = 5
 CALLS_PER_GATE = 3
 BUDGET_STEP = 4
-# 20 trials × 5 gates × 3 calls: about 15 s on two shared cores (the issue asks
-# 100; 12 trials on the unchanged gate went over budget in every one). Each trial
-# raises the budget by 4, so every trial has exactly 4 actions to share.
-TRIALS = 20
+# 20 trials × 5 gates × 3 calls for `make test` (the issue asks 100: `make
+# gate-race` sets GATE_RACE_TRIALS=100 for this and the HTTP race; 12 trials on
+# the unchanged gate went over budget in every one). Each trial raises the budget
+# by 4, so every trial has exactly 4 actions to share.
+TRIALS = int(os.environ.get("GATE_RACE_TRIALS", "20"))
+
+
+def ran(home, key_id):
+    """How many calls of the key ran (receipts `allow`): one COUNT in the
+    database, so a trial's cost does not grow with the trials before it."""
+    database = os.path.join(home.env["TASKER_HOME"], "tasker.db")
+    if not os.path.exists(database):
+        return 0
+    sql = f"SELECT count(*) FROM gate_receipts WHERE key_id = '{key_id}' AND decision = 'allow'"
+    return int(home.run("sqlite3", "-batch", database, sql).stdout.strip() or 0)
 
 
 def line(message):
@@ -80,32 +93,33 @@ class Gate:
 
 
 class BudgetRaceTests(GateTestCase):
-    def ran(self, key_id):
-        receipts = json.loads(self.home.tasker("receipts", "--json", "--limit", "100000").stdout)["receipts"]
-        return sum(1 for r in receipts if r["key_id"] == key_id and r["decision"] == "allow")
-
     def test_racing_stdio_gates_never_exceed_the_budget(self):
         key, key_id = self.home.mint("racer", grants=["tasks:write"])
         env = self.home.env_with_key(key)
         acted = []
-        for trial in range(TRIALS):
-            # Each trial leaves room for exactly BUDGET_STEP more actions today.
-            self.home.tasker("gate", "budget", str(self.ran(key_id) + BUDGET_STEP), "--key", key_id)
-            gates = [Gate(env) for _ in range(GATES)]
-            barrier = threading.Barrier(GATES)
-            results = []
-            threads = [threading.Thread(target=gate.race, args=(barrier, trial, results)) for gate in gates]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join(timeout=60)
+        started = time.monotonic()
+        # The same GATES processes race in every trial (started once: a
+        # trial's cost is its race, not five process starts).
+        gates = [Gate(env) for _ in range(GATES)]
+        try:
+            for trial in range(TRIALS):
+                # Each trial leaves room for exactly BUDGET_STEP more actions today.
+                self.home.tasker("gate", "budget", str(ran(self.home, key_id) + BUDGET_STEP), "--key", key_id)
+                barrier = threading.Barrier(GATES)
+                results = []
+                threads = [threading.Thread(target=gate.race, args=(barrier, trial, results)) for gate in gates]
+                for thread in threads:
+                    thread.start()
+                for thread in threads:
+                    thread.join(timeout=60)
+                self.assertEqual(len(results), GATES, "every gate answered every call")
+                acted.append(sum(results))
+        finally:
             for gate in gates:
                 gate.close()
-            self.assertEqual(len(results), GATES, "every gate answered every call")
-            acted.append(sum(results))
         overs = [count - BUDGET_STEP for count in acted]
-        print(f"\n{TRIALS} trials, {GATES} gates x {CALLS_PER_GATE} calls, budget room {BUDGET_STEP}: acted {acted}",
-              flush=True)
+        print(f"\n{TRIALS} trials, {GATES} gates x {CALLS_PER_GATE} calls, budget room {BUDGET_STEP}: "
+              f"max {max(acted)} actions in a trial, {time.monotonic() - started:.1f} s; acted {acted}", flush=True)
         self.assertEqual(max(overs), 0, f"actions over budget per trial: {overs}")
         self.assertEqual(acted, [BUDGET_STEP] * TRIALS, "the budget is used up, not undercounted")
 
