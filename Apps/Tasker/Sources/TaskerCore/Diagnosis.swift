@@ -80,6 +80,15 @@ public enum DiagnosisCode: String, Sendable, Equatable, CaseIterable {
   case attachmentRowRefused = "attachment_row_refused"
   /// Every attachment row has its file and every file its row (ok).
   case attachmentsConsistent = "attachments_consistent"
+  /// The receipts' hash chain holds from the first receipt, and the head,
+  /// if any, verifies and is on it (ok).
+  case receiptsIntact = "receipts_intact"
+  /// The chain holds but the head was not checked: the vault is locked (info).
+  case receiptHeadUnchecked = "receipt_head_unchecked"
+  /// A receipt was edited, removed, inserted or moved, or the head is
+  /// malformed, forged or off the chain; `subject` is the first broken
+  /// receipt (`r3`) or `receipts.head` (error).
+  case receiptsTampered = "receipts_tampered"
   /// A check could not run; `message` says which and why (error).
   case checkFailed = "check_failed"
 }
@@ -141,7 +150,7 @@ public struct EncryptionCensus: Sendable, Equatable {
 
 /// What `tasker doctor` reports about a home: its findings in the order
 /// the checks ran (files, database, encryption, keys, approvals,
-/// attachments), and the figures behind them.
+/// attachments, receipts), and the figures behind them.
 public struct Diagnosis: Sendable, Equatable {
   /// Every finding, passed checks included (severity `ok`).
   public var findings: [DiagnosisFinding] = []

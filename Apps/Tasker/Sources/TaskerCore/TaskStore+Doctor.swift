@@ -27,7 +27,9 @@ extension TaskStore {
   /// 4. keys: the key ids sealing stored values (`keyUsage()`);
   /// 5. approvals waiting (`pendingApprovalCount()`);
   /// 6. attachments: rows whose file is missing or refused, and files in
-  ///    `attachments/` that no row names.
+  ///    `attachments/` that no row names;
+  /// 7. receipts: the chain and head `tasker receipts --verify` checks
+  ///    (`checkReceipts`), a locked vault leaving the head unchecked.
   ///
   /// - Parameters:
   ///   - home: the home to examine.
@@ -53,6 +55,7 @@ extension TaskStore {
       report.add(.error, .checkFailed, subject: "approvals", "cannot count approvals: \(error)")
     }
     store.checkAttachments(into: &report)
+    store.checkReceipts(into: &report)
     return report
   }
 
