@@ -95,26 +95,72 @@ extension VaultKeySource: ReceiptHeadKeys {
   /// The vault: the head key is a device-only item in it.
   public var receiptHeadKeys: (any ReceiptHeadKeys)? { self }
 
-  /// Reads (or makes) the vault item `tasker/receipt-head-key`.
+  /// Reads (or makes) the vault item `tasker/receipt-head-key`. The key
+  /// read is kept for this process (in `SecureBytes`, TaskCrypto's locked
+  /// and wiped memory) with the vault's unlock stamp taken before it, and
+  /// used again only while `Vault.isStillUnlocked(since:)` says nothing
+  /// the unlock state depends on changed; otherwise it is dropped and the
+  /// vault read again, so `taskkey lock` stops head signing at the next
+  /// receipt.
   ///
   /// - Throws: as `ReceiptHeadKeys.receiptHeadKey(create:)`.
   public func receiptHeadKey(create: Bool) throws -> SymmetricKey? {
     guard let directory else { throw TaskerError.noVaultLocation }
     return try TaskerError.withVault(at: directory) { vault in
-      let item: VaultItem
-      do {
-        item = try vault.item(named: ReceiptHead.keyItemName)
-      } catch TaskVaultError.itemNotFound {
-        guard create else { return nil }
-        let key = try SecureBytes.random(count: SymmetricKey.byteCount)
-        try vault.setItem(
-          key, named: ReceiptHead.keyItemName, label: "Tasker receipt head key", class: .afterFirstUnlockThisDeviceOnly)
-        return try SymmetricKey(bytes: key)
-      }
-      guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly, item.value.count == SymmetricKey.byteCount
-      else { throw TaskerError.receiptHeadKeyUnusable(item: ReceiptHead.keyItemName) }
-      return try SymmetricKey(bytes: item.value)
+      if let kept = ReceiptHeadKeyCache.shared.key(for: directory, stillValid: vault.isStillUnlocked) { return kept }
+      // Taken before the item is read: a lock in between fails the read,
+      // and any later change makes the stamp stale.
+      let stamp = try vault.unlockStamp()
+      guard let key = try Self.readHeadKey(vault, create: create) else { return nil }
+      if let stamp { ReceiptHeadKeyCache.shared.keep(key, for: directory, stamp: stamp) }
+      return key
     }
+  }
+
+  /// The head key as stored in the vault, checked; made when `create`
+  /// and there is none.
+  private static func readHeadKey(_ vault: Vault, create: Bool) throws -> SymmetricKey? {
+    let item: VaultItem
+    do {
+      item = try vault.item(named: ReceiptHead.keyItemName)
+    } catch TaskVaultError.itemNotFound {
+      guard create else { return nil }
+      let key = try SecureBytes.random(count: SymmetricKey.byteCount)
+      try vault.setItem(
+        key, named: ReceiptHead.keyItemName, label: "Tasker receipt head key", class: .afterFirstUnlockThisDeviceOnly)
+      return try SymmetricKey(bytes: key)
+    }
+    guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly, item.value.count == SymmetricKey.byteCount
+    else { throw TaskerError.receiptHeadKeyUnusable(item: ReceiptHead.keyItemName) }
+    return try SymmetricKey(bytes: item.value)
+  }
+}
+
+/// The head key one process read, with the unlock stamp it was read
+/// under: `SymmetricKey` keeps its bytes in `SecureBytes`. One per vault
+/// directory; dropped as soon as a check finds the stamp stale.
+final class ReceiptHeadKeyCache: @unchecked Sendable {
+  static let shared = ReceiptHeadKeyCache()
+
+  private let lock = ThreadLock()
+  private var kept: (directory: String, key: SymmetricKey, stamp: UnlockStamp)?
+
+  /// The kept key of `directory` while `stillValid(stamp)` holds; else
+  /// drops it and returns nil.
+  func key(for directory: String, stillValid: (UnlockStamp) -> Bool) -> SymmetricKey? {
+    lock.withLock {
+      guard let kept, kept.directory == directory else { return nil }
+      guard stillValid(kept.stamp) else {
+        self.kept = nil
+        return nil
+      }
+      return kept.key
+    }
+  }
+
+  /// Keeps `key`, read from `directory` under `stamp`.
+  func keep(_ key: SymmetricKey, for directory: String, stamp: UnlockStamp) {
+    lock.withLock { kept = (directory, key, stamp) }
   }
 }
 
