@@ -52,6 +52,9 @@ app-test: deps strace
 # pip into a venv this step makes, drives `tasker mcp` over stdio and HTTP;
 # curl and a raw socket send the malformed HTTP cases.
 GATE_VENV := $(CURDIR)/Apps/Tasker/.build/gate-venv
+# The native load client and the libmicrohttpd floor of gate-load, built with gcc.
+GATE_LOAD_BIN := $(CURDIR)/Apps/Tasker/.build/gate-load
+GATE_CC ?= gcc
 GATE_BINS = TASKKEY_BIN="$$($(SWIFT) build --package-path $(CURDIR) --show-bin-path)/taskkey" \
   TASKER_BIN="$$($(SWIFT) build --package-path $(CURDIR)/Apps/Tasker --show-bin-path)/tasker"
 
@@ -97,9 +100,15 @@ gate-race: deps gate-venv
 gate-load: deps gate-venv
 	$(SWIFT) build -c release --product taskkey
 	cd Apps/Tasker && $(SWIFT) build -c release --product tasker && $(SWIFT) build -c release --product tasker-gate-bench
+	mkdir -p $(GATE_LOAD_BIN)
+	$(GATE_CC) -O2 -Wall -Wextra -o $(GATE_LOAD_BIN)/gate-load-client Apps/Tasker/Bench/gate-load-client.c \
+	  $$(pkg-config --cflags --libs libcurl) -lpthread
+	$(GATE_CC) -O2 -Wall -Wextra -D_GNU_SOURCE -o $(GATE_LOAD_BIN)/gate-floor Apps/Tasker/Bench/gate-floor.c \
+	  $$(pkg-config --cflags --libs libmicrohttpd)
 	TASKKEY_BIN="$$($(SWIFT) build -c release --show-bin-path)/taskkey" \
 	  TASKER_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker" \
 	  BENCH_BIN="$$(cd Apps/Tasker && $(SWIFT) build -c release --show-bin-path)/tasker-gate-bench" \
+	  LOAD_CLIENT_BIN=$(GATE_LOAD_BIN)/gate-load-client FLOOR_BIN=$(GATE_LOAD_BIN)/gate-floor \
 	  $(GATE_VENV)/bin/python -W ignore::ResourceWarning Apps/Tasker/Tests/GateMCPTests/load.py
 
 # The tasker users run: release, with the Swift runtime and FoundationEssentials

@@ -77,8 +77,8 @@ class GateHome:
         env["TASKER_ASSISTANT_KEY"] = key
         return env
 
-    def http_server(self):
-        server = HTTPServer(self)
+    def http_server(self, port=None):
+        server = HTTPServer(self, port)
         self.servers.append(server)
         return server
 
@@ -92,8 +92,8 @@ def free_port():
 class HTTPServer:
     """`tasker mcp --http 127.0.0.1:PORT`, waited for until it accepts."""
 
-    def __init__(self, home):
-        self.port = free_port()
+    def __init__(self, home, port=None):
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.process = subprocess.Popen(
             [TASKER, "mcp", "--http", f"127.0.0.1:{self.port}"],
