@@ -19,6 +19,13 @@ import TaskSystem
 /// it. The bearer key is checked on every request either way. Before any of that,
 /// `GateHTTPAdmission` checks `Host`, `Origin` and the headers that must
 /// come at most once.
+///
+/// Requests are answered at once on the server's threads. Only what must
+/// be is serialised: the session table (a lock held for a lookup, an
+/// insert or an eviction, never while a call runs) and each session's own
+/// messages (its MCP state and tools take one message at a time). The
+/// store is not shared either: each call runs on a connection lent by
+/// `GateStorePool`, and budgets are decided inside SQLite's write lock.
 public final class GateHTTPEndpoint: @unchecked Sendable {
   /// The most sessions kept: 1,024. Beyond it the key holding the most
   /// sessions loses its least recently used one.
@@ -32,11 +39,21 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   /// Makes the tools for a new session of a verified assistant.
   public typealias MakeToolbox = (GateIdentity) -> AssistantToolProvider
 
-  private struct Session {
+  /// One session: its messages are handled one at a time (`turn`); its
+  /// `lastUse` is read and written under the table's lock.
+  private final class Session {
     let keyID: AssistantKeyID?
     let mcp: MCPSession
     let toolbox: AssistantToolProvider
+    let turn = ThreadLock()
     var lastUse: UInt64
+
+    init(keyID: AssistantKeyID?, mcp: MCPSession, toolbox: AssistantToolProvider, lastUse: UInt64) {
+      self.keyID = keyID
+      self.mcp = mcp
+      self.toolbox = toolbox
+      self.lastUse = lastUse
+    }
   }
 
   private let path: String
@@ -44,7 +61,8 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
   private let authenticate: Authenticate
   private let makeToolbox: MakeToolbox
   private let instructions: String
-  private let mutex = ThreadLock()
+  /// Guards `sessions` and `tick` alone.
+  private let table = ThreadLock()
   private var sessions: [String: Session] = [:]
   private var tick: UInt64 = 0
 
@@ -67,13 +85,12 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     self.makeToolbox = makeToolbox
   }
 
-  /// Answers one request. Thread-safe: requests are handled one at a time.
+  /// Answers one request. Thread-safe: requests of different sessions
+  /// run at once, a session's own requests one at a time.
   ///
   /// - Parameter request: a complete request.
   /// - Returns: the response.
   public func respond(to request: HTTPRequest) -> HTTPResponse {
-    mutex.lock()
-    defer { mutex.unlock() }
     if let refusal = admission.refusal(for: request.headers) { return Self.plain(refusal.status, refusal.message) }
     if request.path == Self.metadataPath || request.path == Self.metadataPath + path { return metadata(request) }
     guard request.path == path else { return Self.plain(404, "no MCP endpoint here; use \(path)") }
@@ -85,10 +102,9 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     switch request.method {
     case "POST": return post(request, identity: identity)
     case "DELETE":
-      guard let id = request.single("mcp-session-id"), sessions[id]?.keyID == identity.keyID else {
+      guard let id = request.single("mcp-session-id"), endSession(id, of: identity) else {
         return Self.plain(404, "no such session")
       }
-      sessions[id] = nil
       return HTTPResponse(status: 204)
     default:
       return HTTPResponse(
@@ -186,16 +202,17 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
           400, [],
           MCPError(code: MCPError.invalidRequestCode, message: "missing Mcp-Session-Id: send 'initialize' first"))
       }
-      guard var found = sessions[id], found.keyID == identity.keyID else {
+      guard let found = useSession(id, of: identity) else {
         return Self.jsonError(404, [], MCPError(code: MCPError.invalidRequestCode, message: "no such session"))
       }
-      if let version = request.single("mcp-protocol-version"), version != found.mcp.protocolVersion {
-        return Self.plain(400, "MCP-Protocol-Version \(version.prefix(32)) does not match the session's")
-      }
-      tick += 1
-      found.lastUse = tick
-      sessions[id] = found
       session = found
+    }
+    session.turn.lock()
+    defer { session.turn.unlock() }
+    if let version = request.single("mcp-protocol-version"), !MCPSession.isInitialize(message),
+      version != session.mcp.protocolVersion
+    {
+      return Self.plain(400, "MCP-Protocol-Version \(version.prefix(32)) does not match the session's")
     }
     session.toolbox.identity = identity
     switch session.mcp.handle(message) {
@@ -237,7 +254,29 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     }
   }
 
+  /// The session `id` when the key owns it, marked as used now.
+  private func useSession(_ id: String, of identity: GateIdentity) -> Session? {
+    table.lock()
+    defer { table.unlock() }
+    guard let found = sessions[id], found.keyID == identity.keyID else { return nil }
+    tick += 1
+    found.lastUse = tick
+    return found
+  }
+
+  /// Ends the session `id` when the key owns it; whether it did.
+  private func endSession(_ id: String, of identity: GateIdentity) -> Bool {
+    table.lock()
+    defer { table.unlock() }
+    guard sessions[id]?.keyID == identity.keyID else { return false }
+    sessions[id] = nil
+    return true
+  }
+
   private func openSession(for identity: GateIdentity) -> (id: String, session: Session) {
+    let toolbox = makeToolbox(identity)
+    table.lock()
+    defer { table.unlock() }
     let own = sessions.filter { $0.value.keyID == identity.keyID }
     if own.count >= Self.maximumSessionsPerKey {
       dropLeastRecentlyUsed(of: own)
@@ -249,7 +288,6 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
       }
     }
     tick += 1
-    let toolbox = makeToolbox(identity)
     let session = Session(
       keyID: identity.keyID, mcp: MCPSession(provider: toolbox, instructions: instructions), toolbox: toolbox,
       lastUse: tick)

@@ -18,7 +18,15 @@ public final class GateToolbox: AssistantToolProvider {
     didSet { caller = .assistant(identity.trust) }
   }
   var caller: GateCaller
-  let store: TaskStore
+  /// Where each call's store comes from: lent for the length of one call.
+  let stores: GateStorePool
+  /// The store lent to the call running now (set by `callTool` alone).
+  private var leased: TaskStore?
+  /// The store of the call running now; only called inside `callTool`.
+  var store: TaskStore {
+    guard let leased else { preconditionFailure("the gate's store is lent only while a call runs") }
+    return leased
+  }
   let clock: () -> Date
   let calendar: Calendar
   /// Trusted mode's check that the vault is still unlocked, asked before
@@ -51,21 +59,21 @@ public final class GateToolbox: AssistantToolProvider {
     return toolbox
   }
 
-  /// The tools of an assistant whose key verified.
+  /// The tools of an assistant whose key verified, each call on a store
+  /// lent by `stores` (the HTTP gate: sessions on several threads at once).
   ///
   /// - Parameters:
-  ///   - store: the user's store.
+  ///   - stores: the pool of the user's store's connections.
   ///   - identity: the key's identity.
   ///   - clock: the time source (tests choose it).
   ///   - calendar: the calendar with the user's time zone.
-  ///   - vaultDirectory: the vault whose key registry says which earlier
-  ///     keys of the assistant a rotated key replaced (their budget setting
-  ///     carries over); nil, or a directory without a vault, knows none.
+  ///   - vaultDirectory: as in `init(store:identity:clock:calendar:vaultDirectory:)`.
   public init(
-    store: TaskStore, identity: GateIdentity, clock: @escaping () -> Date = Date.init, calendar: Calendar = .current,
+    stores: GateStorePool, identity: GateIdentity, clock: @escaping () -> Date = Date.init,
+    calendar: Calendar = .current,
     vaultDirectory: String? = Vault.defaultDirectory(environment: ProcessInfo.processInfo.environment)
   ) {
-    self.store = store
+    self.stores = stores
     self.identity = identity
     self.caller = .assistant(identity.trust)
     self.clock = clock
@@ -91,27 +99,10 @@ public final class GateToolbox: AssistantToolProvider {
   public func callTool(name: String, arguments: [String: JSONValue]) throws(MCPError) -> MCPToolResult {
     let call = try GateCall.parse(tool: name, arguments: arguments)
     do {
-      // An acting call checks the vault when it runs (`allow`), so a
-      // locked vault leaves its `failed` receipt.
-      if call.touchesNotes, !call.action.acts, let vaultCheck { try vaultCheck.requireUnlocked() }
-      // A read is admitted (its budget counted, its tally written) in one
-      // short write transaction of its own, then runs outside it.
-      if !call.action.acts, let refused = try store.inOneLightTransaction({ try admitRead(call) }) { throw refused }
-      // An acting call is decided inside the write transaction that runs
-      // it (BEGIN IMMEDIATE takes the write lock first): the day's count,
-      // the check, the run and the receipt see one state of the store, so
-      // no number of gates, processes or servers exceeds a budget.
-      let settled: Settled =
-        call.action.acts
-        ? try store.inOneTransaction {
-          try foldClosedWindows()
-          return try settle(call, arguments: arguments)
-        }
-        : try settle(call, arguments: arguments)
-      switch settled {
-      case .result(let result): return result
-      case .refused(let reason): throw Self.error(for: reason)
-      case .queueFull(let error): throw error
+      return try stores.lease { lent in
+        leased = lent
+        defer { leased = nil }
+        return try run(call, arguments: arguments)
       }
     } catch let error as MCPError {
       throw error
@@ -120,6 +111,32 @@ public final class GateToolbox: AssistantToolProvider {
       return MCPToolResult(content: ["error": .string(message)], summary: message, isError: true)
     } catch {
       throw MCPError(code: MCPError.internalErrorCode, message: "the gate failed: \(type(of: error))")
+    }
+  }
+
+  /// One parsed call on the lent store: admitted, decided, run.
+  private func run(_ call: GateCall, arguments: [String: JSONValue]) throws -> MCPToolResult {
+    // An acting call checks the vault when it runs (`allow`), so a
+    // locked vault leaves its `failed` receipt.
+    if call.touchesNotes, !call.action.acts, let vaultCheck { try vaultCheck.requireUnlocked() }
+    // A read is admitted (its budget counted, its tally written) in one
+    // short write transaction of its own, then runs outside it.
+    if !call.action.acts, let refused = try store.inOneLightTransaction({ try admitRead(call) }) { throw refused }
+    // An acting call is decided inside the write transaction that runs
+    // it (BEGIN IMMEDIATE takes the write lock first): the day's count,
+    // the check, the run and the receipt see one state of the store, so
+    // no number of gates, processes or servers exceeds a budget.
+    let settled: Settled =
+      call.action.acts
+      ? try store.inOneTransaction {
+        try foldClosedWindows()
+        return try settle(call, arguments: arguments)
+      }
+      : try settle(call, arguments: arguments)
+    switch settled {
+    case .result(let result): return result
+    case .refused(let reason): throw Self.error(for: reason)
+    case .queueFull(let error): throw error
     }
   }
 

@@ -83,12 +83,20 @@ struct McpCommand: Command {
   private func serveHTTP(
     _ listen: GateListenAddress, authenticator: GateAuthenticator, vault: String?, context: CommandContext
   ) throws {
-    let store = try context.store(create: true)
+    // The first store creates or migrates the database; the server's
+    // threads each get a connection of their own from the pool.
+    let limits = MicroHTTPServer.Limits()
+    let home = try context.home()
+    let environment = context.environment
+    let stores = GateStorePool(first: try context.store(create: true), keeping: limits.threads) {
+      try TaskStore(home: home, keys: VaultKeySource(environment: environment), create: false)
+    }
     let endpoint = GateHTTPEndpoint(
       path: "/mcp", admission: GateHTTPAdmission(listen: listen, allowedHosts: allowedHosts),
       instructions: GateInstructions.text, authenticate: authenticator.verify,
-      makeToolbox: { GateToolbox(store: store, identity: $0, vaultDirectory: vault) })
-    let server = try MicroHTTPServer(address: listen.address, port: listen.port, handler: endpoint.respond)
+      makeToolbox: { GateToolbox(stores: stores, identity: $0, vaultDirectory: vault) })
+    let server = try MicroHTTPServer(
+      address: listen.address, port: listen.port, limits: limits, handler: endpoint.respond)
     if !listen.isLoopback {
       context.printError("tasker: warning: \(listen) is not a loopback address; keys cross the network in clear")
     }
