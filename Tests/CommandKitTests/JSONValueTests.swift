@@ -28,6 +28,20 @@ final class JSONValueTests: XCTestCase {
     XCTAssertEqual(JSONValue.string("\u{1}").text, #""\u0001""#)
   }
 
+  func testEscapesAreWrittenByteForByteBetweenRunsOfPlainText() {
+    // Escapes first, last, side by side and between runs; every control byte; non-ASCII kept as UTF-8.
+    XCTAssertEqual(JSONValue.string("\"a\\\\b\n\"").text, #""\"a\\\\b\n\"""#)
+    XCTAssertEqual(JSONValue.string("").text, #""""#)
+    XCTAssertEqual(JSONValue.string("plain é 🙂 / text").text, "\"plain é 🙂 / text\"")
+    let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+    XCTAssertEqual(
+      JSONValue.string(controls).text,
+      #""\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\b\t\n\u000b\f\r\u000e\u000f"#
+        + #"\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001a\u001b\u001c\u001d\u001e\u001f""#)
+    let object: JSONValue = ["b": 1, "a": ["z": "x\ty", "é": .null, "A": true], "": []]
+    XCTAssertEqual(object.text, #"{"":[],"a":{"A":true,"z":"x\ty","é":null},"b":1}"#, "keys sorted, values beside them")
+  }
+
   func testInvalidJSONIsNil() {
     let invalid = [
       "", "{", "{'a':1}", "nul", "\"\u{7}\"", "1 2", "[1,]", #"{"a":1,}"#, "01", "-01", "NaN", "1e999", "-", "1.",

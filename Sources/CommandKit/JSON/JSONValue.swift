@@ -91,11 +91,12 @@ public enum JSONValue: Equatable, Sendable, Encodable {
       out.append(UInt8(ascii: "]"))
     case .object(let members):
       out.append(UInt8(ascii: "{"))
-      for (index, key) in members.keys.sorted().enumerated() {
+      // Sorted as pairs: the same order as the sorted keys, without a second lookup of each.
+      for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
         if index > 0 { out.append(UInt8(ascii: ",")) }
-        Self.append(string: key, to: &out)
+        Self.append(string: member.key, to: &out)
         out.append(UInt8(ascii: ":"))
-        members[key]?.write(to: &out)
+        member.value.write(to: &out)
       }
       out.append(UInt8(ascii: "}"))
     }
@@ -109,23 +110,38 @@ public enum JSONValue: Equatable, Sendable, Encodable {
   /// UTF-8 bytes (slashes and non-ASCII are not escaped).
   public static func append(string: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    for byte in string.utf8 {
-      switch byte {
-      case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-      case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-      case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-      case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-      case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-      case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-      case 0x0c: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-      case 0..<0x20:
-        out.append(contentsOf: Array("\\u00".utf8))
-        out.append(hexDigits[Int(byte >> 4)])
-        out.append(hexDigits[Int(byte & 0xf)])
-      default: out.append(byte)
+    var string = string
+    string.withUTF8 { bytes in
+      // Runs of bytes that need no escape are copied whole.
+      var start = 0
+      for index in bytes.indices {
+        let byte = bytes[index]
+        guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+        if start < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index])) }
+        escape(byte, to: &out)
+        start = index + 1
       }
+      if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
     }
     out.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends the escape of one byte that JSON does not allow bare in a string.
+  private static func escape(_ byte: UInt8, to out: inout [UInt8]) {
+    switch byte {
+    case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+    case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+    case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+    case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+    case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+    case 0x08: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
+    case 0x0c: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
+    case 0..<0x20:
+      out.append(contentsOf: Array("\\u00".utf8))
+      out.append(hexDigits[Int(byte >> 4)])
+      out.append(hexDigits[Int(byte & 0xf)])
+    default: out.append(byte)
+    }
   }
 
   /// The value as compact JSON text (see `encoded`).
