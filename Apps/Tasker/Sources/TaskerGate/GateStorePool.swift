@@ -8,28 +8,35 @@ import TaskerCore
 /// readers run at once, writers take SQLite's write lock (BEGIN IMMEDIATE)
 /// and wait for each other up to the store's busy timeout, so a budget is
 /// still decided inside one write transaction whatever thread asks. A lease
-/// takes an idle store or opens a new one; at most `keeping` idle stores
-/// are kept (the HTTP server's worker threads), the rest are closed.
+/// takes an idle store or opens a new one; at most as many idle stores as
+/// it started with are kept (the HTTP server's worker threads), the rest
+/// are closed.
 ///
-/// Thread-safe: the idle list is the only shared state, behind one lock
-/// held for a push or a pop, never while a call runs.
+/// The pool's own write transactions also queue on one in-process lock
+/// (`writing`) before they ask SQLite for its write lock: threads of one
+/// gate then wait their turn on a lock that wakes them at once, not in
+/// SQLite's busy handler, which sleeps up to 100 ms between tries. Other
+/// processes still meet SQLite's busy timeout as before.
+///
+/// Thread-safe: the idle list is behind one lock held for a push or a pop,
+/// never while a call runs.
 public final class GateStorePool: @unchecked Sendable {
   private let open: () throws -> TaskStore
   private let keeping: Int
   private let mutex = ThreadLock()
+  private let writer = ThreadLock()
   private var idle: [TaskStore]
 
-  /// A pool that opens stores on demand.
+  /// A pool of stores already open, that opens more on demand.
   ///
   /// - Parameters:
-  ///   - first: a store already open (the one that created or migrated the
-  ///     database), lent first.
-  ///   - keeping: the most idle stores kept open, at least 1.
-  ///   - open: opens one more store of the same database; a failure is
-  ///     the failure of the call that asked for it.
-  public init(first: TaskStore, keeping: Int, open: @escaping () throws -> TaskStore) {
-    self.idle = [first]
-    self.keeping = max(1, keeping)
+  ///   - stores: the stores lent first (one per server thread); as many
+  ///     idle stores are kept open, at least 1.
+  ///   - open: opens one more store of the same database when all are
+  ///     lent; a failure is the failure of the call that asked for it.
+  public init(stores: [TaskStore], open: @escaping () throws -> TaskStore) {
+    self.idle = stores
+    self.keeping = max(1, stores.count)
     self.open = open
   }
 
@@ -38,7 +45,7 @@ public final class GateStorePool: @unchecked Sendable {
   ///
   /// - Parameter store: the store.
   public convenience init(single store: TaskStore) {
-    self.init(first: store, keeping: 1, open: { store })
+    self.init(stores: [store], open: { store })
   }
 
   /// Runs `body` with a store no other thread uses meanwhile (for a pool
@@ -58,5 +65,17 @@ public final class GateStorePool: @unchecked Sendable {
       mutex.unlock()
     }
     return try body(store)
+  }
+
+  /// Runs `body`, a whole write transaction on a lent store, while no
+  /// other thread of this pool runs one. Never nest it.
+  ///
+  /// - Parameter body: the transaction.
+  /// - Returns: what `body` returns.
+  /// - Throws: what `body` throws.
+  public func writing<Result>(_ body: () throws -> Result) rethrows -> Result {
+    writer.lock()
+    defer { writer.unlock() }
+    return try body()
   }
 }

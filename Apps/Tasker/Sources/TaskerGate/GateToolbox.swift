@@ -121,16 +121,22 @@ public final class GateToolbox: AssistantToolProvider {
     if call.touchesNotes, !call.action.acts, let vaultCheck { try vaultCheck.requireUnlocked() }
     // A read is admitted (its budget counted, its tally written) in one
     // short write transaction of its own, then runs outside it.
-    if !call.action.acts, let refused = try store.inOneLightTransaction({ try admitRead(call) }) { throw refused }
+    // Write transactions queue on the pool's lock first (`GateStorePool.writing`).
+    if !call.action.acts, let refused = try stores.writing({ try store.inOneLightTransaction { try admitRead(call) } })
+    {
+      throw refused
+    }
     // An acting call is decided inside the write transaction that runs
     // it (BEGIN IMMEDIATE takes the write lock first): the day's count,
     // the check, the run and the receipt see one state of the store, so
     // no number of gates, processes or servers exceeds a budget.
     let settled: Settled =
       call.action.acts
-      ? try store.inOneTransaction {
-        try foldClosedWindows()
-        return try settle(call, arguments: arguments)
+      ? try stores.writing {
+        try store.inOneTransaction {
+          try foldClosedWindows()
+          return try settle(call, arguments: arguments)
+        }
       }
       : try settle(call, arguments: arguments)
     switch settled {

@@ -83,14 +83,22 @@ struct McpCommand: Command {
   private func serveHTTP(
     _ listen: GateListenAddress, authenticator: GateAuthenticator, vault: String?, context: CommandContext
   ) throws {
-    // The first store creates or migrates the database; the server's
-    // threads each get a connection of their own from the pool.
+    // The first store creates or migrates the database; each of the
+    // server's threads gets a connection of its own from the pool, opened
+    // now. Their commits leave checkpoints to a timer on one more
+    // connection, so no call waits behind a checkpoint's sync.
     let limits = MicroHTTPServer.Limits()
     let home = try context.home()
     let environment = context.environment
-    let stores = GateStorePool(first: try context.store(create: true), keeping: limits.threads) {
-      try TaskStore(home: home, keys: VaultKeySource(environment: environment), create: false)
+    let open = { try TaskStore(home: home, keys: VaultKeySource(environment: environment), create: false) }
+    let opened = [try context.store(create: true)] + (try (1..<limits.threads).map { _ in try open() })
+    for store in opened { try store.leaveCheckpointsToCaller() }
+    let stores = GateStorePool(stores: opened) {
+      let more = try open()
+      try more.leaveCheckpointsToCaller()
+      return more
     }
+    let checkpoints = try Self.checkpointEvery(milliseconds: 100, store: try open())
     let endpoint = GateHTTPEndpoint(
       path: "/mcp", admission: GateHTTPAdmission(listen: listen, allowedHosts: allowedHosts),
       instructions: GateInstructions.text, authenticate: authenticator.verify,
@@ -103,6 +111,16 @@ struct McpCommand: Command {
     context.printError("tasker: serving MCP at http://\(listen)/mcp; every request needs a bearer key")
     // Serves on libmicrohttpd's threads until the process is stopped.
     let forever = DispatchSemaphore(value: 0)
-    withExtendedLifetime(server) { forever.wait() }
+    withExtendedLifetime((server, checkpoints)) { forever.wait() }
+  }
+
+  /// A timer that runs a passive checkpoint of `store` every `milliseconds`
+  /// on a queue of its own; a failed one is left for the next.
+  static func checkpointEvery(milliseconds: Int, store: TaskStore) throws -> DispatchSourceTimer {
+    let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "tasker.gate.checkpoint"))
+    timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
+    timer.setEventHandler { try? store.checkpointLog() }
+    timer.resume()
+    return timer
   }
 }

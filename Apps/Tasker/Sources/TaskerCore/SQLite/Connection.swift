@@ -207,6 +207,26 @@ final class Connection {
     return true
   }
 
+  /// Turns SQLite's automatic checkpoint off on this connection (0 pages):
+  /// its commits no longer copy the log into the database file and sync it
+  /// while they hold the write lock; `checkpointPassively` does instead.
+  ///
+  /// - Throws: `TaskerError.database`.
+  func stopAutomaticCheckpoints() throws {
+    try execute("PRAGMA wal_autocheckpoint = 0")
+  }
+
+  /// Copies what it can of the log into the database file and syncs it,
+  /// without waiting for or blocking readers and writers (a passive
+  /// checkpoint); a busy database is left for the next one.
+  ///
+  /// - Throws: `TaskerError.database` for any SQLite failure but busy.
+  func checkpointPassively() throws {
+    let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+    if code & 0xff == SQLITE_BUSY { return }
+    try check(code)
+  }
+
   /// The rowid of the last row this connection inserted.
   var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
