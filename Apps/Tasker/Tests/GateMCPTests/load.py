@@ -6,10 +6,10 @@ keys, each with a read budget of 1,000,000 so the run's reads are never
 refused. One gate answers a warm-up call; its list_tasks answer is saved.
 Then, on one port, with one native client (after a warm-up run of 160 calls) (gate-load-client, C over
 libcurl: 16 threads, each a keep-alive connection with its own MCP session
-and its own key, 5,000 tools/call list_tasks {"limit":20} in all):
-  1. the floor: gate-floor, libmicrohttpd started with the gate's flags and
+and its own key, tools/call list_tasks {"limit":20}):
+  1. the floor (60,000 calls): gate-floor, libmicrohttpd started with the gate's flags and
      thread pool, answering a fixed 200 with that saved answer;
-  2. the gate: `tasker mcp --http`, its open descriptors counted before and
+  2. the gate (10,000 calls): `tasker mcp --http`, its open descriptors counted before and
      after.
 Prints both, the ratios and p50/p99, then runs tasker-gate-bench for the
 per-request key check cost, and says whether each goal of issue 23 is met.
@@ -29,7 +29,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import GateHome, free_port  # noqa: E402
 
 CLIENTS = 16
-CALLS = 5_000
+# Calls per measured run, so that each lasts about a second on the build
+# machine (a 5,000-call floor run took 0.08 s, too short to time well).
+CALLS = 10_000
+FLOOR_CALLS = 60_000
 # A short run of the same client before each measured one: the server's
 # threads and the gate's pool of SQLite connections (one per thread) are
 # open before the descriptors are counted.
@@ -75,7 +78,7 @@ def floor_run(port, body, keys):
             if floor.poll() is not None:
                 raise AssertionError(f"gate-floor exited {floor.returncode}: {floor.stderr.read()}")
             drive(f"http://127.0.0.1:{port}/mcp", keys, WARM_UP)
-            return drive(f"http://127.0.0.1:{port}/mcp", keys)
+            return drive(f"http://127.0.0.1:{port}/mcp", keys, FLOOR_CALLS)
         finally:
             floor.send_signal(signal.SIGTERM)
             floor.wait(timeout=10)
@@ -84,7 +87,7 @@ def floor_run(port, body, keys):
 
 def show(name, figures):
     rate = figures["calls"] / figures["seconds"]
-    print(f"{name}: {figures['calls']:.0f} calls from {CLIENTS} clients in {figures['seconds']:.2f} s ({rate:.0f}/s), "
+    print(f"{name}: {figures['calls']:.0f} calls from {CLIENTS} clients in {figures['seconds']:.3f} s ({rate:.0f}/s), "
           f"p50 {figures['p50_ms']:.2f} ms, p99 {figures['p99_ms']:.2f} ms, max {figures['max_ms']:.2f} ms, "
           f"errors {figures['errors']:.0f}")
     return rate
