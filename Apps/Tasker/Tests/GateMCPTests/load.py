@@ -4,13 +4,15 @@ beside a floor measured in the same run.
 Set-up: a vault and a Tasker home (GateHome), 20 tasks, 16 minted assistant
 keys, each with a read budget of 1,000,000 so the run's reads are never
 refused. One gate answers a warm-up call; its list_tasks answer is saved.
-Then, on one port, with one native client (after a warm-up run of 160 calls) (gate-load-client, C over
+Then, on one port, with one native client (gate-load-client, C over
 libcurl: 16 threads, each a keep-alive connection with its own MCP session
-and its own key, tools/call list_tasks {"limit":20}):
-  1. the floor (60,000 calls): gate-floor, libmicrohttpd started with the gate's flags and
-     thread pool, answering a fixed 200 with that saved answer;
-  2. the gate (10,000 calls): `tasker mcp --http`, its open descriptors counted before and
-     after.
+and its own key, tools/call list_tasks {"limit":20}), each run after a
+warm-up run of 160 calls:
+  1. the floor (FLOOR_CALLS calls): gate-floor, libmicrohttpd started with
+     the gate's flags and thread pool, answering a fixed 200 with that
+     saved answer;
+  2. the gate (CALLS calls): `tasker mcp --http`, its open descriptors
+     counted before and after.
 Prints both, the ratios and p50/p99, then runs tasker-gate-bench for the
 per-request key check cost, and says whether each goal of issue 23 is met.
 Exits 1 when a call failed, a descriptor leaked or a goal was missed."""
