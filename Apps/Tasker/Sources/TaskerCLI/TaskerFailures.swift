@@ -18,7 +18,7 @@ extension TaskerError: CommandFailure {
     case .databaseTooNew: return .databaseTooNew
     case .databaseBusy: return .databaseBusy
     case .notFound: return .notFound
-    case .receiptHeadKeyUnusable: return .tampered
+    case .receiptHeadKeyUnusable, .receiptsTampered: return .tampered
     case .invalidValue, .attachmentRefused, .receiptInvalid, .approvalInvalid, .rangeNotSatisfiable: return .dataError
     case .receiptNotFound: return .notFound
     case .notUndoable, .alreadyUndone, .approvalQueueFull: return .gateRefused

@@ -203,21 +203,31 @@ extension TaskStore {
   /// attachments) or an edited task's earlier values from the kept copy,
   /// which is then dropped. Needs no key: sealed values go back as stored.
   ///
+  /// Before it reads receipt n or looks for the receipt that undid it, it
+  /// verifies the whole chain and the head (`requireIntactReceipts()`,
+  /// once, in the same write transaction), so a receipt a writer of the
+  /// database forged, such as one saying n was undone, decides nothing.
+  ///
   /// - Parameter id: the receipt's number.
   /// - Returns: the receipt of the undo.
-  /// - Throws: `TaskerError.receiptNotFound`, `.notUndoable` (no undo, or
-  ///   its kept copy was purged), `.alreadyUndone`, `.receiptInvalid`,
-  ///   `.notFound` (the record is gone), `.attachmentRefused`, `.database`
-  ///   (for example when a task with the deleted one's id exists again).
+  /// - Throws: `TaskerError.receiptsTampered` (the chain or head is
+  ///   broken: nothing is changed), `.receiptInvalid` (a row breaks
+  ///   receipt.md, whichever), `.receiptNotFound`, `.notUndoable` (no
+  ///   undo, or its kept copy was purged), `.alreadyUndone`,
+  ///   `.notFound` (the record is gone),
+  ///   `.attachmentRefused`, `.database` (for example when a task with the
+  ///   deleted one's id exists again), the vault's errors other than locked
+  ///   (as `verifyReceipts()`).
   @discardableResult
   public func undo(receipt id: Int64) throws -> GateReceipt {
-    guard let receipt = try receipt(id: id) else { throw TaskerError.receiptNotFound(id: id) }
-    guard let undo = receipt.undo else {
-      throw TaskerError.notUndoable(
-        receipt: id, reason: "\(receipt.tool.rawValue) with decision \(receipt.decision.rawValue) has no undo")
-    }
     var removed: [String] = []
     let written = try connection.transaction { () -> GateReceipt in
+      try requireIntactReceipts()
+      guard let receipt = try receipt(id: id) else { throw TaskerError.receiptNotFound(id: id) }
+      guard let undo = receipt.undo else {
+        throw TaskerError.notUndoable(
+          receipt: id, reason: "\(receipt.tool.rawValue) with decision \(receipt.decision.rawValue) has no undo")
+      }
       if let earlier = try self.receipt(undoing: id) { throw TaskerError.alreadyUndone(receipt: id, by: earlier.id) }
       let summary: String
       switch undo.kind {

@@ -225,11 +225,38 @@ extension TaskStore {
   /// - Throws: `TaskerError.database`, `.system` (the head file is not
   ///   owner-only or unreadable), the vault's errors other than locked.
   public func verifyReceipts() throws -> ReceiptChainReport {
+    try verifiedReceipts().report
+  }
+
+  /// The rows read and the report of verifying them with the head.
+  private func verifiedReceipts() throws -> (rows: [ReceiptChainRow], report: ReceiptChainReport) {
     let rows = try receiptChainRows()
     let head = try receiptHeadBytes()
-    return try ReceiptChainReport.verify(rows: rows, head: head) {
+    let report = try ReceiptChainReport.verify(rows: rows, head: head) {
       try receiptHeadKeys?.receiptHeadKey(create: false)
     }
+    return (rows, report)
+  }
+
+  /// Verifies the receipts as `verifyReceipts()` does and refuses when
+  /// the verifier calls them tampered (`ReceiptChainOutcome.isTampered`);
+  /// a head left unchecked by a locked vault passes, since the chain
+  /// itself held. A first broken link that is a row breaking receipt.md
+  /// is refused with that row's own error, as every read of it is.
+  /// `undo(receipt:)` calls it before it trusts any receipt.
+  ///
+  /// - Throws: `TaskerError.receiptInvalid` (`receipt_invalid`),
+  ///   `.receiptsTampered` naming the outcome and the first broken link
+  ///   (every other tampered outcome), the errors of `verifyReceipts()`.
+  func requireIntactReceipts() throws {
+    let (rows, report) = try verifiedReceipts()
+    guard report.outcome.isTampered else { return }
+    if report.outcome == .receiptInvalid, let row = rows.first(where: { $0.id == report.brokenID }),
+      case .failure(let error) = row.receipt
+    {
+      throw error
+    }
+    throw TaskerError.receiptsTampered(outcome: report.outcome, receipt: report.brokenID, detail: report.detail ?? "")
   }
 
   /// Version 7 of the schema: a `chain` column. The update trigger is

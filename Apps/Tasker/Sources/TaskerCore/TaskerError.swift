@@ -67,6 +67,11 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// A stored gate receipt breaks a rule of docs/formats/receipt.md (the
   /// database was edited); it is never shown as a receipt.
   case receiptInvalid(id: Int64, reason: String)
+  /// The receipts were altered outside Tasker: verifying the chain and
+  /// head (docs/formats/receipt.md, *Verifying*) gave `outcome`, at
+  /// receipt `receipt` (nil for the head file), as `detail` says; the
+  /// command that needed them (`tasker undo`) changed nothing.
+  case receiptsTampered(outcome: ReceiptChainOutcome, receipt: Int64?, detail: String)
   /// The vault item that keys the receipt head (`item`) is not 32 bytes
   /// or not device-only: it was not made by Tasker.
   case receiptHeadKeyUnusable(item: String)
@@ -134,6 +139,9 @@ extension TaskerError: CustomStringConvertible {
       return "the vault's primary note key changed from \(old) to \(primary) while \(record) was sealed; "
         + "nothing was stored"
     case .receiptInvalid(let id, let reason): return "receipt r\(id) in the database is not valid: \(reason)"
+    case .receiptsTampered(let outcome, let receipt, let detail):
+      let at = receipt.map { " at r\($0)" } ?? " at receipts.head"
+      return "the receipts were altered outside Tasker (\(outcome.rawValue)\(at)): \(detail); nothing was changed"
     case .receiptHeadKeyUnusable(let item):
       return "the vault item \(item) is not a 32-byte device-only key, so the receipt head cannot be checked"
     case .rangeNotSatisfiable(let record, let range, let byteCount):
@@ -177,6 +185,8 @@ extension TaskerError: CustomStringConvertible {
       return "record them again with 'tasker settings set encryption on|off' (the other setting is then on)"
     case .noteKeyChanged: return "run the command again: it seals under the new primary key"
     case .receiptInvalid: return "the receipts table was altered; restore the database from a backup"
+    case .receiptsTampered:
+      return "'tasker receipts --verify' says where; restore the database from a backup"
     case .receiptHeadKeyUnusable:
       return "it was replaced outside Tasker: remove that item and receipts.head to start a new head"
     case .rangeNotSatisfiable(_, _, let byteCount):

@@ -99,7 +99,8 @@ public struct GateDesk {
   /// - Parameter id: the receipt's number.
   /// - Returns: the receipt of the undo.
   /// - Throws: `GateError.receiptNotFound`, `.notUndoable`,
-  ///   `.alreadyUndone`, `.store` (for example when the task is gone).
+  ///   `.alreadyUndone`, `.store` (for example when the task is gone, or
+  ///   `TaskerError.receiptsTampered` when the receipt chain is broken).
   public func undo(_ id: Int64) throws -> GateReceipt {
     do {
       return try store.undo(receipt: id)

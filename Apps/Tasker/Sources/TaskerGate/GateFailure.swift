@@ -18,7 +18,8 @@ enum GateFailure {
     case .sealedBodyUnreadable, .sealingFailed, .noteKeyChanged: return "failed: a note could not be sealed or opened"
     case .attachment, .attachmentRefused: return "failed: an attachment was refused"
     case .databaseNotFound, .notADatabase, .databaseTooNew, .damagedDatabase, .databaseBusy, .database, .system,
-      .fileAccess, .protectionSettingsUnreadable, .receiptInvalid, .receiptHeadKeyUnusable, .rangeNotSatisfiable,
+      .fileAccess, .protectionSettingsUnreadable, .receiptInvalid, .receiptsTampered, .receiptHeadKeyUnusable,
+      .rangeNotSatisfiable,
       .approvalInvalid, .receiptNotFound, .notUndoable, .alreadyUndone, .approvalQueueFull, .outputExists:
       return nil
     }
