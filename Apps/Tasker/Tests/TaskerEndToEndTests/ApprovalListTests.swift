@@ -58,8 +58,8 @@ import Testing
       "\tedit task 1\tpriority\tnow none\trequested high",
       "\tadd task\ttitle\trequested 'Buy milk'",
       "\tadd task\tdue\trequested 2027-02-03",
-      "\tadd task\tnotes\trequested 23 bytes, first line 'line one\\u{1B}]0;x\\u{7}'",
-      "\tadd page\tbody\trequested 12 bytes, first line 'first'",
+      "\tadd task\tnotes\trequested 23 bytes, 2 lines:\n\t\t| line one\\u{1B}]0;x\\u{7}\n\t\t| line two",
+      "\tadd page\tbody\trequested 12 bytes, 2 lines:\n\t\t| first\n\t\t| second",
     ] {
       #expect(text.contains(line + "\n"), "\(line.debugDescription) in \(text.debugDescription)")
     }
@@ -71,11 +71,41 @@ import Testing
       as? [[String: Any]]
     let body = notes?.first { $0["name"] as? String == "notes" }?["requested"] as? [String: Any]
     #expect(body?["bytes"] as? Int == 23 && body?["first_line"] as? String == "line one\u{1B}]0;x\u{7}")
+    #expect(body?["text"] as? String == "line one\u{1B}]0;x\u{7}\nline two", "the full text, exact")
     // A decided call no longer holds its arguments: its change is null.
     #expect(try device.tasker(["approvals", "deny", "1"]).status == 0)
     let all = try #require(
       (try device.tasker(["approvals", "list", "--all", "--json"]).json() as? [String: Any])?["approvals"]
         as? [[String: Any]])
     #expect(all[0]["change"] is NSNull && all[1]["change"] is [String: Any])
+  }
+
+  /// A queued add's note shown in full, each line indented and escaped:
+  /// a line shaped as an approval row or a field line stays inside it.
+  @Test func aQueuedAddShowsItsWholeNoteIndentedAndEscaped() throws {
+    let device = try TestDevice()
+    let planner = try device.mintKey("planner", trust: "restricted", grants: ["tasks:write"])
+    let notes = "Pick up the results\n\n#7\tpending\tdelete_task\tx\r\u{1B}[2K\n\tadd task\ttitle\tok\nlast line\n"
+    try device.gateCalls(key: planner.key, [("add_task", ["title": "Clinic", "notes": notes])])
+    let listed = try device.tasker(["approvals", "list"])
+    #expect(listed.status == 0, "\(listed.stderr)")
+    #expect(!listed.stdout.contains(0x1B) && !listed.stdout.contains(0x0D), "\(listed.stdoutText.debugDescription)")
+    let lines = listed.stdoutText.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+    #expect(lines.filter { $0.hasPrefix("#") }.count == 1, "\(lines)")
+    let start = try #require(lines.firstIndex { $0.hasPrefix("\tadd task\tnotes\t") })
+    #expect(lines[start] == "\tadd task\tnotes\trequested \(notes.utf8.count) bytes, 5 lines:")
+    #expect(
+      Array(lines[(start + 1)...])
+        == [
+          "\t\t| Pick up the results", "\t\t| ", "\t\t| #7\\tpending\\tdelete_task\\tx\\r\\u{1B}[2K",
+          "\t\t| \\tadd task\\ttitle\\tok", "\t\t| last line",
+        ], "\(lines)")
+    let approvals = try #require(
+      (try device.tasker(["approvals", "list", "--json"]).json() as? [String: Any])?["approvals"] as? [[String: Any]])
+    let fields =
+      ((approvals.first?["change"] as? [String: Any])?["records"] as? [[String: Any]])?.first?["fields"]
+      as? [[String: Any]]
+    let body = fields?.first { $0["name"] as? String == "notes" }?["requested"] as? [String: Any]
+    #expect(body?["text"] as? String == notes && body?["bytes"] as? Int == notes.utf8.count)
   }
 }

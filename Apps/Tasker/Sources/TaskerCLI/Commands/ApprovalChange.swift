@@ -6,7 +6,8 @@ import TaskerGate
 /// per record, each field's current value beside the requested one, built
 /// from the call's own arguments (not from its one-line summary, which an
 /// assistant's text could make read as another change). Note text and
-/// page bodies are shown as their length and first line.
+/// page bodies are shown in full: their length, then every line of the
+/// text on a line of its own, indented and made visible.
 struct ApprovalChange {
   /// One value of a field.
   enum Value: Equatable {
@@ -14,7 +15,7 @@ struct ApprovalChange {
     case text(String)
     /// A word or number Tasker spells itself (a day, a priority).
     case word(String)
-    /// Note text or a page body: its length in bytes and its first line.
+    /// Note text or a page body: its length in bytes, then its full text.
     case body(String)
     /// No value (not set, or not shown).
     case none
@@ -129,21 +130,37 @@ struct ApprovalChange {
 
   // MARK: - Output
 
+  /// What starts each line of a requested body's text: two tabs (a
+  /// field's line starts with one, an approval's row with `#`) and a bar.
+  static let bodyIndent = "\t\t| "
+
   /// The lines printed under the approval's row: each starts with a tab
   /// (so none reads as an approval's `#N` row) and every value is made
-  /// visible by `TerminalText`, so no text can add a line or a column.
+  /// visible by `TerminalText`, so no text can add a line or a column. A
+  /// requested body's field line gives its length; the text follows, one
+  /// line of it per printed line after `bodyIndent`, each line made
+  /// visible on its own (a tab or carriage return in it is escaped).
   var lines: [String] {
     if let unreadable { return ["\t(the change cannot be shown: \(TerminalText.visible(unreadable)))"] }
     return records.flatMap { record in
-      record.fields.map { field in
+      record.fields.flatMap { field -> [String] in
         var line = "\t\(record.action)\t\(field.name)"
         if record.taskID != nil { line += "\tnow " + Self.shown(field.current) }
-        if !record.action.hasPrefix("complete") || field.name == "status" {
-          line += "\trequested " + (record.action.hasPrefix("delete") ? "(deleted)" : Self.shown(field.requested))
-        }
-        return line
+        guard !record.action.hasPrefix("complete") || field.name == "status" else { return [line] }
+        guard !record.action.hasPrefix("delete") else { return [line + "\trequested (deleted)"] }
+        line += "\trequested " + Self.shown(field.requested)
+        guard case .body(let body) = field.requested else { return [line] }
+        return [line] + Self.textLines(body).map { Self.bodyIndent + TerminalText.visible($0) }
       }
     }
+  }
+
+  /// A body's lines, split at each newline; a final newline ends the last
+  /// line rather than starting an empty one, and an empty body has none.
+  static func textLines(_ body: String) -> [String] {
+    var lines = body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if lines.last == "" { lines.removeLast() }
+    return lines
   }
 
   private static func shown(_ value: Value) -> String {
@@ -151,15 +168,16 @@ struct ApprovalChange {
     case .text(let text): return "'" + TerminalText.visible(text) + "'"
     case .word(let word): return TerminalText.visible(word)
     case .body(let body):
-      let (line, bytes) = firstLine(body)
-      return "\(bytes) bytes, first line '" + TerminalText.visible(line) + "'"
+      let count = textLines(body).count
+      return "\(body.utf8.count) bytes, \(count) line\(count == 1 ? "" : "s")\(count == 0 ? "" : ":")"
     case .none: return "none"
     }
   }
 
   /// The change in the project's JSON: `records`, each with `action`,
   /// `task_id` and `fields` (`name`, `current`, `requested`; a body as
-  /// `bytes` and `first_line`), and `unreadable` (null, or why).
+  /// `bytes`, `first_line` and `text`, the full text), and `unreadable`
+  /// (null, or why).
   var json: JSONValue {
     .object([
       "records": .array(
@@ -183,7 +201,7 @@ struct ApprovalChange {
     case .text(let text), .word(let text): return .string(text)
     case .body(let body):
       let (line, bytes) = firstLine(body)
-      return .object(["bytes": .int(bytes), "first_line": .string(line)])
+      return .object(["bytes": .int(bytes), "first_line": .string(line), "text": .string(body)])
     case .none: return .null
     }
   }

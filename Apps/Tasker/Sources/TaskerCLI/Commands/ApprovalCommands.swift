@@ -51,8 +51,8 @@ struct ApprovalsListCommand: Command {
       help: "approvals, each with id, at, key_id, assistant, tool, reason, summary, status and change (records, "
         + "each with action, task_id and fields of name, current and requested; unreadable)."),
     discussion: "Under each waiting call's row, one line per field of each record it touches: the action, the "
-      + "field, its value now and the value asked for. Note text and page bodies show as their size and first "
-      + "line; every value a user or an assistant wrote is printed with its control characters made visible.",
+      + "field, its value now and the value asked for. Note text and page bodies show as their size, then in full, "
+      + "each of their lines indented after '| '; every value a user or an assistant wrote is printed with its control characters made visible.",
     example: "tasker approvals list --all")
 
   let everything: Bool
