@@ -17,6 +17,19 @@ public struct UnlockStamp: Sendable, Equatable {
   /// The session's end, seconds since 1970 (UTC), or 0 for "until reboot
   /// or lock".
   public let notAfter: Int64
+
+  /// The directories holding the files the unlock state is read from,
+  /// each once: what a `DirectoryWatch` for
+  /// `Vault.isStillUnlocked(since:watchedBy:)` watches.
+  public var directories: [String] {
+    var seen: [String] = []
+    for path in paths {
+      guard let slash = path.lastIndex(of: "/") else { continue }
+      let directory = slash == path.startIndex ? "/" : String(path[..<slash])
+      if !seen.contains(directory) { seen.append(directory) }
+    }
+    return seen
+  }
 }
 
 extension Vault {
@@ -62,7 +75,24 @@ extension Vault {
   /// - Parameter stamp: a stamp from `unlockStamp()` of this vault.
   /// - Returns: true when nothing the unlock state depends on changed.
   public func isStillUnlocked(since stamp: UnlockStamp) -> Bool {
+    isStillUnlocked(since: stamp, watchedBy: nil)
+  }
+
+  /// `isStillUnlocked(since:)`, answered without examining a file while
+  /// `watch` saw nothing change in `stamp.directories`: every `lock`,
+  /// `unlock`, passphrase change and reboot removes or replaces a file in
+  /// one of them. The time limit is still checked. Once the watch saw a
+  /// change, the files are examined as `isStillUnlocked(since:)` does.
+  ///
+  /// - Parameters:
+  ///   - stamp: a stamp from `unlockStamp()` of this vault.
+  ///   - watch: a watch of `stamp.directories`, made before a check of
+  ///     `stamp` (by `isStillUnlocked(since:)`) that found it true; nil to
+  ///     examine the files every time.
+  /// - Returns: true when nothing the unlock state depends on changed.
+  public func isStillUnlocked(since stamp: UnlockStamp, watchedBy watch: DirectoryWatch?) -> Bool {
     guard stamp.notAfter == 0 || environment.now() < stamp.notAfter else { return false }
+    if let watch, !watch.sawChange() { return true }
     return Self.identities(stamp.paths) == stamp.files
   }
 

@@ -70,20 +70,46 @@ extension TaskStore {
     """
   }
 
-  /// Counts one call into the open tally of its kind, key, tool and
-  /// window: one prepared upsert. Call it inside the write transaction
-  /// that decided the call.
+  /// Counts `calls` calls (one, or a block of reads reserved before they
+  /// run) into the open tally of their kind, key, tool and window: one
+  /// prepared upsert. Call it inside the write transaction that decided
+  /// the calls.
   ///
   /// - Throws: `TaskerError.database`.
   public func tally(
-    _ kind: GateTallyKind, keyID: AssistantKeyID, assistant: String, tool: GateTool, window: Int64
+    _ kind: GateTallyKind, keyID: AssistantKeyID, assistant: String, tool: GateTool, window: Int64, calls: Int = 1
   ) throws {
     try connection.prepare(
       """
-      INSERT INTO gate_tallies (kind, key_id, assistant, tool, window, calls) VALUES (?, ?, ?, ?, ?, 1)
-      ON CONFLICT (kind, key_id, tool, window) WHERE receipt IS NULL DO UPDATE SET calls = calls + 1
+      INSERT INTO gate_tallies (kind, key_id, assistant, tool, window, calls) VALUES (?, ?, ?, ?, ?, ?6)
+      ON CONFLICT (kind, key_id, tool, window) WHERE receipt IS NULL DO UPDATE SET calls = calls + ?6
       """
-    ).run([.text(kind.rawValue), .text(keyID.text), .text(assistant), .text(tool.rawValue), .integer(window)])
+    ).run([
+      .text(kind.rawValue), .text(keyID.text), .text(assistant), .text(tool.rawValue), .integer(window),
+      .integer(Int64(max(1, calls))),
+    ])
+  }
+
+  /// Takes `calls` reserved and unspent reads back out of the open read
+  /// tally of a key, tool and window (`GateReadLeases`): the tally is
+  /// lowered, or removed when they were all it counted. A tally already
+  /// folded into a receipt, or counting fewer, is left as it is: the count
+  /// then errs high, never low.
+  ///
+  /// - Returns: whether a tally took them back.
+  /// - Throws: `TaskerError.database`.
+  @discardableResult
+  public func untallyReads(keyID: AssistantKeyID, tool: GateTool, window: Int64, calls: Int) throws -> Bool {
+    guard calls > 0 else { return false }
+    let values: [SQLValue] = [
+      .text(GateTallyKind.read.rawValue), .text(keyID.text), .text(tool.rawValue), .integer(window),
+      .integer(Int64(calls)),
+    ]
+    let open = "kind = ?1 AND key_id = ?2 AND tool = ?3 AND window = ?4 AND receipt IS NULL"
+    try connection.prepare("UPDATE gate_tallies SET calls = calls - ?5 WHERE \(open) AND calls > ?5").run(values)
+    if connection.changes > 0 { return true }
+    try connection.prepare("DELETE FROM gate_tallies WHERE \(open) AND calls = ?5").run(values)
+    return connection.changes > 0
   }
 
   /// The calls of `kind` a key was tallied for in windows starting at or

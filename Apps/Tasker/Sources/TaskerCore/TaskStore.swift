@@ -191,10 +191,10 @@ public final class TaskStore {
   }
 
   /// Tasks without their notes, by status; open tasks by due day (undated
-  /// last), then id. Needs no key.
+  /// last), then id; the first `limit` of them (nil: all). Needs no key.
   ///
   /// - Throws: `TaskerError.database`.
-  public func tasks(_ filter: TaskFilter = .open) throws -> [TaskSummary] {
+  public func tasks(_ filter: TaskFilter = .open, limit: Int? = nil) throws -> [TaskSummary] {
     let condition: String
     switch filter {
     case .open: condition = "WHERE status = 'open'"
@@ -202,8 +202,8 @@ public final class TaskStore {
     case .all: condition = ""
     }
     return try connection.prepare(
-      "SELECT \(Self.summaryColumns) FROM tasks \(condition) ORDER BY due IS NULL, due, id"
-    ).rows([], Self.summary)
+      "SELECT \(Self.summaryColumns) FROM tasks \(condition) ORDER BY due IS NULL, due, id LIMIT ?"
+    ).rows([.integer(limit.map { Int64(max(0, $0)) } ?? -1)], Self.summary)
   }
 
   /// Tasks whose title or contexts contain `text` (case-insensitive for

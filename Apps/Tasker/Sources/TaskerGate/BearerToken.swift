@@ -16,12 +16,14 @@ public enum BearerCredential: Equatable, Sendable {
   public static func read(_ headers: [String: [String]]) -> BearerCredential {
     guard let values = headers["authorization"], !values.isEmpty else { return .missing }
     guard values.count == 1 else { return .malformed }
-    let value = values[0]
-    guard value.count > 7, value.prefix(7).lowercased() == "bearer " else { return .malformed }
-    let token = value.dropFirst(7)
-    guard !token.isEmpty, !token.contains(" " as Character), !token.contains("\t" as Character) else {
-      return .malformed
-    }
-    return .token(String(token))
+    // Read as bytes: the scheme is ASCII, and so is every space or tab.
+    let value = Array(values[0].utf8)
+    let scheme = Array("bearer ".utf8)
+    guard value.count > scheme.count,
+      zip(value, scheme).allSatisfy({ byte, expected in byte | (byte >= 0x41 && byte <= 0x5a ? 0x20 : 0) == expected })
+    else { return .malformed }
+    let token = value[scheme.count...]
+    guard !token.contains(UInt8(ascii: " ")), !token.contains(UInt8(ascii: "\t")) else { return .malformed }
+    return .token(String(decoding: token, as: UTF8.self))
   }
 }

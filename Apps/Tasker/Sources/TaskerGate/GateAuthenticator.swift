@@ -24,6 +24,10 @@ public final class GateAuthenticator: @unchecked Sendable {
   private struct UnlockedState {
     let stamp: UnlockStamp
     let readAt: UInt64
+    /// A watch of the stamp's directories, made before a check that found
+    /// the stamp still true; nil once it saw a change and until it is made
+    /// again (the files are then examined each time).
+    var watch: DirectoryWatch?
   }
 
   /// Prepares to check keys against the vault in `directory`.
@@ -79,15 +83,40 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// `unlock`, passphrase change and reboot replaces or removes a file the
   /// stamp names, and a timed unlock ends by itself), and read again at
   /// least once every `lockStateMaximumAge`. "Locked" is never remembered.
+  ///
+  /// Between those reads a `DirectoryWatch` of the stamp's directories
+  /// answers without a file examined, while it saw nothing change. It is
+  /// made after the stamp and before an `lstat` check of it, so a change
+  /// before the watch existed is seen by the check and every later one by
+  /// the watch; once it saw a change, the files are examined and, if the
+  /// stamp still holds, a new watch is made the same way. A directory on a
+  /// network file system is not watched for another machine's changes:
+  /// those are seen at the next full read, within `lockStateMaximumAge`.
   private func isUnlocked(_ vault: Vault) throws -> Bool {
     let now = DispatchTime.now().uptimeNanoseconds
-    if let unlocked, now - unlocked.readAt < Self.lockStateMaximumAge, vault.isStillUnlocked(since: unlocked.stamp) {
+    if var unlocked, now - unlocked.readAt < Self.lockStateMaximumAge,
+      vault.isStillUnlocked(since: unlocked.stamp, watchedBy: unlocked.watch)
+    {
+      // A watch that could not be made is tried again at the next full read.
+      if let watch = unlocked.watch, watch.sawChange() {
+        unlocked.watch = Self.watch(unlocked.stamp, of: vault)
+        self.unlocked = unlocked
+      }
       return true
     }
     self.unlocked = nil
     guard let stamp = try vault.unlockStamp() else { return false }
-    self.unlocked = UnlockedState(stamp: stamp, readAt: now)
+    self.unlocked = UnlockedState(stamp: stamp, readAt: now, watch: Self.watch(stamp, of: vault))
     return true
+  }
+
+  /// A watch of `stamp`'s directories, if one can be made and the stamp
+  /// still holds once it exists; nil otherwise (the files are examined).
+  private static func watch(_ stamp: UnlockStamp, of vault: Vault) -> DirectoryWatch? {
+    guard let watch = try? DirectoryWatch(directories: stamp.directories),
+      vault.isStillUnlocked(since: stamp, watchedBy: nil)
+    else { return nil }
+    return watch
   }
 
   /// Whether a key is still valid by its public id (for approvals made

@@ -31,7 +31,7 @@ struct GateExecutor {
   func run(_ call: GateCall) throws -> Outcome {
     switch call {
     case .listTasks(let filter, let notes, let limit):
-      let tasks = Array(try store.tasks(filter).prefix(limit))
+      let tasks = try store.tasks(filter, limit: limit)
       return Outcome(
         content: ["tasks": .array(try tasks.map { try json($0, notes: notes) })], summary: "\(tasks.count) task(s)")
     case .searchTasks(let query, let notes, let limit):

@@ -174,12 +174,23 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
     }
   }
 
+  /// Whether `text` holds `word` (bytes compared as they are).
+  private static func mentions(_ text: String, _ word: String) -> Bool {
+    let text = Array(text.utf8)
+    let word = Array(word.utf8)
+    guard !word.isEmpty, text.count >= word.count else { return word.isEmpty }
+    for start in 0...(text.count - word.count) where text[start..<start + word.count].elementsEqual(word) {
+      return true
+    }
+    return false
+  }
+
   private func post(_ request: HTTPRequest, identity: GateIdentity) -> HTTPResponse {
     guard let type = request.single("content-type"), type.lowercased().hasPrefix("application/json") else {
       return Self.plain(415, "send the JSON-RPC message as Content-Type: application/json")
     }
     if let accept = request.headers["accept"]?.joined(separator: ","),
-      accept.firstRange(of: "application/json") == nil && accept.firstRange(of: "*/*") == nil
+      !Self.mentions(accept, "application/json") && !Self.mentions(accept, "*/*")
     {
       return Self.plain(406, "this endpoint answers with application/json; accept it")
     }
@@ -215,11 +226,15 @@ public final class GateHTTPEndpoint: @unchecked Sendable {
       return Self.plain(400, "MCP-Protocol-Version \(version.prefix(32)) does not match the session's")
     }
     session.toolbox.identity = identity
-    switch session.mcp.handle(message) {
+    let reply = session.mcp.handle(message)
+    switch reply {
     case .accepted:
       return HTTPResponse(status: 202, headers: extra)
     case .response(let json, let error):
       return Self.json(status(for: error, request, headers: &extra), extra, json)
+    case .toolResult:
+      return HTTPResponse(
+        status: 200, headers: [HTTPHeader("Content-Type", "application/json")] + extra, body: reply.encoded ?? [])
     }
   }
 

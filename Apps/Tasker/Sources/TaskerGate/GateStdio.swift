@@ -61,7 +61,7 @@ public enum GateStdio {
           continue
         }
       }
-      if case .response(let reply, _) = session.handle(bytes: Data(line.utf8)) { write(reply.text) }
+      if let reply = session.handle(bytes: Data(line.utf8)).encoded { write(String(decoding: reply, as: UTF8.self)) }
     }
   }
 }

@@ -26,26 +26,58 @@ public final class GateStorePool: @unchecked Sendable {
   private let mutex = ThreadLock()
   private let writer = ThreadLock()
   private var idle: [TaskStore]
+  /// The remembered answers of each connection, dropped with it.
+  private var memos: [ObjectIdentifier: GateReadMemo] = [:]
+  /// The blocks of read budget this process reserved and has not spent.
+  public let reads: GateReadLeases
 
   /// A pool of stores already open, that opens more on demand.
   ///
   /// - Parameters:
   ///   - stores: the stores lent first (one per server thread); as many
   ///     idle stores are kept open, at least 1.
+  ///   - readBlocks: the largest block of reads reserved at once
+  ///     (`GateReadLeases`); the HTTP gate's by default.
   ///   - open: opens one more store of the same database when all are
   ///     lent; a failure is the failure of the call that asked for it.
-  public init(stores: [TaskStore], open: @escaping () throws -> TaskStore) {
+  public init(
+    stores: [TaskStore], readBlocks: Int = GateReadLeases.serverLargest, open: @escaping () throws -> TaskStore
+  ) {
     self.idle = stores
     self.keeping = max(1, stores.count)
     self.open = open
+    self.reads = GateReadLeases(largest: readBlocks)
   }
 
   /// A pool of one store, lent to every call: for one thread only (stdio,
-  /// tests), where calls never overlap.
+  /// tests), where calls never overlap. Every read is its own reservation.
   ///
   /// - Parameter store: the store.
   public convenience init(single store: TaskStore) {
-    self.init(stores: [store], open: { store })
+    self.init(stores: [store], readBlocks: 1, open: { store })
+  }
+
+  /// Gives back the reads of blocks not spent from since the last call
+  /// (the HTTP gate calls it on a timer), in one write transaction.
+  public func giveBackIdleReads() { giveBack(reads.idleBlocks()) }
+
+  /// Gives back every unspent read (before the process stops).
+  public func giveBackAllReads() { giveBack(reads.allBlocks()) }
+
+  /// Takes `unspent` back out of the tallies that counted them; a failure
+  /// leaves them counted (the count errs high, never low).
+  private func giveBack(_ unspent: [GateReadLeases.Unspent]) {
+    guard !unspent.isEmpty else { return }
+    try? lease { store in
+      try writing {
+        try store.inOneLightTransaction {
+          for reads in unspent {
+            try store.untallyReads(
+              keyID: reads.block.keyID, tool: reads.block.tool, window: reads.block.window, calls: reads.reads)
+          }
+        }
+      }
+    }
   }
 
   /// Runs `body` with a store no other thread uses meanwhile (for a pool
@@ -61,10 +93,26 @@ public final class GateStorePool: @unchecked Sendable {
     let store = try taken ?? open()
     defer {
       mutex.lock()
-      if idle.count < keeping, !idle.contains(where: { $0 === store }) { idle.append(store) }
+      if idle.contains(where: { $0 === store }) {
+      } else if idle.count < keeping {
+        idle.append(store)
+      } else {
+        memos[ObjectIdentifier(store)] = nil
+      }
       mutex.unlock()
     }
     return try body(store)
+  }
+
+  /// The remembered answers of `store`, a store this pool lent to the
+  /// caller (who alone uses them until it gives the store back).
+  func memo(of store: TaskStore) -> GateReadMemo {
+    mutex.lock()
+    defer { mutex.unlock() }
+    if let memo = memos[ObjectIdentifier(store)], memo.store === store { return memo }
+    let memo = GateReadMemo(store: store)
+    memos[ObjectIdentifier(store)] = memo
+    return memo
   }
 
   /// Runs `body`, a whole write transaction on a lent store, while no

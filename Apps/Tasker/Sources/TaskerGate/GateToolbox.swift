@@ -29,6 +29,8 @@ public final class GateToolbox: AssistantToolProvider {
   }
   let clock: () -> Date
   let calendar: Calendar
+  /// The current day's bounds in `calendar`, seconds since 1970 (`window(of:)`).
+  var day: (start: Int64, end: Int64)?
   /// Trusted mode's check that the vault is still unlocked, asked before
   /// every call that reads or seals a note (an assistant's key is checked
   /// against the vault on every message by the authenticator instead).
@@ -119,13 +121,10 @@ public final class GateToolbox: AssistantToolProvider {
     // An acting call checks the vault when it runs (`allow`), so a
     // locked vault leaves its `failed` receipt.
     if call.touchesNotes, !call.action.acts, let vaultCheck { try vaultCheck.requireUnlocked() }
-    // A read is admitted (its budget counted, its tally written) in one
-    // short write transaction of its own, then runs outside it.
-    // Write transactions queue on the pool's lock first (`GateStorePool.writing`).
-    if !call.action.acts, let refused = try stores.writing({ try store.inOneLightTransaction { try admitRead(call) } })
-    {
-      throw refused
-    }
+    // A read is admitted from a block of reads reserved earlier, or by
+    // reserving one in a short write transaction of its own (`admitRead`),
+    // then runs outside it.
+    if !call.action.acts, let refused = try admitRead(call) { throw refused }
     // An acting call is decided inside the write transaction that runs
     // it (BEGIN IMMEDIATE takes the write lock first): the day's count,
     // the check, the run and the receipt see one state of the store, so
@@ -190,8 +189,14 @@ public final class GateToolbox: AssistantToolProvider {
       store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone), author: author(.allow))
     executor.mayReadContexts = caller == .trusted || identity.grants.contains(.notesRead)
     guard call.action.acts else {
-      let outcome = try executor.run(call)
-      return MCPToolResult(content: outcome.content, summary: outcome.summary)
+      let run = { [executor] in
+        let outcome = try executor.run(call)
+        return MCPToolResult(content: outcome.content, summary: outcome.summary)
+      }
+      guard let key = Self.memoKey(call, mayReadContexts: executor.mayReadContexts, today: executor.today) else {
+        return try run()
+      }
+      return try stores.memo(of: store).answer(key, run: run)
     }
     // A failure in the store rolls the run back and leaves a `failed`
     // receipt in this same transaction (GateFailure).

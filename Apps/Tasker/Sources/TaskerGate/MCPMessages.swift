@@ -123,6 +123,7 @@ public struct MCPToolResult: Equatable, Sendable {
     self.content = content
     self.summary = summary
     self.isError = isError
+    self.encoded = Self.encode(content: content, summary: summary, isError: isError)
   }
 
   /// The `tools/call` result object.
@@ -131,6 +132,28 @@ public struct MCPToolResult: Equatable, Sendable {
       "content": [["type": "text", "text": .string(summary + "\n" + content.text)]],
       "structuredContent": content, "isError": .bool(isError),
     ]
+  }
+
+  /// `json` as compact JSON bytes, exactly `json.encoded`, written once
+  /// when the result is made: the content is encoded once and used both
+  /// as the text's tail and as `structuredContent`.
+  public let encoded: [UInt8]
+
+  private static func encode(content: JSONValue, summary: String, isError: Bool) -> [UInt8] {
+    let structured = content.encoded
+    var text = summary + "\n"
+    text.append(String(decoding: structured, as: UTF8.self))
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(structured.count * 2 + summary.utf8.count + 96)
+    // Keys in sorted order, as `JSONValue.encoded` writes them.
+    bytes.append(contentsOf: #"{"content":[{"text":"#.utf8)
+    JSONValue.append(string: text, to: &bytes)
+    bytes.append(contentsOf: #","type":"text"}],"isError":"#.utf8)
+    bytes.append(contentsOf: (isError ? "true" : "false").utf8)
+    bytes.append(contentsOf: #","structuredContent":"#.utf8)
+    bytes.append(contentsOf: structured)
+    bytes.append(UInt8(ascii: "}"))
+    return bytes
   }
 }
 

@@ -35,6 +35,34 @@ public final class MCPSession {
     case accepted
     /// A JSON-RPC response to send back, and the error it carries, if any.
     case response(JSONValue, error: MCPError?)
+    /// The response to a `tools/call` that returned a result (an `isError`
+    /// one too): its id and the result, whose bytes are already written.
+    case toolResult(id: JSONValue, MCPToolResult)
+
+    /// The JSON-RPC message to send back, nil for `accepted`.
+    public var message: JSONValue? {
+      switch self {
+      case .accepted: return nil
+      case .response(let json, _): return json
+      case .toolResult(let id, let result): return ["jsonrpc": "2.0", "id": id, "result": result.json]
+      }
+    }
+
+    /// `message` as compact JSON bytes (sorted keys, as `JSONValue.encoded`);
+    /// a tool's result is not encoded again.
+    public var encoded: [UInt8]? {
+      switch self {
+      case .accepted: return nil
+      case .response(let json, _): return json.encoded
+      case .toolResult(let id, let result):
+        var bytes = Array(#"{"id":"#.utf8)
+        bytes.append(contentsOf: id.encoded)
+        bytes.append(contentsOf: #","jsonrpc":"2.0","result":"#.utf8)
+        bytes.append(contentsOf: result.encoded)
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+      }
+    }
   }
 
   /// Handles one message given as bytes.
@@ -61,10 +89,19 @@ public final class MCPSession {
     }
     guard let id = envelope.id else { return .accepted }  // a notification: never answered
     do {
-      return .response(["jsonrpc": "2.0", "id": id, "result": try result(of: envelope)], error: nil)
+      switch try answer(to: envelope) {
+      case .json(let result): return .response(["jsonrpc": "2.0", "id": id, "result": result], error: nil)
+      case .tool(let result): return .toolResult(id: id, result)
+      }
     } catch {
       return Self.failure(id: id, error)
     }
+  }
+
+  /// A request's result: a JSON value, or a tool's result.
+  private enum Answer {
+    case json(JSONValue)
+    case tool(MCPToolResult)
   }
 
   /// Whether a message is an `initialize` request (HTTP starts a session
@@ -77,10 +114,10 @@ public final class MCPSession {
     message["method"] == "initialize" && message["id"] != nil && message["result"] == nil && message["error"] == nil
   }
 
-  private func result(of envelope: Envelope) throws(MCPError) -> JSONValue {
+  private func answer(to envelope: Envelope) throws(MCPError) -> Answer {
     switch envelope.method {
-    case "initialize": return try initialize(envelope.params)
-    case "ping": return [:]
+    case "initialize": return .json(try initialize(envelope.params))
+    case "ping": return .json([:])
     case "tools/list", "tools/call": break
     default:
       throw MCPError(
@@ -91,7 +128,7 @@ public final class MCPSession {
         code: MCPError.invalidRequestCode, message: "the session is not initialised: send 'initialize' first")
     }
     if envelope.method == "tools/list" {
-      return ["tools": .array(provider.tools.map(\.json))]
+      return .json(["tools": .array(provider.tools.map(\.json))])
     }
     guard let name = envelope.params["name"]?.stringValue else {
       throw MCPError(code: MCPError.invalidParamsCode, message: "tools/call needs a string 'name'")
@@ -102,7 +139,7 @@ public final class MCPSession {
     case .object(let members)?: arguments = members
     default: throw MCPError(code: MCPError.invalidParamsCode, message: "tools/call 'arguments' must be an object")
     }
-    return try provider.callTool(name: name, arguments: arguments).json
+    return .tool(try provider.callTool(name: name, arguments: arguments))
   }
 
   private func initialize(_ params: JSONValue) throws(MCPError) -> JSONValue {

@@ -38,8 +38,13 @@ final class MCPSessionTests: XCTestCase {
   }
 
   private func result(_ reply: MCPSession.Reply) -> JSONValue? {
-    guard case .response(let json, nil) = reply else { return nil }
-    return json["result"]
+    switch reply {
+    case .response(let json, nil): return json["result"]
+    case .toolResult(_, let result):
+      XCTAssertEqual(reply.encoded, reply.message?.encoded, "a tool's result is written as JSONValue would write it")
+      return result.json
+    default: return nil
+    }
   }
 
   private func errorCode(_ reply: MCPSession.Reply) -> Int64? {

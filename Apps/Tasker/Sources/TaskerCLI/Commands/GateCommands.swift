@@ -98,7 +98,7 @@ struct McpCommand: Command {
       try more.leaveCheckpointsToCaller()
       return more
     }
-    let checkpoints = try Self.checkpointEvery(milliseconds: 100, store: try open())
+    let checkpoints = try Self.checkpointEvery(milliseconds: 100, store: try open(), stores: stores)
     let endpoint = GateHTTPEndpoint(
       path: "/mcp", admission: GateHTTPAdmission(listen: listen, allowedHosts: allowedHosts),
       instructions: GateInstructions.text, authenticate: authenticator.verify,
@@ -114,12 +114,18 @@ struct McpCommand: Command {
     withExtendedLifetime((server, checkpoints)) { forever.wait() }
   }
 
-  /// A timer that runs a passive checkpoint of `store` every `milliseconds`
-  /// on a queue of its own; a failed one is left for the next.
-  static func checkpointEvery(milliseconds: Int, store: TaskStore) throws -> DispatchSourceTimer {
+  /// A timer that, every `milliseconds` on a queue of its own, gives back
+  /// the reads of `stores`' idle blocks and runs a passive checkpoint of
+  /// `store`; a failed one is left for the next.
+  static func checkpointEvery(milliseconds: Int, store: TaskStore, stores: GateStorePool) throws
+    -> DispatchSourceTimer
+  {
     let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "tasker.gate.checkpoint"))
     timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
-    timer.setEventHandler { try? store.checkpointLog() }
+    timer.setEventHandler {
+      stores.giveBackIdleReads()
+      try? store.checkpointLog()
+    }
     timer.resume()
     return timer
   }

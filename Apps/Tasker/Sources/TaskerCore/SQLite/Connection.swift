@@ -233,6 +233,10 @@ final class Connection {
   /// How many rows the last statement changed.
   var changes: Int { Int(sqlite3_changes(handle)) }
 
+  /// How many rows this connection's statements changed since it opened
+  /// (rolled back ones too).
+  var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
   /// Throws a typed error for any code other than `SQLITE_OK`.
   func check(_ code: Int32) throws {
     guard code != SQLITE_OK else { return }

@@ -1,0 +1,55 @@
+import Glibc
+
+/// Tells whether anything changed in a few directories since the watch was
+/// made, for the price of one `read(2)` that finds nothing: an inotify
+/// descriptor, non-blocking, watching each directory for an entry created,
+/// removed, renamed into or out of it, written, closed after writing or
+/// given new attributes, and for the directory itself being removed or
+/// moved.
+///
+/// The kernel queues an event before the call that caused it returns, so a
+/// change finished before `sawChange()` is called is seen by it. Any event,
+/// a full queue or a failed read counts as a change, and once a change is
+/// seen the watch says so for good: make a new one.
+///
+/// Not thread-safe: one caller at a time (the owner's lock).
+public final class DirectoryWatch {
+  private let descriptor: Int32
+  private var changed = false
+
+  private static let events =
+    IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF
+    | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
+
+  /// Starts watching `directories`.
+  ///
+  /// - Parameter directories: absolute paths of directories (a symlink is
+  ///   not followed).
+  /// - Throws: `SystemError.failed` with the call `inotify_init1`, or
+  ///   `inotify_add_watch` and the directory (for example one that does
+  ///   not exist, or the user's watch limit reached); nothing is left open.
+  public init(directories: [String]) throws {
+    let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
+    guard descriptor >= 0 else { throw SystemError.failed(call: "inotify_init1", path: "", errno: errno) }
+    for directory in directories where inotify_add_watch(descriptor, directory, UInt32(Self.events)) < 0 {
+      let failure = errno
+      close(descriptor)
+      throw SystemError.failed(call: "inotify_add_watch", path: directory, errno: failure)
+    }
+    self.descriptor = descriptor
+  }
+
+  deinit { close(descriptor) }
+
+  /// Whether anything happened in the watched directories since the watch
+  /// was made (or the kernel cannot say it did not).
+  public func sawChange() -> Bool {
+    guard !changed else { return true }
+    let count = withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+      read(descriptor, buffer.baseAddress, buffer.count)
+    }
+    if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
+    changed = true
+    return true
+  }
+}
