@@ -41,9 +41,35 @@ extension AssistantKeyRegistry {
   /// (or, with `full`, when only its header was read). Writers only ever
   /// rename a new file into place, and the cached file is held open, so an
   /// unchanged (device, inode) means unchanged contents.
+  ///
+  /// While `directoryWatch` saw nothing happen in the registry's directory,
+  /// no file was renamed into place, so not even the `lstat` is needed.
+  /// The watch is made after the snapshot and before an `lstat` that finds
+  /// the snapshot's file still at the path: a rename before the watch is
+  /// seen by that check, every later one by the watch.
   func refresh(full: Bool = false) throws {
+    let enough = snapshot.loaded && (!full || snapshot.index != nil)
+    if enough, let watch = directoryWatch, !watch.sawChange() { return }
+    directoryWatch = nil
     let current = try files.identity(of: files.registryPath)
-    if snapshot.loaded && current == snapshot.file?.identity && (!full || snapshot.index != nil) { return }
+    if enough && current == snapshot.file?.identity {
+      watchDirectory(expecting: current)
+      return
+    }
+    try load(full: full)
+    watchDirectory(expecting: snapshot.file?.identity)
+  }
+
+  /// Keeps a new watch of the registry's directory if, once it exists, the
+  /// file at the path is still `identity` (nil: no file).
+  private func watchDirectory(expecting identity: FileIdentity?) {
+    guard let watch = try? DirectoryWatch(directories: [files.directory]),
+      (try? files.identity(of: files.registryPath)) == identity
+    else { return }
+    directoryWatch = watch
+  }
+
+  private func load(full: Bool) throws {
     loadCount += 1
     if let anchor, let remembered = try? anchor.read() { floor = Swift.max(floor, remembered) }
     guard let file = try files.open(files.registryPath) else {

@@ -49,6 +49,10 @@ public final class AssistantKeyRegistry: @unchecked Sendable {
   let clock: () -> Date
   let mutex = ThreadLock()
   var snapshot = Snapshot()
+  /// A watch of the registry's directory, made after `snapshot` was read
+  /// and before a check that the file at the path is still its file; nil
+  /// when it saw a change or could not be made (`refresh`).
+  var directoryWatch: DirectoryWatch?
   var lastUsedKnown: [AssistantKeyID: Int64] = [:]
   /// How many times the registry file was read and parsed (tests check
   /// that verify does not reread an unchanged file).

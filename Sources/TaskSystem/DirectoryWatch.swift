@@ -10,12 +10,19 @@ import Glibc
 /// The kernel queues an event before the call that caused it returns, so a
 /// change finished before `sawChange()` is called is seen by it. Any event,
 /// a full queue or a failed read counts as a change, and once a change is
-/// seen the watch says so for good: make a new one.
+/// seen the watch says so for good: make a new one. A watch also counts as
+/// changed once it is older than its `lifetime`, which bounds how long a
+/// change it cannot see (another machine's, on a network file system) goes
+/// unseen.
 ///
 /// Not thread-safe: one caller at a time (the owner's lock).
 public final class DirectoryWatch {
   private let descriptor: Int32
   private var changed = false
+  private let expiry: UInt64
+
+  /// The default lifetime: one second.
+  public static let defaultLifetime: UInt64 = 1_000_000_000
 
   private static let events =
     IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_DELETE_SELF
@@ -23,12 +30,15 @@ public final class DirectoryWatch {
 
   /// Starts watching `directories`.
   ///
-  /// - Parameter directories: absolute paths of directories (a symlink is
-  ///   not followed).
+  /// - Parameters:
+  ///   - directories: absolute paths of directories (a symlink is not
+  ///     followed).
+  ///   - lifetime: nanoseconds after which the watch counts as changed.
   /// - Throws: `SystemError.failed` with the call `inotify_init1`, or
   ///   `inotify_add_watch` and the directory (for example one that does
   ///   not exist, or the user's watch limit reached); nothing is left open.
-  public init(directories: [String]) throws {
+  public init(directories: [String], lifetime: UInt64 = DirectoryWatch.defaultLifetime) throws {
+    expiry = Self.monotonicNanoseconds() &+ lifetime
     let descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
     guard descriptor >= 0 else { throw SystemError.failed(call: "inotify_init1", path: "", errno: errno) }
     for directory in directories where inotify_add_watch(descriptor, directory, UInt32(Self.events)) < 0 {
@@ -45,11 +55,21 @@ public final class DirectoryWatch {
   /// was made (or the kernel cannot say it did not).
   public func sawChange() -> Bool {
     guard !changed else { return true }
-    let count = withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+    guard Self.monotonicNanoseconds() < expiry else {
+      changed = true
+      return true
+    }
+    let count = withUnsafeTemporaryAllocation(byteCount: 512, alignment: 8) { buffer in
       read(descriptor, buffer.baseAddress, buffer.count)
     }
     if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return false }
     changed = true
     return true
+  }
+
+  private static func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
   }
 }

@@ -22,7 +22,12 @@ public final class ThreadLock: @unchecked Sendable {
   /// Waits for and takes the lock.
   public func lock() { pthread_mutex_lock(mutex) }
 
-  /// Releases the lock taken by `lock()`.
+  /// Takes the lock if no thread holds it, without waiting.
+  ///
+  /// - Returns: true when the lock was taken (release it with `unlock()`).
+  public func tryLock() -> Bool { pthread_mutex_trylock(mutex) == 0 }
+
+  /// Releases the lock taken by `lock()` or `tryLock()`.
   public func unlock() { pthread_mutex_unlock(mutex) }
 
   /// Runs `body` holding the lock.

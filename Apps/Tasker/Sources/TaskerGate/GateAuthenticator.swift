@@ -8,13 +8,21 @@ import TaskVault
 /// verify the key against the registry (which rereads the registry when
 /// another process changed it, so a revocation counts at once).
 ///
-/// Thread-safe; checks run one at a time.
+/// Thread-safe: the state a check reads (the remembered unlock state, the
+/// registry) is kept in `lanes`, one per server thread by default, each
+/// behind its own lock, so threads checking at once do not wait for each
+/// other. Every lane checks alike; none trusts what another remembered.
 public final class GateAuthenticator: @unchecked Sendable {
   private let vault: Vault?
   private let vaultError: AssistantKeyError?
-  private var registry: AssistantKeyRegistry?
-  private var unlocked: UnlockedState?
-  private let mutex = ThreadLock()
+  private let lanes: [Lane]
+
+  /// One lane's state, used only while its lock is held.
+  private final class Lane {
+    let mutex = ThreadLock()
+    var registry: AssistantKeyRegistry?
+    var unlocked: UnlockedState?
+  }
 
   /// The longest the gate trusts a remembered "unlocked" answer: 1 second.
   public static let lockStateMaximumAge: UInt64 = 1_000_000_000
@@ -32,9 +40,12 @@ public final class GateAuthenticator: @unchecked Sendable {
 
   /// Prepares to check keys against the vault in `directory`.
   ///
-  /// - Parameter directory: the TaskKey vault directory, or nil when the
-  ///   environment names none (every check then fails as undecidable).
-  public init(vaultDirectory directory: String?) {
+  /// - Parameters:
+  ///   - directory: the TaskKey vault directory, or nil when the
+  ///     environment names none (every check then fails as undecidable).
+  ///   - lanes: how many checks may run at once (the HTTP server's threads).
+  public init(vaultDirectory directory: String?, lanes: Int = 4) {
+    self.lanes = (0..<max(1, lanes)).map { _ in Lane() }
     guard let directory else {
       (vault, vaultError) = (nil, .registryDamaged(.integrityKeyUnavailable(reason: "no vault location is set")))
       return
@@ -55,17 +66,17 @@ public final class GateAuthenticator: @unchecked Sendable {
   ///   (`malformedKey`, `badChecksum`, `unknownKey`, `revoked`, `expired`)
   ///   or an undecidable check (`vaultLocked`, `registryDamaged`).
   public func verify(_ presented: String) -> Result<GateIdentity, AssistantKeyError> {
-    mutex.lock()
-    defer { mutex.unlock() }
+    let lane = takeLane()
+    defer { lane.mutex.unlock() }
     guard let vault else { return .failure(vaultError ?? .vaultLocked) }
     do {
-      guard try isUnlocked(vault) else { return .failure(.vaultLocked) }
+      guard try isUnlocked(vault, lane: lane) else { return .failure(.vaultLocked) }
     } catch {
       return .failure(.registryDamaged(.integrityKeyUnavailable(reason: "the vault cannot be read: \(error)")))
     }
     do {
-      let opened = try registry ?? AssistantKeyRegistry(vault: vault)
-      registry = opened
+      let opened = try lane.registry ?? AssistantKeyRegistry(vault: vault)
+      lane.registry = opened
       return .success(GateIdentity(try opened.verify(presented)))
     } catch let error as AssistantKeyError {
       return .failure(error)
@@ -92,22 +103,30 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// stamp still holds, a new watch is made the same way. A directory on a
   /// network file system is not watched for another machine's changes:
   /// those are seen at the next full read, within `lockStateMaximumAge`.
-  private func isUnlocked(_ vault: Vault) throws -> Bool {
+  private func isUnlocked(_ vault: Vault, lane: Lane) throws -> Bool {
     let now = DispatchTime.now().uptimeNanoseconds
-    if var unlocked, now - unlocked.readAt < Self.lockStateMaximumAge,
+    if var unlocked = lane.unlocked, now - unlocked.readAt < Self.lockStateMaximumAge,
       vault.isStillUnlocked(since: unlocked.stamp, watchedBy: unlocked.watch)
     {
       // A watch that could not be made is tried again at the next full read.
       if let watch = unlocked.watch, watch.sawChange() {
         unlocked.watch = Self.watch(unlocked.stamp, of: vault)
-        self.unlocked = unlocked
+        lane.unlocked = unlocked
       }
       return true
     }
-    self.unlocked = nil
+    lane.unlocked = nil
     guard let stamp = try vault.unlockStamp() else { return false }
-    self.unlocked = UnlockedState(stamp: stamp, readAt: now, watch: Self.watch(stamp, of: vault))
+    lane.unlocked = UnlockedState(stamp: stamp, readAt: now, watch: Self.watch(stamp, of: vault))
     return true
+  }
+
+  /// A lane no other thread holds, locked; when every lane is held, waits
+  /// for the first.
+  private func takeLane() -> Lane {
+    for lane in lanes where lane.mutex.tryLock() { return lane }
+    lanes[0].mutex.lock()
+    return lanes[0]
   }
 
   /// A watch of `stamp`'s directories, if one can be made and the stamp
@@ -126,13 +145,13 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// - Throws: `GateError.keyNoLongerValid` when it is revoked, expired or
   ///   unknown; `GateError.keyRefused` when the registry cannot be read.
   public func checkStillValid(_ keyID: AssistantKeyID) throws {
-    mutex.lock()
-    defer { mutex.unlock() }
+    let lane = takeLane()
+    defer { lane.mutex.unlock() }
     guard let vault else { throw GateError.keyRefused(vaultError ?? .vaultLocked) }
     let records: [AssistantKeyRecord]
     do {
-      let opened = try registry ?? AssistantKeyRegistry(vault: vault)
-      registry = opened
+      let opened = try lane.registry ?? AssistantKeyRegistry(vault: vault)
+      lane.registry = opened
       records = try opened.keys()
     } catch let error as AssistantKeyError {
       throw GateError.keyRefused(error)

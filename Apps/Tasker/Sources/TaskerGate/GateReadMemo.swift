@@ -18,8 +18,8 @@ final class GateReadMemo {
   /// The largest answer kept: 256 KiB of JSON.
   static let maximumBytes = 256 * 1024
 
-  /// The connection the answers were read on; held, so that no other
-  /// connection is ever mistaken for it.
+  /// The connection the answers were read on; they are lent and kept
+  /// together (`GateStorePool.lend`).
   let store: TaskStore
   private var answers: [String: (stamp: TaskStore.ChangeStamp, result: MCPToolResult)] = [:]
 

@@ -25,9 +25,8 @@ public final class GateStorePool: @unchecked Sendable {
   private let keeping: Int
   private let mutex = ThreadLock()
   private let writer = ThreadLock()
-  private var idle: [TaskStore]
-  /// The remembered answers of each connection, dropped with it.
-  private var memos: [ObjectIdentifier: GateReadMemo] = [:]
+  /// The idle stores, each with the answers remembered on it.
+  private var idle: [GateReadMemo]
   /// The blocks of read budget this process reserved and has not spent.
   public let reads: GateReadLeases
 
@@ -43,7 +42,7 @@ public final class GateStorePool: @unchecked Sendable {
   public init(
     stores: [TaskStore], readBlocks: Int = GateReadLeases.serverLargest, open: @escaping () throws -> TaskStore
   ) {
-    self.idle = stores
+    self.idle = stores.map(GateReadMemo.init(store:))
     self.keeping = max(1, stores.count)
     self.open = open
     self.reads = GateReadLeases(largest: readBlocks)
@@ -87,32 +86,25 @@ public final class GateStorePool: @unchecked Sendable {
   /// - Returns: what `body` returns.
   /// - Throws: what opening a store throws (`TaskerError`), or what `body` throws.
   public func lease<Result>(_ body: (TaskStore) throws -> Result) throws -> Result {
+    try lend { try body($0.store) }
+  }
+
+  /// Runs `body` with a store no other thread uses meanwhile and the
+  /// answers remembered on it (which go and come back with the store), then
+  /// takes them back.
+  ///
+  /// - Throws: what opening a store throws (`TaskerError`), or what `body` throws.
+  func lend<Result>(_ body: (GateReadMemo) throws -> Result) throws -> Result {
     mutex.lock()
     let taken = idle.popLast()
     mutex.unlock()
-    let store = try taken ?? open()
+    let lent = try taken ?? GateReadMemo(store: open())
     defer {
       mutex.lock()
-      if idle.contains(where: { $0 === store }) {
-      } else if idle.count < keeping {
-        idle.append(store)
-      } else {
-        memos[ObjectIdentifier(store)] = nil
-      }
+      if idle.count < keeping, !idle.contains(where: { $0 === lent }) { idle.append(lent) }
       mutex.unlock()
     }
-    return try body(store)
-  }
-
-  /// The remembered answers of `store`, a store this pool lent to the
-  /// caller (who alone uses them until it gives the store back).
-  func memo(of store: TaskStore) -> GateReadMemo {
-    mutex.lock()
-    defer { mutex.unlock() }
-    if let memo = memos[ObjectIdentifier(store)], memo.store === store { return memo }
-    let memo = GateReadMemo(store: store)
-    memos[ObjectIdentifier(store)] = memo
-    return memo
+    return try body(lent)
   }
 
   /// Runs `body`, a whole write transaction on a lent store, while no

@@ -20,12 +20,13 @@ public final class GateToolbox: AssistantToolProvider {
   var caller: GateCaller
   /// Where each call's store comes from: lent for the length of one call.
   let stores: GateStorePool
-  /// The store lent to the call running now (set by `callTool` alone).
-  private var leased: TaskStore?
+  /// The store lent to the call running now, with its remembered answers
+  /// (set by `callTool` alone).
+  private var leased: GateReadMemo?
   /// The store of the call running now; only called inside `callTool`.
   var store: TaskStore {
     guard let leased else { preconditionFailure("the gate's store is lent only while a call runs") }
-    return leased
+    return leased.store
   }
   let clock: () -> Date
   let calendar: Calendar
@@ -101,7 +102,7 @@ public final class GateToolbox: AssistantToolProvider {
   public func callTool(name: String, arguments: [String: JSONValue]) throws(MCPError) -> MCPToolResult {
     let call = try GateCall.parse(tool: name, arguments: arguments)
     do {
-      return try stores.lease { lent in
+      return try stores.lend { lent in
         leased = lent
         defer { leased = nil }
         return try run(call, arguments: arguments)
@@ -196,7 +197,8 @@ public final class GateToolbox: AssistantToolProvider {
       guard let key = Self.memoKey(call, mayReadContexts: executor.mayReadContexts, today: executor.today) else {
         return try run()
       }
-      return try stores.memo(of: store).answer(key, run: run)
+      guard let leased else { preconditionFailure("the gate's store is lent only while a call runs") }
+      return try leased.answer(key, run: run)
     }
     // A failure in the store rolls the run back and leaves a `failed`
     // receipt in this same transaction (GateFailure).

@@ -276,6 +276,16 @@ private let completed: MHD_RequestCompletedCallback = { _, _, state, _ in
 private let collectHeader: MHD_KeyValueIterator = { context, _, key, value in
   guard let context, let key else { return MHD_Result.YES }
   let pending = Unmanaged<MicroHTTPServer.Pending>.fromOpaque(context).takeUnretainedValue()
-  pending.headers[String(cString: key).lowercased(), default: []].append(value.map { String(cString: $0) } ?? "")
+  // Names are ASCII tokens (RFC 9110): lower-cased byte by byte.
+  var length = 0
+  while key[length] != 0 { length += 1 }
+  let name = String(unsafeUninitializedCapacity: length) { buffer in
+    for index in 0..<length {
+      let byte = UInt8(bitPattern: key[index])
+      buffer[index] = byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte
+    }
+    return length
+  }
+  pending.headers[name, default: []].append(value.map { String(cString: $0) } ?? "")
   return MHD_Result.YES
 }

@@ -39,14 +39,16 @@ let floor = measure { sink &+= Int(SHA256.hash(data: key).withUnsafeBytes { $0[0
 let verify = measure { if (try? registry.verify(key)) != nil { sink &+= 1 } }
 let gate = measure { if case .success = authenticator.verify(line) { sink &+= 1 } }
 let status = measure { if case .unlocked? = try? vault.status().lockState { sink &+= 1 } }
-// One whole request in process: key check, session, decision, SQLite read
-// of 20 tasks, JSON in and out; no socket.
+// One whole request in process, on a pool as the HTTP gate makes it (blocks
+// of reads, remembered answers): key check, session, decision, read
+// admission, the answer of 20 tasks, JSON in and out; no socket.
 let environment = ProcessInfo.processInfo.environment
 let store = try TaskStore(home: TaskerHome(environment: environment)!, keys: VaultKeySource(environment: environment))
+let stores = GateStorePool(stores: [store]) { store }
 let endpoint = GateHTTPEndpoint(
   path: "/mcp", admission: GateHTTPAdmission(listen: try GateListenAddress("8765")), instructions: "",
   authenticate: authenticator.verify,
-  makeToolbox: { GateToolbox(store: store, identity: $0) })
+  makeToolbox: { GateToolbox(stores: stores, identity: $0) })
 var headers = [
   "host": ["127.0.0.1:8765"], "authorization": ["Bearer " + line], "content-type": ["application/json"],
   "accept": ["application/json"],

@@ -33,8 +33,8 @@ from harness import GateHome, free_port  # noqa: E402
 CLIENTS = 16
 # Calls per measured run, so that each lasts about a second on the build
 # machine (a 5,000-call floor run took 0.08 s, too short to time well).
-CALLS = 10_000
-FLOOR_CALLS = 60_000
+CALLS = 40_000
+FLOOR_CALLS = 120_000
 # A short run of the same client before each measured one: the server's
 # threads and the gate's pool of SQLite connections (one per thread) are
 # open before the descriptors are counted.
