@@ -75,9 +75,12 @@ final class GateReadMemoTests: XCTestCase {
     let second = try list(gate)
     XCTAssertEqual(second.encoded, first.encoded)
     // The second came from the memo: it holds the answer, unchanged.
-    let kept = try pool.memo(of: store).answer(try listKey(contexts: true)) {
-      XCTFail("the answer was not remembered")
-      return MCPToolResult(content: [:], summary: "")
+    let key = try listKey(contexts: true)
+    let kept = try pool.lend { memo in
+      try memo.answer(key) {
+        XCTFail("the answer was not remembered")
+        return MCPToolResult(content: [:], summary: "")
+      }
     }
     XCTAssertEqual(kept, first)
     // A fresh run on another process's connection, with nothing remembered.
