@@ -118,7 +118,16 @@ extension GateToolbox {
     }
     let start = calendar.startOfDay(for: now)
     let end = calendar.date(byAdding: .day, value: 1, to: start).map { Int64($0.timeIntervalSince1970) }
-    day = end.map { (Int64(start.timeIntervalSince1970), $0) }
+    day = end.map {
+      (Int64(start.timeIntervalSince1970), $0, CalendarDate.today(now: now, timeZone: calendar.timeZone))
+    }
     return GateWindow.start(of: now, calendar: calendar)
+  }
+
+  /// `CalendarDate.today(now:timeZone:)` in the calendar's zone, read with
+  /// the day's bounds (`window(of:)`): the same date from midnight to midnight.
+  func today(at now: Date) -> CalendarDate {
+    _ = window(of: now)
+    return day?.today ?? CalendarDate.today(now: now, timeZone: calendar.timeZone)
   }
 }

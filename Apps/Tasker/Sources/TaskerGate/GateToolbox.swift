@@ -31,7 +31,7 @@ public final class GateToolbox: AssistantToolProvider {
   let clock: () -> Date
   let calendar: Calendar
   /// The current day's bounds in `calendar`, seconds since 1970 (`window(of:)`).
-  var day: (start: Int64, end: Int64)?
+  var day: (start: Int64, end: Int64, today: CalendarDate)?
   /// Trusted mode's check that the vault is still unlocked, asked before
   /// every call that reads or seals a note (an assistant's key is checked
   /// against the vault on every message by the authenticator instead).
@@ -187,7 +187,7 @@ public final class GateToolbox: AssistantToolProvider {
 
   private func allow(_ call: GateCall) throws -> MCPToolResult {
     var executor = GateExecutor(
-      store: store, today: CalendarDate.today(now: clock(), timeZone: calendar.timeZone), author: author(.allow))
+      store: store, today: today(at: clock()), author: author(.allow))
     executor.mayReadContexts = caller == .trusted || identity.grants.contains(.notesRead)
     guard call.action.acts else {
       let run = { [executor] in

@@ -1,4 +1,5 @@
 import CSQLite
+import Synchronization
 
 /// One SQLite connection, configured the way SQLite's authors advise:
 /// write-ahead logging, foreign keys enforced, a busy timeout, and every
@@ -236,6 +237,32 @@ final class Connection {
   /// How many rows this connection's statements changed since it opened
   /// (rolled back ones too).
   var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+  /// The header of the database's WAL index as it is now, read from
+  /// SQLite's own mapping of the shared-memory file without a lock or a
+  /// system call (`TaskStore.changeStamp()` says why it suffices). The
+  /// index begins with two copies of a 48-byte header, which every commit
+  /// (of any connection, in any process) rewrites with a new change
+  /// counter, the second copy first; a reader takes the first, then the
+  /// second, and trusts them only when they are equal, as SQLite's own
+  /// readers do. Nil when they differ (a commit being written), or when
+  /// the connection has no WAL index mapped (not in WAL mode, or nothing
+  /// read yet).
+  func walIndexHeader() -> [UInt8]? {
+    var file: UnsafeMutablePointer<sqlite3_file>?
+    guard sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK, let file,
+      let methods = file.pointee.pMethods, methods.pointee.iVersion >= 2, let map = methods.pointee.xShmMap
+    else { return nil }
+    var region: UnsafeMutableRawPointer?
+    // Region 0 is mapped once the connection has read in WAL mode; without
+    // extending (0), an unmapped region comes back as nil.
+    guard map(file, 0, 32_768, 0, &region) == SQLITE_OK, let region else { return nil }
+    let header = UnsafeRawPointer(region)
+    let first = Array(UnsafeRawBufferPointer(start: header, count: 48))
+    atomicMemoryFence(ordering: .sequentiallyConsistent)
+    let second = Array(UnsafeRawBufferPointer(start: header + 48, count: 48))
+    return first == second ? first : nil
+  }
 
   /// Throws a typed error for any code other than `SQLITE_OK`.
   func check(_ code: Int32) throws {
