@@ -60,6 +60,7 @@ struct UndoTamperCommandTests {
     let undo = try device.tasker(["undo", "r2"])
     #expect(undo.status == 0, "the head is not checked, the chain is: \(undo.stderr)")
     #expect(undo.stdoutText.contains("restored task 2 (receipt r5)."), "\(undo.stdoutText)")
+    #expect(undo.stdoutText.hasPrefix("Undid r2: restored task 2"), "the line says 'undid' once: \(undo.stdoutText)")
     let again = try device.tasker(["undo", "r2"])
     #expect(again.status == 53 && again.stderr.contains("already undone by r5"), "\(again.stderr)")
   }

@@ -130,7 +130,10 @@ struct UndoCommand: Command {
       if json {
         return try printJSON(context, undone: .string("r\(id)"), receipt: receipt.id, summary: receipt.summary)
       }
-      try context.print("Undid r\(id): \(TerminalText.visible(receipt.summary)) (receipt r\(receipt.id)).")
+      // The receipt's summary starts "undid rN: "; the line says it once.
+      let prefix = "undid r\(id): "
+      let what = receipt.summary.hasPrefix(prefix) ? String(receipt.summary.dropFirst(prefix.count)) : receipt.summary
+      try context.print("Undid r\(id): \(TerminalText.visible(what)) (receipt r\(receipt.id)).")
     case .purge:
       let count = try store.purgeUndoHistory()
       if json {
