@@ -12,7 +12,8 @@ struct McpCommand: Command {
   static let http = OptionSpec.value(
     "--http", "[ADDR:]PORT",
     help: "Serve Streamable HTTP at http://ADDR:PORT/mcp instead of stdio; ADDR is 127.0.0.1 unless given. Every "
-      + "request needs 'Authorization: Bearer tk_…'; there is no trusted mode over HTTP.")
+      + "request needs 'Authorization: Bearer tk_…'; there is no trusted mode over HTTP. SIGINT or SIGTERM stops it: "
+      + "the running requests finish and the reads it reserved and did not spend are given back.")
   static let allowHost = OptionSpec.value(
     "--allow-host", "NAME",
     help: "With --http: also serve requests whose Host header is NAME:PORT (a DNS name or IPv4 address, no port), "
@@ -109,9 +110,22 @@ struct McpCommand: Command {
       context.printError("tasker: warning: \(listen) is not a loopback address; keys cross the network in clear")
     }
     context.printError("tasker: serving MCP at http://\(listen)/mcp; every request needs a bearer key")
-    // Serves on libmicrohttpd's threads until the process is stopped.
-    let forever = DispatchSemaphore(value: 0)
-    withExtendedLifetime((server, checkpoints)) { forever.wait() }
+    // Serves on libmicrohttpd's threads until SIGINT or SIGTERM.
+    let stop = DispatchSemaphore(value: 0)
+    StopSignals.leaveToSources()
+    let signals = StopSignals.numbers.map { number in
+      let source = DispatchSource.makeSignalSource(signal: number, queue: DispatchQueue(label: "tasker.gate.stop"))
+      source.setEventHandler { stop.signal() }
+      source.resume()
+      return source
+    }
+    withExtendedLifetime((checkpoints, signals)) { stop.wait() }
+    // No new request is taken, the running ones finish, and the reads
+    // reserved and not spent are given back (SECURITY.md 8.6).
+    server.stop()
+    checkpoints.cancel()
+    stores.giveBackAllReads()
+    context.printError("tasker: stopped")
   }
 
   /// A timer that, every `milliseconds` on a queue of its own, gives back
