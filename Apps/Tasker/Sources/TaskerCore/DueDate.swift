@@ -113,7 +113,7 @@ extension CalendarDate {
   ///   `init(parsing:)`; a relative day outside 0001-01-01 to 9999-12-31 is
   ///   refused too.
   public init(parsingDue text: String, today: CalendarDate) throws {
-    let word = Self.asciiLowercased(text)
+    let word = ASCIIText.lowercased(text)
     if let days = Self.relativeDays(word, today: today) {
       guard let date = today.adding(days: days) else {
         throw TaskerError.invalidValue(
@@ -158,11 +158,6 @@ extension CalendarDate {
       count = min(count * 10 + Int(byte - UInt8(ascii: "0")), relativeDayCap)
     }
     return unit == UInt8(ascii: "w") ? count * 7 : count
-  }
-
-  /// `text` with ASCII capitals made small and every other byte kept.
-  private static func asciiLowercased(_ text: String) -> String {
-    String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
   }
 }
 

@@ -1,3 +1,5 @@
+import TaskerCore
+
 /// The credential an HTTP request presents, read from its `Authorization`
 /// header as RFC 6750 says (`Bearer <token>`, scheme case-insensitive).
 public enum BearerCredential: Equatable, Sendable {
@@ -20,7 +22,7 @@ public enum BearerCredential: Equatable, Sendable {
     let value = Array(values[0].utf8)
     let scheme = Array("bearer ".utf8)
     guard value.count > scheme.count,
-      zip(value, scheme).allSatisfy({ byte, expected in byte | (byte >= 0x41 && byte <= 0x5a ? 0x20 : 0) == expected })
+      zip(value, scheme).allSatisfy({ ASCIIText.lowercased($0) == $1 })
     else { return .malformed }
     let token = value[scheme.count...]
     guard !token.contains(UInt8(ascii: " ")), !token.contains(UInt8(ascii: "\t")) else { return .malformed }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import FoundationEssentials
+import TaskerCore
 
 // The gate's HTTP binding: libmicrohttpd does all HTTP parsing. This is the
 // only file of the app that imports CMicroHTTPD, which loads the library
@@ -280,10 +281,7 @@ private let collectHeader: MHD_KeyValueIterator = { context, _, key, value in
   var length = 0
   while key[length] != 0 { length += 1 }
   let name = String(unsafeUninitializedCapacity: length) { buffer in
-    for index in 0..<length {
-      let byte = UInt8(bitPattern: key[index])
-      buffer[index] = byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte
-    }
+    for index in 0..<length { buffer[index] = ASCIIText.lowercased(UInt8(bitPattern: key[index])) }
     return length
   }
   pending.headers[name, default: []].append(value.map { String(cString: $0) } ?? "")
