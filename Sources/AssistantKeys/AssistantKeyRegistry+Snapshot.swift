@@ -63,10 +63,9 @@ extension AssistantKeyRegistry {
   /// Keeps a new watch of the registry's directory if, once it exists, the
   /// file at the path is still `identity` (nil: no file).
   private func watchDirectory(expecting identity: FileIdentity?) {
-    guard let watch = try? DirectoryWatch(directories: [files.directory]),
+    directoryWatch = DirectoryWatch.confirming([files.directory]) {
       (try? files.identity(of: files.registryPath)) == identity
-    else { return }
-    directoryWatch = watch
+    }
   }
 
   private func load(full: Bool) throws {

@@ -51,6 +51,20 @@ public final class DirectoryWatch {
 
   deinit { close(descriptor) }
 
+  /// A new watch of `directories`, kept only if `stillHolds` is true once
+  /// the watch exists: a change made before the watch is seen by that
+  /// check, and every later one by the watch, so nothing falls between.
+  ///
+  /// - Parameters:
+  ///   - directories: as in `init(directories:lifetime:)`.
+  ///   - stillHolds: the check of what the watch stands guard over (for
+  ///     example, that a file is still the one read).
+  /// - Returns: the watch, or nil when it cannot be made or the check fails.
+  public static func confirming(_ directories: [String], _ stillHolds: () -> Bool) -> DirectoryWatch? {
+    guard let watch = try? DirectoryWatch(directories: directories), stillHolds() else { return nil }
+    return watch
+  }
+
   /// Whether anything happened in the watched directories since the watch
   /// was made (or the kernel cannot say it did not).
   public func sawChange() -> Bool {

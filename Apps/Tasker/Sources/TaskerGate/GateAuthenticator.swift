@@ -132,10 +132,7 @@ public final class GateAuthenticator: @unchecked Sendable {
   /// A watch of `stamp`'s directories, if one can be made and the stamp
   /// still holds once it exists; nil otherwise (the files are examined).
   private static func watch(_ stamp: UnlockStamp, of vault: Vault) -> DirectoryWatch? {
-    guard let watch = try? DirectoryWatch(directories: stamp.directories),
-      vault.isStillUnlocked(since: stamp, watchedBy: nil)
-    else { return nil }
-    return watch
+    DirectoryWatch.confirming(stamp.directories) { vault.isStillUnlocked(since: stamp, watchedBy: nil) }
   }
 
   /// Whether a key is still valid by its public id (for approvals made
