@@ -57,8 +57,7 @@ extension GateToolbox {
           message: "refused: this key's budget of reads could not be checked (damaged setting)",
           data: ["budget": .string(GateBudgetKind.reads.rawValue)]))
     }
-    let day = Int64(calendar.startOfDay(for: now).timeIntervalSince1970)
-    let room = limit - (try store.tallied(.read, keyID: block.keyID, since: day))
+    let room = limit - (try store.tallied(.read, keyID: block.keyID, since: dayStart(at: now)))
     guard room > 0 else {
       try recordRefusal(tool: block.tool, .readBudgetExhausted, summary: "refused")
       return .failure(
@@ -109,25 +108,38 @@ extension GateToolbox {
     }
   }
 
-  /// `GateWindow.start(of:calendar:)`, with the day's bounds read from the
-  /// calendar once a day (about 5 µs each time) rather than once a call.
-  func window(of now: Date) -> Int64 {
-    let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
-    if let day, seconds >= day.start, seconds < day.end {
-      return day.start + (seconds - day.start) / GateWindow.seconds * GateWindow.seconds
-    }
+  /// The day `now` is in: its bounds in `calendar` (seconds since 1970)
+  /// and its date, read from the calendar once a day (about 5 µs each
+  /// time) rather than once a call, and kept in `day`. Nil when the
+  /// calendar gives no next midnight.
+  private func currentDay(at now: Date) -> (start: Int64, end: Int64, today: CalendarDate)? {
+    let seconds = Int64(now.timeIntervalSince1970)
+    if let day, seconds >= day.start, seconds < day.end { return day }
     let start = calendar.startOfDay(for: now)
-    let end = calendar.date(byAdding: .day, value: 1, to: start).map { Int64($0.timeIntervalSince1970) }
-    day = end.map {
-      (Int64(start.timeIntervalSince1970), $0, CalendarDate.today(now: now, timeZone: calendar.timeZone))
+    day = calendar.date(byAdding: .day, value: 1, to: start).map {
+      (
+        Int64(start.timeIntervalSince1970), Int64($0.timeIntervalSince1970),
+        CalendarDate.today(now: now, timeZone: calendar.timeZone)
+      )
     }
-    return GateWindow.start(of: now, calendar: calendar)
+    return day
   }
 
-  /// `CalendarDate.today(now:timeZone:)` in the calendar's zone, read with
-  /// the day's bounds (`window(of:)`): the same date from midnight to midnight.
+  /// `GateWindow.start(of:calendar:)`, from the current day's bounds.
+  func window(of now: Date) -> Int64 {
+    guard let day = currentDay(at: now) else { return GateWindow.start(of: now, calendar: calendar) }
+    let offset = max(0, Int64(now.timeIntervalSince1970) - day.start)
+    return day.start + offset / GateWindow.seconds * GateWindow.seconds
+  }
+
+  /// `CalendarDate.today(now:timeZone:)` in the calendar's zone, from the
+  /// current day: the same date from midnight to midnight.
   func today(at now: Date) -> CalendarDate {
-    _ = window(of: now)
-    return day?.today ?? CalendarDate.today(now: now, timeZone: calendar.timeZone)
+    currentDay(at: now)?.today ?? CalendarDate.today(now: now, timeZone: calendar.timeZone)
+  }
+
+  /// The start of the day `now` is in (local midnight), from the current day.
+  func dayStart(at now: Date) -> Int64 {
+    currentDay(at: now)?.start ?? Int64(calendar.startOfDay(for: now).timeIntervalSince1970)
   }
 }

@@ -309,8 +309,7 @@ public final class GateToolbox: AssistantToolProvider {
         try lineage?.earlierKeys(of: keyID, name: identity.name) ?? []
       }
       guard let limit else { return .unknown }
-      let since = Int64(calendar.startOfDay(for: clock()).timeIntervalSince1970)
-      return try store.actionCount(keyID: keyID, since: since) < limit ? .available : .exhausted
+      return try store.actionCount(keyID: keyID, since: dayStart(at: clock())) < limit ? .available : .exhausted
     } catch {
       return .unknown
     }
