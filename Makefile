@@ -8,7 +8,7 @@ DEBIAN_PACKAGES := libssl-dev libsodium-dev zlib1g-dev libsqlite3-dev sqlite3 li
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench gate-venv gate-test pair-test pair-bench gate-race gate-load lint format demo \
+.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench sync-property gate-venv gate-test pair-test pair-bench gate-race gate-load lint format demo \
   vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick strace install clean completion-shells \
   static deb package-test example docs
 
@@ -47,6 +47,13 @@ test: deps backup-tools completion-shells strace lint
 # The Tasker app (Apps/Tasker), a separate package that links TaskKey by path.
 app-test: deps strace
 	cd Apps/Tasker && $(SWIFT) build --build-tests && $(SWIFT) test
+
+# The sync merge's property test at length: random operations and random
+# sync orders across three devices, 1,000 seeds (a few run in app-test).
+SYNC_PROPERTY_SEEDS ?= 1000
+sync-property: deps
+	cd Apps/Tasker && $(SWIFT) build --build-tests && \
+	  TASKER_SYNC_PROPERTY_SEEDS=$(SYNC_PROPERTY_SEEDS) $(SWIFT) test --skip-build --filter SyncConvergence
 
 # The assistant gate end to end: the official MCP Python SDK, installed with
 # pip into a venv this step makes, drives `tasker mcp` over stdio and HTTP;

@@ -308,6 +308,10 @@ def check_cpace_drift():
 # three files in Apps/Tasker/Vectors/ (which check_vectors does not walk).
 PLANS = load_script("plan-reader.py")
 
+# Tasker sync storage (docs/formats/sync-storage.md): scripts/sync-reader.py, over
+# Apps/Tasker/Vectors/sync-storage-v1.json (which check_vectors does not walk).
+SYNC = load_script("sync-reader.py")
+
 # Pairing (docs/formats/pairing.md): scripts/pairing-peer.py, with CPace from
 # scripts/cpace-reader.py, pairs live with the binary as joiner and as offerer.
 PAIRING = load_script("pairing-peer.py")
@@ -409,6 +413,7 @@ def main():
         sys.exit(64)
     unchecked = check_vectors()
     PLANS.check_all(report)
+    SYNC.check_all(report)
     check_cpace_drift()
     check_key_file(json.load(open(os.path.join(ROOT, "Vectors", "key-file-v1.json"), encoding="utf-8")),
                    "Vectors/key-file-v1.json", sys.argv[1])

@@ -62,6 +62,12 @@ let package = Package(
       name: "TaskerPlanning",
       dependencies: ["TaskerCore", "TaskerHTTP"] + taskKey("CommandKit", "TaskVault", "TaskCrypto")
     ),
+    // Layer 1 sync: the storage formats, the merge, the folder target and
+    // the engine; what it writes is sealed under the vault's sync key.
+    .target(
+      name: "TaskerSync",
+      dependencies: ["TaskerCore", "TaskerHTTP"] + taskKey("CommandKit", "TaskCrypto", "TaskSystem", "TaskVault")
+    ),
     // libmicrohttpd from Debian (libmicrohttpd-dev), not linked: a small C
     // loader opens it with dlopen when `tasker mcp --http` starts a server, so
     // no other command pays for loading it and its TLS libraries. Only the
@@ -77,7 +83,7 @@ let package = Package(
     // The command layer: parsing, output, the one map from errors to exit codes.
     .target(
       name: "TaskerCLI",
-      dependencies: ["TaskerCore", "TaskerGate", "TaskerPlanning", "TaskerHTTP"]
+      dependencies: ["TaskerCore", "TaskerGate", "TaskerPlanning", "TaskerHTTP", "TaskerSync"]
         + taskKey(
           "CommandKit", "ExitCodeMap", "TaskSystem", "TaskCrypto", "TaskVault", "TaskAttachments", "AssistantKeys")
     ),
@@ -116,6 +122,11 @@ let package = Package(
       name: "TaskerPlanningTests",
       dependencies: ["TaskerPlanning", "TaskerCore", "TaskerHTTP", "TaskerTestSupport"]
         + taskKey("CommandKit", "TaskCrypto", "TaskVault")
+    ),
+    .testTarget(
+      name: "TaskerSyncTests",
+      dependencies: ["TaskerSync", "TaskerCore", "TaskerTestSupport"]
+        + taskKey("CommandKit", "TaskCrypto", "TaskSystem", "TaskVault")
     ),
     .testTarget(
       name: "TaskerGateTests",

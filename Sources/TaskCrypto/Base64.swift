@@ -66,6 +66,19 @@ public enum Base64 {
     }
   }
 
+  /// Writes the base64 of `bytes` into `output`, which must hold exactly
+  /// `encodedLength(of: bytes.count)` bytes: for a secret (an HTTP Basic
+  /// credential) whose text must stay in the caller's locked memory.
+  ///
+  /// - Returns: false, writing nothing, when `output` has another size.
+  public static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    guard output.count == encodedLength(of: bytes.count) else { return false }
+    guard let input = bytes.baseAddress, let target = output.baseAddress else { return true }
+    encode(
+      input.assumingMemoryBound(to: UInt8.self), count: bytes.count, into: target.assumingMemoryBound(to: UInt8.self))
+    return true
+  }
+
   /// Encodes a byte array as standard base64 with padding.
   public static func encode(_ bytes: [UInt8]) -> String {
     bytes.withUnsafeBytes { encode($0) }

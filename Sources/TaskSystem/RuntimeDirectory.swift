@@ -104,16 +104,7 @@ public enum RuntimeDirectory {
   }
 
   static func entries(of directory: String) -> [String] {
-    guard let handle = opendir(directory) else { return [] }
-    defer { closedir(handle) }
-    var names = [String]()
-    while let entry = readdir(handle) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      if name != "." && name != ".." { names.append(name) }
-    }
-    return names
+    ((try? DirectoryListing.names(of: directory)) ?? nil) ?? []
   }
 
   /// The kernel's boot id (`/proc/sys/kernel/random/boot_id`) as its text,

@@ -84,6 +84,11 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   /// cannot be undone or was undone, or the key that asked is no longer
   /// valid.
   case gateRefused = 53
+  /// The sync storage (a WebDAV server) refused the credential (HTTP 401
+  /// or 403).
+  case syncCredentialRejected = 54
+  /// The sync storage is full (HTTP 507 Insufficient Storage).
+  case syncStorageFull = 55
   /// A planning provider on the public network was not confirmed (no
   /// terminal and no `--yes`, or the answer was no); nothing was sent.
   case providerNotConfirmed = 56
@@ -97,6 +102,12 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
   /// an id it was not given or a repeated one, control characters, too
   /// long, cut short or too large.
   case providerAnswerRefused = 60
+  /// The sync storage held something that was refused: a marker that is
+  /// not this target's, or an object forged, altered, moved, replayed or
+  /// missing in a device's sequence. Nothing of it was applied.
+  case syncRefused = 61
+  /// Sync is not set up for this database (`tasker sync setup`).
+  case syncNotSetUp = 62
   /// The command line is wrong: unknown option, missing argument.
   case usage = 64
   /// The input data is malformed (bad base64, truncated, bad key file, a
@@ -129,7 +140,8 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     switch self {
     case .wrongPassphrase, .vectorsFailed, .noTerminal, .passphraseRefused, .pairingFailed: return .taskkey
     case .keyChanged, .databaseTooNew, .databaseBusy, .databaseError, .gateRefused, .providerNotConfirmed,
-      .providerKeyRejected, .providerRateLimited, .providerFailed, .providerAnswerRefused:
+      .providerKeyRejected, .providerRateLimited, .providerFailed, .providerAnswerRefused, .syncRefused, .syncNotSetUp,
+      .syncCredentialRejected, .syncStorageFull:
       return .tasker
     case .success, .authenticationFailed, .unknownKey, .unsupportedVersion, .vaultLocked, .tampered, .vaultNotFound,
       .keyInUse, .doctorProblems, .notFound, .malformedAssistantKey, .assistantKeyChecksum, .unknownAssistantKey,
@@ -173,6 +185,10 @@ public enum ExitCode: Int32, CaseIterable, Sendable {
     case .providerFailed: return "the planning provider answered another status than 200"
     case .providerAnswerRefused:
       return "the provider's answer was refused: not the JSON asked, unknown ids, control characters"
+    case .syncCredentialRejected: return "the sync storage refused the credential (HTTP 401 or 403)"
+    case .syncStorageFull: return "the sync storage is full (HTTP 507); nothing changed here"
+    case .syncRefused: return "the sync storage held something refused (forged, altered, moved, missing); not applied"
+    case .syncNotSetUp: return "sync is not set up for this database; run 'tasker sync setup DIR'"
     case .usage: return "usage error: unknown option, missing or extra argument"
     case .dataError: return "malformed input or a refused value: bad base64, truncated, too large, not UTF-8"
     case .noInput: return "an input file or the database does not exist or cannot be opened"

@@ -4,6 +4,7 @@ import TaskerCore
 import TaskerGate
 import TaskerHTTP
 import TaskerPlanning
+import TaskerSync
 
 // The app's errors on the project's one exit-code table (CommandKit's
 // `ExitCode`): each switch names every case, and a wrapped library error
@@ -111,4 +112,32 @@ extension HTTPClientError: CommandFailure {
 
   /// None: the message says what to do.
   public var hint: String? { nil }
+}
+
+extension SyncError: CommandFailure {
+  /// The code of the cause: 61 for what the storage held and was refused,
+  /// 62 when sync is not set up.
+  public var exitCode: ExitCode {
+    switch self {
+    case .notSetUp: return .syncNotSetUp
+    case .alreadySetUp: return .cannotCreate
+    case .targetMissing: return .noInput
+    case .targetUnsafe: return .permission
+    case .markerRefused, .targetChanged, .positionTaken: return .syncRefused
+    case .syncKeyMissing, .noConflict: return .notFound
+    case .recordRefused: return .tampered
+    case .storage(let error): return error.exitCode
+    case .store(let error): return error.exitCode
+    case .recordTooLarge: return .dataError
+    case .invalidArgument: return .usage
+    case .network(.responseTooLarge): return .syncRefused
+    case .network(let error): return error.exitCode
+    case .credentialRejected: return .syncCredentialRejected
+    case .storageFull: return .syncStorageFull
+    case .serverFailed: return .unavailable
+    }
+  }
+
+  /// The error's description.
+  public var message: String { description }
 }

@@ -22,14 +22,15 @@ public enum TaskerMain {
     DeleteCommand.self, PageCommand.self, PlanContextCommand.self, PlanCommand.self, AskCommand.self,
     ProviderCommand.self, AttachCommand.self, EncryptCommand.self,
     RewrapCommand.self, KeysCommand.self, SettingsCommand.self, DoctorCommand.self, McpCommand.self,
-    ApprovalsCommand.self, ReceiptsCommand.self, GateCommand.self, CompletionCommand.self,
+    ApprovalsCommand.self, ReceiptsCommand.self, GateCommand.self, SyncCommand.self, ConflictsCommand.self,
+    ResolveCommand.self, CompletionCommand.self,
   ]
 
   /// `commands`' names, in the same order (a test keeps them equal).
   static let commandNames = [
     "add", "list", "show", "edit", "done", "undo", "delete", "page", "plan-context", "plan", "ask", "provider",
     "attach", "encrypt", "rewrap",
-    "keys", "settings", "doctor", "mcp", "approvals", "receipts", "gate", "completion",
+    "keys", "settings", "doctor", "mcp", "approvals", "receipts", "gate", "sync", "conflicts", "resolve", "completion",
   ]
 
   /// `tasker` as CommandKit declares it.

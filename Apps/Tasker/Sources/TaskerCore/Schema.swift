@@ -72,6 +72,8 @@ enum Schema {
     // Version 8: gate_receipts rebuilt with the words of reads and refusals; rows and chain values are
     // copied by `afterStep[8]` (GateLedgerSchema+Version8.swift).
     TaskStore.readsMigration,
+    // Version 9: the sync tables and the triggers that note changed rows (TaskStore+Sync.swift).
+    TaskStore.syncMigration,
   ]
 
   /// Work a migration needs Swift for, run right after the SQL of the step

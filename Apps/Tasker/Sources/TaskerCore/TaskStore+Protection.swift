@@ -154,7 +154,7 @@ extension TaskStore {
   /// key of its protection record.
   ///
   /// - Throws: `TaskerError.system`.
-  func canonicalDatabasePath() throws -> String {
+  public func canonicalDatabasePath() throws -> String {
     try TaskerFiles.system { try FileStatus.canonicalPath(databasePath) }
   }
 }

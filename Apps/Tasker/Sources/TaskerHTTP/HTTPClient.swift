@@ -45,7 +45,7 @@ import TaskCrypto
 /// `HTTPClientError.transport` saying so.
 public struct HTTPClient: Sendable {
   /// The methods `send` accepts.
-  static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+  static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "PROPFIND", "MKCOL"]
 
   /// A client; it holds no state, each `send` uses a new libcurl handle
   /// (no connection, session or cookie survives between requests).
@@ -73,7 +73,7 @@ public struct HTTPClient: Sendable {
       }
     }
     guard Self.methods.contains(request.method) else {
-      throw .transport(reason: "the method is not one of GET, HEAD, POST, PUT, PATCH, DELETE")
+      throw .transport(reason: "the method is not one of GET, HEAD, POST, PUT, PATCH, DELETE, PROPFIND, MKCOL")
     }
     let transfer = try CurlTransfer(limit: limits.maximumResponseBytes)
     for header in request.headers {
@@ -82,7 +82,7 @@ public struct HTTPClient: Sendable {
     // An empty "Expect:" keeps libcurl from sending Expect: 100-continue.
     try transfer.appendHeader("Expect:")
     try CurlOptions.apply(to: transfer, request: request, limits: limits)
-    let line = try Self.bearerLine(request.bearer)
+    let line = try Self.authorizationLine(request.credential)
     let code: CURLcode = request.body.withUnsafeBytes { body in
       let bodySet = CurlOptions.setBody(body, method: request.method, on: transfer)
       guard bodySet == CURLE_OK else { return bodySet }
@@ -93,7 +93,7 @@ public struct HTTPClient: Sendable {
     }
     if let refusal = transfer.refusal { throw refusal }
     guard code == CURLE_OK else {
-      throw Self.failure(code, transfer: transfer, endpoint: endpoint, limits: limits, bearer: request.bearer)
+      throw Self.failure(code, transfer: transfer, endpoint: endpoint, limits: limits, bearer: request.secret)
     }
     let status = transfer.info(long: CURLINFO_RESPONSE_CODE)
     guard !(300...399).contains(status) else { throw .redirectRefused(status: status) }
@@ -108,6 +108,46 @@ public struct HTTPClient: Sendable {
   /// - Throws: `headerRefused("Authorization")` when the token is empty or
   ///   holds a byte other than visible ASCII; `transport` when locked memory
   ///   is not available.
+  /// The `Authorization` line of `credential`, NUL-terminated, in locked memory.
+  static func authorizationLine(_ credential: HTTPCredential?) throws(HTTPClientError) -> SecureBytes? {
+    switch credential {
+    case nil: return nil
+    case .bearer(let token): return try bearerLine(token)
+    case .basic(let user, let password): return try basicLine(user: user, password: password)
+    }
+  }
+
+  /// `Authorization: Basic base64(user:password)` and a NUL.
+  static func basicLine(user: String, password: SecureBytes) throws(HTTPClientError) -> SecureBytes {
+    let name = Array(user.utf8)
+    let usable = password.withUnsafeBytes { secret in secret.allSatisfy { $0 >= 0x20 && $0 != 0x7F } }
+    guard !name.isEmpty, name.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }), usable else {
+      throw .headerRefused(name: "Authorization")
+    }
+    let prefix = Array("Authorization: Basic ".utf8)
+    do {
+      let pair = try SecureBytes(zeroedCount: name.count + 1 + password.count)
+      pair.withUnsafeMutableBytes { target in
+        password.withUnsafeBytes { secret in
+          target.copyBytes(from: name + [UInt8(ascii: ":")])
+          UnsafeMutableRawBufferPointer(rebasing: target[(name.count + 1)...]).copyBytes(from: secret)
+        }
+      }
+      let encodedCount = Base64.encodedLength(of: pair.count)
+      let line = try SecureBytes(zeroedCount: prefix.count + encodedCount + 1)
+      line.withUnsafeMutableBytes { target in
+        target.copyBytes(from: prefix)
+        pair.withUnsafeBytes { raw in
+          _ = Base64.encode(
+            raw, into: UnsafeMutableRawBufferPointer(rebasing: target[prefix.count..<(prefix.count + encodedCount)]))
+        }
+      }
+      return line
+    } catch {
+      throw .transport(reason: "no locked memory for the Authorization header")
+    }
+  }
+
   static func bearerLine(_ bearer: SecureBytes?) throws(HTTPClientError) -> SecureBytes? {
     guard let bearer else { return nil }
     let visible = bearer.withUnsafeBytes { token in token.count > 0 && token.allSatisfy { $0 > 0x20 && $0 < 0x7F } }

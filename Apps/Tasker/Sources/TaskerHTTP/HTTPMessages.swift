@@ -1,13 +1,23 @@
 import TaskCrypto
 
+/// How a request proves who sends it; the secret stays in `SecureBytes`.
+public enum HTTPCredential: Sendable {
+  /// `Authorization: Bearer <token>` (a planning provider's key).
+  case bearer(SecureBytes)
+  /// `Authorization: Basic base64(user ":" password)` (a WebDAV server's
+  /// app password, RFC 7617). The user is visible ASCII without `:`.
+  case basic(user: String, password: SecureBytes)
+}
+
 /// One HTTP request to send: method, endpoint, headers, body and an
-/// optional bearer token.
+/// optional credential.
 ///
-/// The token stays in `SecureBytes`: `HTTPClient.send` builds the
-/// `Authorization: Bearer <token>` line in locked memory it wipes, and
-/// refuses an `Authorization` header among `headers`.
+/// The secret stays in `SecureBytes`: `HTTPClient.send` builds the
+/// `Authorization` line in locked memory it wipes, and refuses an
+/// `Authorization` header among `headers`.
 public struct HTTPRequest: Sendable {
-  /// The method: `GET`, `HEAD`, `POST`, `PUT`, `PATCH` or `DELETE`.
+  /// The method: `GET`, `HEAD`, `POST`, `PUT`, `PATCH`, `DELETE`, or
+  /// WebDAV's `PROPFIND`, `MKCOL`.
   public let method: String
   /// Where the request goes.
   public let endpoint: HTTPEndpoint
@@ -15,8 +25,23 @@ public struct HTTPRequest: Sendable {
   public let headers: [(name: String, value: String)]
   /// The body, sent as it is (with a `Content-Length`); empty for none.
   public let body: [UInt8]
-  /// The bearer token, sent as `Authorization: Bearer <token>`; nil for none.
-  public let bearer: SecureBytes?
+  /// The credential, sent as the `Authorization` header; nil for none.
+  public let credential: HTTPCredential?
+
+  /// The bearer token, when the credential is one.
+  public var bearer: SecureBytes? {
+    guard case .bearer(let token) = credential else { return nil }
+    return token
+  }
+
+  /// The secret bytes that must never appear in an error's text.
+  var secret: SecureBytes? {
+    switch credential {
+    case .bearer(let token): return token
+    case .basic(_, let password): return password
+    case nil: return nil
+    }
+  }
 
   /// A request; nothing is checked or sent until `HTTPClient.send`.
   ///
@@ -32,11 +57,20 @@ public struct HTTPRequest: Sendable {
     method: String, endpoint: HTTPEndpoint, headers: [(name: String, value: String)], body: [UInt8],
     bearer: SecureBytes?
   ) {
+    self.init(method: method, endpoint: endpoint, headers: headers, body: body, credential: bearer.map { .bearer($0) })
+  }
+
+  /// A request with any credential; nothing is checked or sent until
+  /// `HTTPClient.send`.
+  public init(
+    method: String, endpoint: HTTPEndpoint, headers: [(name: String, value: String)], body: [UInt8],
+    credential: HTTPCredential?
+  ) {
     self.method = method
     self.endpoint = endpoint
     self.headers = headers
     self.body = body
-    self.bearer = bearer
+    self.credential = credential
   }
 }
 

@@ -48,7 +48,7 @@ struct ReceiptSchemaEightTests {
     let chains = try Self.versionSeven(at: path)
     #expect(chains.count == 3 && chains.allSatisfy { $0 != nil })
     let migrated = try TaskStore(databasePath: path, keys: try Keyring.generate())
-    #expect(try migrated.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == 8)
+    #expect(try migrated.connection.prepare("PRAGMA user_version").first { $0.integer(0) } == Int64(Schema.current))
     let rows = try migrated.receiptChainRows()
     #expect(rows.map(\.id) == [1, 2, 3])
     #expect(rows.map(\.chain) == chains, "the chain values are copied, not recomputed")

@@ -131,6 +131,12 @@ final class Statement {
     sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
   }
 
+  /// Column `index` as bytes; empty for NULL.
+  func blob(_ index: Int32) -> [UInt8] {
+    guard let bytes = sqlite3_column_blob(handle, index) else { return [] }
+    return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))))
+  }
+
   /// Column `index` as text; "" for NULL.
   func text(_ index: Int32) -> String {
     optionalText(index) ?? ""

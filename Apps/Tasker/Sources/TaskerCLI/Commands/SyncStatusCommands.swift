@@ -1,0 +1,145 @@
+import CommandKit
+import TaskerCore
+import TaskerSync
+
+/// `tasker sync now`.
+struct SyncNowCommand: Command {
+  static let spec = CommandSpec(
+    name: "now", abstract: "Send this device's changes and apply every other device's new ones.",
+    json: JSONShape(
+      fields: ["uploaded", "applied", "records_changed", "refused"],
+      help: "objects uploaded, objects applied (device, objects), records changed here, and what was refused "
+        + "(device, seq, reason)."),
+    discussion: "A second sync of the same database waits for the first. An object that is forged, altered, "
+      + "moved, replayed or out of its place is refused whole: nothing of it is applied, its device's later "
+      + "objects wait, and the command exits 61 after applying the rest. The local database is changed only by "
+      + "objects that were accepted.",
+    example: "tasker sync now")
+
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let report = try SyncCommand.engine(context).run()
+    if json {
+      try context.printJSON([
+        "uploaded": .int(report.uploaded),
+        "applied": .array(
+          report.applied.sorted { $0.key < $1.key }.map { ["device": .string($0.key), "objects": .int($0.value)] }),
+        "records_changed": .int(report.recordsChanged),
+        "refused": .array(
+          report.refused.map { ["device": .string($0.device), "seq": .int(Int($0.seq)), "reason": .string($0.reason)] }),
+      ])
+    } else {
+      let applied = report.applied.values.reduce(0, +)
+      try context.print(
+        "synced: \(report.uploaded) object(s) sent, \(applied) applied from \(report.applied.count) device(s), "
+          + "\(report.recordsChanged) record(s) changed here")
+      for refusal in report.refused {
+        context.printError(
+          "tasker: refused object \(refusal.seq) of device \(refusal.device): \(refusal.reason); nothing of it applied")
+      }
+    }
+    guard report.refused.isEmpty else { throw SyncCommandFailure.refused(count: report.refused.count) }
+  }
+}
+
+/// What `sync now` exits with when the storage held something refused.
+enum SyncCommandFailure: Error, CommandFailure {
+  /// `count` objects were refused (or missing in a device's sequence).
+  case refused(count: Int)
+
+  var exitCode: ExitCode { .syncRefused }
+  var message: String {
+    guard case .refused(let count) = self else { return "" }
+    return "\(count) object(s) at the storage were refused; everything else was applied"
+  }
+  var hint: String? {
+    "the storage (or someone with access to it) changed what a device wrote, or an object has not arrived yet; "
+      + "'tasker sync status' shows how far each device was read"
+  }
+}
+
+/// `tasker sync status`.
+struct SyncStatusCommand: Command {
+  static let spec = CommandSpec(
+    name: "status", abstract: "Show the target, this device, and how far each other device has been read.",
+    json: JSONShape(
+      fields: ["kind", "target", "device", "name", "target_id", "devices"],
+      help: "the set-up target (kind folder or webdav) and this device; devices: id, name, last_seq, last_made, "
+        + "last_seen."),
+    discussion: "The storage can withhold a device's newest objects; last_seq and last_seen show what this "
+      + "device has from each. Reads the database and the vault; sends nothing.",
+    example: "tasker sync status --json")
+
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  /// The target and this device as JSON; with `devices`, the devices read.
+  static func json(_ configuration: SyncConfiguration, devices: [SyncDeviceRow]?) -> JSONValue {
+    let kind: String
+    switch configuration.target {
+    case .folder: kind = "folder"
+    case .webdav: kind = "webdav"
+    }
+    var members: [String: JSONValue] = [
+      "kind": .string(kind), "target": .string(configuration.location), "device": .string(configuration.device),
+      "name": .string(configuration.name), "target_id": .string(configuration.targetID),
+    ]
+    if let devices { members["devices"] = .array(devices.map(SyncDevicesCommand.json)) }
+    return .object(members)
+  }
+
+  func run(_ context: CommandContext) throws {
+    let setup = try SyncCommand.setup(context)
+    let configuration = try setup.configuration()
+    let devices = try setup.store.withSyncTransaction { try $0.devices() }
+    if json { return try context.printJSON(Self.json(configuration, devices: devices)) }
+    try context.print("target: \(configuration.root)")
+    try context.print("this device: \(configuration.name) (\(configuration.device))")
+    for device in devices { try context.print(SyncDevicesCommand.line(device)) }
+  }
+}
+
+/// `tasker sync devices`.
+struct SyncDevicesCommand: Command {
+  static let spec = CommandSpec(
+    name: "devices", abstract: "List the devices this one has read objects from.",
+    json: JSONShape(fields: ["devices"], help: "each with id, name, last_seq, last_made, last_seen."),
+    example: "tasker sync devices")
+
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  static func json(_ device: SyncDeviceRow) -> JSONValue {
+    [
+      "id": .string(device.device), "name": .optional(device.name), "last_seq": .int(Int(device.lastSeq)),
+      "last_made": TimeStamp.json(seconds: device.lastMade), "last_seen": TimeStamp.json(seconds: device.lastSeen),
+    ]
+  }
+
+  static func line(_ device: SyncDeviceRow) -> String {
+    [
+      device.device, device.name ?? "(unnamed)", "object \(device.lastSeq)",
+      "made \(device.lastMade.map { TimeStamp.utc(seconds: $0) } ?? "-")",
+      "read \(device.lastSeen.map { TimeStamp.utc(seconds: $0) } ?? "-")",
+    ].joined(separator: "\t")
+  }
+
+  func run(_ context: CommandContext) throws {
+    let setup = try SyncCommand.setup(context)
+    _ = try setup.configuration()
+    let devices = try setup.store.withSyncTransaction { try $0.devices() }
+    if json { return try context.printJSON(["devices": .array(devices.map(Self.json))]) }
+    for device in devices { try context.print(Self.line(device)) }
+  }
+}

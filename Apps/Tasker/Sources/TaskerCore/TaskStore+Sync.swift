@@ -1,0 +1,260 @@
+import CommandKit
+import FoundationEssentials
+import TaskCrypto
+
+/// The store's side of sync (docs/formats/sync-storage.md): the tables
+/// that remember each record's synced state, which records changed since,
+/// the other devices' positions and the objects not yet uploaded. The
+/// engine (TaskerSync) decides; this only reads and writes rows, inside one
+/// write transaction per step.
+extension TaskStore {
+  /// Version 9: the sync tables, and triggers that note every change to a
+  /// task or page row, whoever makes it (a command, the gate, an undo).
+  static let syncMigration = """
+    CREATE TABLE sync_records (
+      kind TEXT NOT NULL CHECK (kind IN ('task', 'page')),
+      uid TEXT NOT NULL CHECK (length(uid) = 32 AND uid NOT GLOB '*[^0-9a-f]*'),
+      local_id INTEGER,
+      state TEXT NOT NULL,
+      PRIMARY KEY (kind, uid)
+    ) WITHOUT ROWID;
+    CREATE UNIQUE INDEX sync_records_local ON sync_records (kind, local_id) WHERE local_id IS NOT NULL;
+    CREATE TABLE sync_dirty (
+      kind TEXT NOT NULL CHECK (kind IN ('task', 'page')),
+      local_id INTEGER NOT NULL,
+      PRIMARY KEY (kind, local_id)
+    ) WITHOUT ROWID;
+    CREATE TRIGGER sync_task_added AFTER INSERT ON tasks BEGIN
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('task', new.id); END;
+    CREATE TRIGGER sync_task_changed AFTER UPDATE ON tasks BEGIN
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('task', new.id); END;
+    CREATE TRIGGER sync_task_deleted AFTER DELETE ON tasks BEGIN
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('task', old.id); END;
+    CREATE TRIGGER sync_page_added AFTER INSERT ON pages BEGIN
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('page', new.id); END;
+    CREATE TRIGGER sync_page_changed AFTER UPDATE ON pages BEGIN
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('page', new.id); END;
+    CREATE TRIGGER sync_page_deleted AFTER DELETE ON pages BEGIN
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('page', old.id); END;
+    CREATE TABLE sync_devices (
+      device TEXT PRIMARY KEY CHECK (length(device) = 32),
+      name TEXT,
+      last_seq INTEGER NOT NULL CHECK (last_seq >= 0),
+      last_made INTEGER,
+      last_seen INTEGER
+    ) WITHOUT ROWID;
+    CREATE TABLE sync_outbox (
+      seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+      object BLOB NOT NULL
+    );
+    CREATE TABLE sync_values (
+      name TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    """
+
+  /// Runs `body` in one write transaction with the sync tables: all of it
+  /// commits, or none.
+  ///
+  /// - Throws: what `body` throws, `TaskerError.database`.
+  public func withSyncTransaction<Result>(_ body: (SyncRows) throws -> Result) throws -> Result {
+    try connection.transaction { try body(SyncRows(store: self)) }
+  }
+}
+
+/// A task's or page's row as sync sees it: the synced columns as JSON
+/// values (named as the format's fields) and the body opened.
+public struct SyncLocalRow: Sendable, Equatable {
+  /// The fields by name.
+  public var fields: [String: JSONValue]
+  /// The note or page body, opened.
+  public var body: String
+}
+
+/// The sync tables inside one write transaction (`withSyncTransaction`).
+public struct SyncRows {
+  let store: TaskStore
+  private var connection: Connection { store.connection }
+
+  static let taskColumns = [
+    "title", "due", "estimate_minutes", "priority", "energy", "status", "completed_at", "contexts", "created_at",
+  ]
+  static let pageColumns = ["title", "created_at", "updated_at"]
+  static let textColumns: Set<String> = ["title", "due", "status", "contexts"]
+
+  static func table(_ kind: String) -> (table: String, columns: [String], body: String) {
+    kind == "task" ? ("tasks", taskColumns, "notes") : ("pages", pageColumns, "body")
+  }
+
+  static func localContext(_ kind: String, _ id: Int64) -> String {
+    kind == "task" ? BodyContext.notes(ofTask: id) : BodyContext.body(ofPage: id)
+  }
+
+  // MARK: - Changed records
+
+  /// The rows changed since they were last synced, as kind and local id.
+  public func dirty() throws -> [(kind: String, localID: Int64)] {
+    try connection.prepare("SELECT kind, local_id FROM sync_dirty ORDER BY kind, local_id").rows {
+      (kind: $0.text(0), localID: $0.integer(1))
+    }
+  }
+
+  /// Marks every task and page as changed, so the next object carries
+  /// the state of each (after setup).
+  public func markEverythingDirty() throws {
+    try connection.execute(
+      """
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) SELECT 'task', id FROM tasks;
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) SELECT 'page', id FROM pages;
+      """)
+  }
+
+  /// Forgets that a row changed.
+  public func clearDirty(kind: String, localID: Int64) throws {
+    try connection.prepare("DELETE FROM sync_dirty WHERE kind = ? AND local_id = ?")
+      .run([.text(kind), .integer(localID)])
+  }
+
+  /// The row as sync sees it, its body opened; nil when no row has the id.
+  ///
+  /// - Throws: the key source's errors, `TaskerError.sealedBodyUnreadable`.
+  public func localRow(kind: String, localID: Int64) throws -> SyncLocalRow? {
+    let (table, columns, bodyColumn) = Self.table(kind)
+    let sql = "SELECT \((columns + [bodyColumn]).joined(separator: ", ")) FROM \(table) WHERE id = ?"
+    guard
+      let (fields, stored) = try connection.prepare(sql).first(
+        [.integer(localID)],
+        { row in
+          var fields: [String: JSONValue] = [:]
+          for (index, name) in columns.enumerated() {
+            let column = Int32(index)
+            if Self.textColumns.contains(name) {
+              fields[name] = row.optionalText(column).map(JSONValue.string) ?? .null
+            } else {
+              fields[name] = row.optionalInteger(column).map(JSONValue.integer) ?? .null
+            }
+          }
+          return (fields, row.text(Int32(columns.count)))
+        })
+    else { return nil }
+    return SyncLocalRow(fields: fields, body: try store.sealer.open(stored, context: Self.localContext(kind, localID)))
+  }
+
+  // MARK: - Synced states
+
+  /// The state kept for the record `uid`, with its local row's id.
+  public func state(kind: String, uid: String) throws -> (localID: Int64?, state: [UInt8])? {
+    try connection.prepare("SELECT local_id, state FROM sync_records WHERE kind = ? AND uid = ?")
+      .first([.text(kind), .text(uid)]) { (localID: $0.optionalInteger(0), state: Array($0.text(1).utf8)) }
+  }
+
+  /// The state kept for the local row `localID`, with its uid.
+  public func state(kind: String, localID: Int64) throws -> (uid: String, state: [UInt8])? {
+    try connection.prepare("SELECT uid, state FROM sync_records WHERE kind = ? AND local_id = ?")
+      .first([.text(kind), .integer(localID)]) { (uid: $0.text(0), state: Array($0.text(1).utf8)) }
+  }
+
+  /// Every kept state, by kind and uid order.
+  public func states() throws -> [(kind: String, uid: String, localID: Int64?, state: [UInt8])] {
+    try connection.prepare("SELECT kind, uid, local_id, state FROM sync_records ORDER BY kind, uid").rows {
+      (kind: $0.text(0), uid: $0.text(1), localID: $0.optionalInteger(2), state: Array($0.text(3).utf8))
+    }
+  }
+
+  /// Keeps `state` for the record `uid`, linked to its local row.
+  public func putState(kind: String, uid: String, localID: Int64?, state: [UInt8]) throws {
+    try connection.prepare(
+      """
+      INSERT INTO sync_records (kind, uid, local_id, state) VALUES (?, ?, ?, ?)
+      ON CONFLICT (kind, uid) DO UPDATE SET local_id = excluded.local_id, state = excluded.state
+      """
+    ).run([
+      .text(kind), .text(uid), localID.map(SQLValue.integer) ?? .null, .text(String(decoding: state, as: UTF8.self)),
+    ])
+  }
+
+  // MARK: - Local rows
+
+  /// Writes a record's shown values to its row (a new row when `localID`
+  /// is nil or gone), the body stored as the protection settings say
+  /// under the row's own context; the change is not marked as dirty.
+  ///
+  /// - Returns: the row's id.
+  /// - Throws: the key source's errors, `TaskerError.database`.
+  public func writeRow(kind: String, localID: Int64?, fields: [String: JSONValue], body: String?) throws -> Int64 {
+    let (table, columns, bodyColumn) = Self.table(kind)
+    let defaults: [String: SQLValue] = [
+      "title": .text(""), "priority": .integer(0), "status": .text("open"), "contexts": .text(""),
+      "created_at": .integer(TaskStore.now()), "updated_at": .integer(TaskStore.now()),
+    ]
+    let values = columns.map { name -> SQLValue in
+      switch fields[name] {
+      case .string(let text): return .text(text)
+      case .integer(let number): return .integer(number)
+      default: return defaults[name] ?? .null
+      }
+    }
+    var id = localID
+    if let existing = localID,
+      try connection.prepare("SELECT 1 FROM \(table) WHERE id = ?").first([.integer(existing)], { _ in true }) != nil
+    {
+      let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
+      try connection.prepare("UPDATE \(table) SET \(assignments) WHERE id = ?").run(values + [.integer(existing)])
+    } else {
+      let marks = columns.map { _ in "?" }.joined(separator: ", ")
+      try connection.prepare("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))").run(values)
+      id = connection.lastInsertedRowID
+    }
+    let rowID = id!
+    if let body {
+      let stored = try store.storedBody(body, context: Self.localContext(kind, rowID))
+      try connection.prepare("UPDATE \(table) SET \(bodyColumn) = ? WHERE id = ?").run([.text(stored), .integer(rowID)])
+    }
+    try clearDirty(kind: kind, localID: rowID)
+    return rowID
+  }
+
+  /// Deletes a record's row and its attachment rows.
+  ///
+  /// - Returns: the attachment files to remove once the transaction commits.
+  /// - Throws: `TaskerError.attachmentRefused`, `.database`.
+  public func deleteRow(kind: String, localID: Int64) throws -> [String] {
+    let (table, _, _) = Self.table(kind)
+    guard try connection.prepare("SELECT 1 FROM \(table) WHERE id = ?").first([.integer(localID)], { _ in true }) != nil
+    else { return [] }
+    let files: [String]
+    if kind == "task" {
+      files = try store.removeTaskRows(localID)
+    } else {
+      files = try store.attachmentFiles(of: .page(localID)).map(\.file)
+      try connection.prepare("DELETE FROM attachments WHERE page_id = ?").run([.integer(localID)])
+      try connection.prepare("DELETE FROM pages WHERE id = ?").run([.integer(localID)])
+    }
+    try clearDirty(kind: kind, localID: localID)
+    return files
+  }
+
+  // MARK: - Layer 2 at the storage
+
+  /// Seals `text` (even empty) under the primary note key for a sync
+  /// context (`sync/<kind>/<uid>/<version>`).
+  ///
+  /// - Throws: the key source's errors, `TaskerError.sealingFailed`.
+  public func sealForSync(_ text: String, context: String) throws -> String {
+    do {
+      return try SealedValue.seal(text, using: try store.sealer.currentKeyring(), context: context)
+    } catch let error as TaskCryptoError {
+      throw TaskerError.sealingFailed(record: context, cause: error)
+    }
+  }
+
+  /// Opens a text sealed for a sync context; a plain text is refused.
+  ///
+  /// - Throws: `TaskerError.sealedBodyUnreadable`, the key source's errors.
+  public func openFromSync(_ text: String, context: String) throws -> String {
+    guard SealedValue.isSealed(text) else {
+      throw TaskerError.sealedBodyUnreadable(record: context, cause: .unsupportedVersion("plain"))
+    }
+    return try store.sealer.open(text, context: context)
+  }
+}

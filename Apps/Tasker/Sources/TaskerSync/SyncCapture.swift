@@ -1,0 +1,139 @@
+import CommandKit
+import FoundationEssentials
+import TaskerCore
+
+/// Turns local changes into records and records into objects, inside the
+/// caller's sync transaction: the writing half of the engine.
+struct SyncCapture {
+  let rows: SyncRows
+  let configuration: SyncConfiguration
+  let key: SyncKey
+  let targetID: [UInt8]
+
+  /// Payloads are cut at about 1 MiB, far below the 4 MiB limit.
+  static let payloadTarget = 1 << 20
+
+  // MARK: - The clock
+
+  /// The next clock of this device: after the wall clock, after every
+  /// clock written or seen before.
+  func tick() throws -> SyncClock {
+    let wall = UInt64(max(0, Date().timeIntervalSince1970 * 1000)) << 16
+    let last = UInt64(try rows.value("clock") ?? "0") ?? 0
+    let time = max(wall, last + 1)
+    try rows.setValue("clock", String(time))
+    return SyncClock(time: time, device: configuration.device)
+  }
+
+  /// Moves the clock past `clock`, so this device's next change is later
+  /// than everything it has seen.
+  func observe(_ clock: SyncClock) throws {
+    let last = UInt64(try rows.value("clock") ?? "0") ?? 0
+    if clock.time > last { try rows.setValue("clock", String(clock.time)) }
+  }
+
+  // MARK: - Local changes
+
+  /// The records changed locally since the last capture, their states
+  /// updated and the changes forgotten.
+  func changedRecords() throws -> [SyncRecord] {
+    var changed: [SyncRecord] = []
+    // After setup every record is sent once, changed or not: the target may be new.
+    let resend = try rows.value("resend") == "1"
+    for (kindName, localID) in try rows.dirty() {
+      guard let kind = SyncRecord.Kind(rawValue: kindName) else { continue }
+      if let record = try capture(kind: kind, localID: localID, resend: resend) { changed.append(record) }
+      try rows.clearDirty(kind: kindName, localID: localID)
+    }
+    if resend { try rows.setValue("resend", "0") }
+    return changed
+  }
+
+  private func capture(kind: SyncRecord.Kind, localID: Int64, resend: Bool) throws -> SyncRecord? {
+    let kept = try rows.state(kind: kind.rawValue, localID: localID)
+    var state = try kept.map { try SyncRecord.stored($0.state) } ?? SyncRecord(kind: kind, id: SyncHex.randomID())
+    let before = state
+    guard let row = try rows.localRow(kind: kind.rawValue, localID: localID) else {
+      guard kept != nil, state.deleted == nil else { return nil }
+      state.deleted = try tick()
+      state.superseded.formUnion(state.heads.keys)
+      state.heads = [:]
+      try rows.putState(kind: kind.rawValue, uid: state.id, localID: nil, state: state.storedBytes)
+      return state
+    }
+    for (name, value) in row.fields.sorted(by: { $0.key < $1.key }) where state.fields[name]?.value != value {
+      state.fields[name] = SyncRecord.Field(value: value, clock: try tick())
+    }
+    let shown = state.shownVersion
+    let shownText = try shown.map {
+      try rows.openFromSync(state.heads[$0]!.text, context: state.bodyContext(version: $0))
+    }
+    if row.body != (shownText ?? "") {
+      let version = SyncHex.randomID()
+      let text = try rows.sealForSync(row.body, context: state.bodyContext(version: version))
+      state.heads[version] = SyncRecord.Head(clock: try tick(), text: text)
+      if let shown {
+        state.superseded.insert(shown)
+        state.heads[shown] = nil
+      }
+    }
+    guard state != before || kept == nil || resend else { return nil }
+    try rows.putState(kind: kind.rawValue, uid: state.id, localID: localID, state: state.storedBytes)
+    return state
+  }
+
+  // MARK: - Objects
+
+  /// Seals `records` as this device's next objects and keeps them in the
+  /// outbox; a payload is cut at about 1 MiB.
+  ///
+  /// - Returns: how many objects were made.
+  @discardableResult
+  func emit(_ records: [SyncRecord], alwaysOne: Bool = false) throws -> Int {
+    var batches: [[SyncRecord]] = [[]]
+    var size = 0
+    for record in records {
+      let count = SyncPayload.value(of: record).encoded.count
+      if size + count > Self.payloadTarget || batches[batches.count - 1].count == SyncPayload.maximumRecords,
+        !batches[batches.count - 1].isEmpty
+      {
+        batches.append([])
+        size = 0
+      }
+      batches[batches.count - 1].append(record)
+      size += count
+    }
+    if batches == [[]] && !alwaysOne { return 0 }
+    let device = SyncHex.decode(configuration.device)!
+    for batch in batches {
+      let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
+      let payload = SyncPayload(
+        made: Int64(Date().timeIntervalSince1970), deviceName: seq == 1 ? configuration.name : nil, records: batch)
+      let object: [UInt8]
+      do {
+        object = try SyncObjectFormat.seal(
+          payload.encoded, at: .init(device: device, seq: seq), targetID: targetID, key: key)
+      } catch SyncOutcome.tooLarge {
+        throw SyncError.recordTooLarge(kind: batch[0].kind.rawValue, id: batch[0].id)
+      }
+      try rows.addToOutbox(seq: seq, object: object)
+      try rows.setValue("next_seq", String(seq + 1))
+    }
+    return batches.count
+  }
+}
+
+extension SyncRecord {
+  /// A state as the store keeps it (the record form).
+  ///
+  /// - Throws: `SyncError.store` when the kept state is not a record.
+  static func stored(_ bytes: [UInt8]) throws -> SyncRecord {
+    guard let document = try? JSONDocument(parsing: bytes), let record = try? SyncPayload.record(document.value) else {
+      throw SyncError.store(.damagedDatabase(path: "sync_records", reason: "a kept sync state is not a record"))
+    }
+    return record
+  }
+
+  /// The record form's bytes.
+  var storedBytes: [UInt8] { SyncPayload.value(of: self).encoded }
+}

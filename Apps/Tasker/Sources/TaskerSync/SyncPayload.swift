@@ -1,0 +1,153 @@
+import CommandKit
+import TaskerCore
+
+/// The payload of a change object (docs/formats/sync-storage.md,
+/// *Payload*): read strictly, every rule checked before anything is used.
+public struct SyncPayload: Sendable, Equatable {
+  /// The writer's clock in Unix seconds (shown, never used for order).
+  public var made: Int64
+  /// The device's name, required in seq 1.
+  public var deviceName: String?
+  /// The records, no two with one kind and id.
+  public var records: [SyncRecord]
+
+  /// A payload.
+  public init(made: Int64, deviceName: String?, records: [SyncRecord]) {
+    self.made = made
+    self.deviceName = deviceName
+    self.records = records
+  }
+
+  static let largestInteger: Int64 = (1 << 53) - 1
+  static let maximumRecords = 10_000
+  static let maximumHeads = 64
+  static let maximumSuperseded = 100_000
+
+  // MARK: - Writing
+
+  /// The payload as compact JSON with sorted keys.
+  public var encoded: [UInt8] {
+    var members: [String: JSONValue] = [
+      "format": "tasker-sync-changes", "version": 1, "made": .integer(made),
+      "records": .array(records.map(Self.value(of:))),
+    ]
+    if let deviceName { members["device"] = ["name": .string(deviceName)] }
+    return JSONValue.object(members).encoded
+  }
+
+  /// A record in the record form (the canonical form: `body` left out
+  /// when empty; arrays sorted).
+  public static func value(of record: SyncRecord) -> JSONValue {
+    var members: [String: JSONValue] = [
+      "kind": .string(record.kind.rawValue), "id": .string(record.id),
+      "fields": .object(
+        record.fields.mapValues { ["value": $0.value, "clock": .string($0.clock.text)] }),
+    ]
+    if let deleted = record.deleted { members["deleted"] = .string(deleted.text) }
+    if !record.heads.isEmpty || !record.superseded.isEmpty {
+      let heads = record.heads.sorted { $0.key < $1.key }.map { version, head -> JSONValue in
+        ["version": .string(version), "clock": .string(head.clock.text), "text": .string(head.text)]
+      }
+      members["body"] = ["heads": .array(heads), "superseded": .strings(record.superseded.sorted())]
+    }
+    return .object(members)
+  }
+
+  // MARK: - Reading
+
+  /// Reads a payload of the object at `seq`.
+  ///
+  /// - Throws: `SyncOutcome.malformedPayload` for any breach of a rule.
+  public init(reading bytes: [UInt8], seq: UInt64) throws(SyncOutcome) {
+    guard let document = try? JSONDocument(parsing: bytes), case .object(let top) = document.value else {
+      throw .malformedPayload
+    }
+    try Self.only(
+      top, ["format", "version", "made", "device", "records"], required: ["format", "version", "made", "records"])
+    guard top["format"] == "tasker-sync-changes", top["version"] == 1 else { throw .malformedPayload }
+    made = try Self.integer(top["made"])
+    if let device = top["device"] {
+      guard case .object(let members) = device else { throw .malformedPayload }
+      try Self.only(members, ["name"], required: ["name"])
+      guard case .string(let name) = members["name"], (1...64).contains(name.unicodeScalars.count),
+        !name.unicodeScalars.contains(where: Self.isControl)
+      else { throw .malformedPayload }
+      deviceName = name
+    } else {
+      guard seq != 1 else { throw .malformedPayload }
+      deviceName = nil
+    }
+    guard case .array(let values) = top["records"], values.count <= Self.maximumRecords else { throw .malformedPayload }
+    var seen = Set<String>()
+    records = []
+    records.reserveCapacity(values.count)
+    for value in values {
+      let record = try Self.record(value)
+      guard seen.insert(record.kind.rawValue + "/" + record.id).inserted else { throw .malformedPayload }
+      records.append(record)
+    }
+  }
+
+  /// Reads one value in the record form (a payload's, or a state kept by
+  /// the store).
+  ///
+  /// - Throws: `SyncOutcome.malformedPayload`.
+  public static func record(_ value: JSONValue) throws(SyncOutcome) -> SyncRecord {
+    guard case .object(let members) = value else { throw .malformedPayload }
+    try only(members, ["kind", "id", "fields", "deleted", "body"], required: ["kind", "id", "fields"])
+    guard case .string(let kindName) = members["kind"], let kind = SyncRecord.Kind(rawValue: kindName),
+      case .string(let id) = members["id"], SyncHex.isID(id), case .object(let fields) = members["fields"]
+    else { throw .malformedPayload }
+    var record = SyncRecord(kind: kind, id: id)
+    for (name, field) in fields {
+      guard case .object(let parts) = field else { throw .malformedPayload }
+      try only(parts, ["value", "clock"], required: ["value", "clock"])
+      let value = parts["value"]!
+      guard try SyncFieldRules.isValid(value, field: name, kind: kind) else { throw .malformedPayload }
+      record.fields[name] = SyncRecord.Field(value: value, clock: try clock(parts["clock"]))
+    }
+    if let deleted = members["deleted"] { record.deleted = try clock(deleted) }
+    if let body = members["body"] {
+      guard case .object(let parts) = body else { throw .malformedPayload }
+      try only(parts, ["heads", "superseded"], required: ["heads", "superseded"])
+      guard case .array(let heads) = parts["heads"], heads.count <= maximumHeads,
+        case .array(let superseded) = parts["superseded"], superseded.count <= maximumSuperseded
+      else { throw .malformedPayload }
+      for head in heads {
+        guard case .object(let headParts) = head else { throw .malformedPayload }
+        try only(headParts, ["version", "clock", "text"], required: ["version", "clock", "text"])
+        guard case .string(let version) = headParts["version"], SyncHex.isID(version),
+          case .string(let text) = headParts["text"], SyncFieldRules.isSealedValue(text),
+          record.heads[version] == nil
+        else { throw .malformedPayload }
+        record.heads[version] = SyncRecord.Head(clock: try clock(headParts["clock"]), text: text)
+      }
+      for version in superseded {
+        guard case .string(let id) = version, SyncHex.isID(id), record.superseded.insert(id).inserted else {
+          throw .malformedPayload
+        }
+      }
+    }
+    return record
+  }
+
+  static func only(_ members: [String: JSONValue], _ allowed: Set<String>, required: Set<String>) throws(SyncOutcome) {
+    guard members.keys.allSatisfy(allowed.contains), required.allSatisfy({ members[$0] != nil }) else {
+      throw .malformedPayload
+    }
+  }
+
+  static func integer(_ value: JSONValue?) throws(SyncOutcome) -> Int64 {
+    guard case .integer(let number) = value, (0...largestInteger).contains(number) else { throw .malformedPayload }
+    return number
+  }
+
+  static func clock(_ value: JSONValue?) throws(SyncOutcome) -> SyncClock {
+    guard case .string(let text) = value, let clock = SyncClock(text) else { throw .malformedPayload }
+    return clock
+  }
+
+  static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value)
+  }
+}

@@ -1,0 +1,218 @@
+import TaskCrypto
+import TaskSystem
+import TaskVault
+import TaskerCore
+import TaskerHTTP
+
+/// Turning sync on and off for one database, and reading what is set up:
+/// the sync key (synchronisable) and the configuration record
+/// (device-only) in the vault, the marker at the storage.
+public struct SyncSetup {
+  /// The database.
+  public let store: TaskStore
+  /// The vault directory.
+  public let vaultDirectory: String
+
+  /// Setup for `store` with the vault at `vaultDirectory`.
+  public init(store: TaskStore, vaultDirectory: String) {
+    self.store = store
+    self.vaultDirectory = vaultDirectory
+  }
+
+  /// The configuration record's item name for this database.
+  func itemName() throws -> String { SyncConfiguration.itemName(forDatabase: try store.canonicalDatabasePath()) }
+
+  /// The configuration set up for this database.
+  ///
+  /// - Throws: `SyncError.notSetUp`, `.recordRefused`; vault errors.
+  public func configuration() throws -> SyncConfiguration {
+    let name = try itemName()
+    let database = try store.canonicalDatabasePath()
+    return try TaskerError.withVault(at: vaultDirectory) { vault in
+      guard let item = try Self.item(named: name, in: vault) else { throw SyncError.notSetUp(database: database) }
+      guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly else {
+        throw SyncError.recordRefused(item: name, outcome: .malformed)
+      }
+      let bytes = item.value.withUnsafeBytes { Array($0) }
+      do {
+        return try SyncConfiguration(reading: bytes, database: database)
+      } catch let outcome as SyncOutcome {
+        throw SyncError.recordRefused(item: name, outcome: outcome)
+      }
+    }
+  }
+
+  /// The sync key.
+  ///
+  /// - Throws: `SyncError.syncKeyMissing`, `.recordRefused`; vault errors.
+  public func key() throws -> SyncKey {
+    try TaskerError.withVault(at: vaultDirectory) { vault in
+      guard let item = try Self.item(named: SyncKey.itemName, in: vault) else { throw SyncError.syncKeyMissing }
+      guard item.attributes.itemClass == .afterFirstUnlock else {
+        throw SyncError.recordRefused(item: SyncKey.itemName, outcome: .malformedSyncKey)
+      }
+      do {
+        return try SyncKey(itemValue: item.value)
+      } catch let outcome as SyncOutcome {
+        throw SyncError.recordRefused(item: SyncKey.itemName, outcome: outcome)
+      }
+    }
+  }
+
+  /// What `sync setup` was given: a folder, or a WebDAV URL with its
+  /// credential and pinned authority.
+  public enum Request {
+    /// A folder path.
+    case folder(String)
+    /// A WebDAV URL (https, or http to loopback), the Basic user and its
+    /// password (kept device-only in the vault), and a CA file or nil.
+    case webdav(url: String, user: String?, password: SecureBytes?, caFile: String?)
+  }
+
+  /// Turns sync on: the storage's folders made, the sync key made when the
+  /// vault has none and the storage has no marker (never for a storage
+  /// another device set up), the marker written when missing (or read and
+  /// checked), a new device id, the configuration and any password recorded
+  /// device-only, and every record marked to be sent.
+  ///
+  /// - Returns: the configuration.
+  /// - Throws: `SyncError.alreadySetUp`, `.targetMissing`, `.targetUnsafe`,
+  ///   `.markerRefused`, `.syncKeyMissing`, `.storage`, `.network`,
+  ///   `.credentialRejected`, `.invalidArgument`; vault and store errors.
+  public func setUp(_ request: Request, deviceName: String) throws -> SyncConfiguration {
+    guard (1...64).contains(deviceName.unicodeScalars.count),
+      !deviceName.unicodeScalars.contains(where: SyncPayload.isControl), !deviceName.hasSuffix(" ")
+    else {
+      throw SyncError.invalidArgument(reason: "a device name is 1 to 64 characters, no control character")
+    }
+    if let existing = try? configuration() { throw SyncError.alreadySetUp(target: existing.location) }
+    let (targetDescription, storage, password) = try Self.resolve(request)
+    try storage.prepare()
+    var marker = try storage.readMarker()
+    // A storage set up by another device needs that device's key: never a new one here.
+    let key = marker == nil ? try keyMadeIfMissing() : try self.key()
+    if marker == nil {
+      let fresh = try SyncObjectFormat.marker(targetID: SecureRandom.bytes(count: 16), key: key)
+      _ = try storage.createMarker(fresh)
+      marker = try storage.readMarker()
+    }
+    let targetID: [UInt8]
+    do {
+      targetID = try SyncObjectFormat.openMarker(marker ?? [], key: key)
+    } catch let outcome as SyncOutcome {
+      throw SyncError.markerRefused(path: storage.location + "/target", outcome: outcome)
+    }
+    let configuration = SyncConfiguration(
+      target: targetDescription, targetID: SyncHex.encode(targetID), device: SyncHex.randomID(), name: deviceName)
+    let database = try store.canonicalDatabasePath()
+    let value = try SecureBytes(copying: configuration.encoded(database: database).withUnsafeBytes { $0 })
+    try store.withSyncTransaction { rows in
+      try rows.forgetTarget()
+      try rows.markEverythingDirty()
+      try rows.setValue("resend", "1")
+      try TaskerError.withVault(at: vaultDirectory) { vault in
+        if let password {
+          try vault.setItem(
+            password, named: SyncConfiguration.passwordItemName(forDatabase: database),
+            label: "Tasker sync password", class: .afterFirstUnlockThisDeviceOnly)
+        }
+        try vault.setItem(
+          value, named: try itemName(), label: "Tasker sync target", class: .afterFirstUnlockThisDeviceOnly)
+      }
+    }
+    return configuration
+  }
+
+  /// The target a request names, checked, and the storage to reach it.
+  static func resolve(_ request: Request) throws -> (SyncConfiguration.Target, any SyncTarget, SecureBytes?) {
+    switch request {
+    case .folder(let folder):
+      let canonical: String
+      do {
+        canonical = try FileStatus.canonicalPath(folder)
+      } catch {
+        throw SyncError.targetMissing(path: folder)
+      }
+      guard try SyncError.storing({ try FileStatus.of(canonical) })?.kind == .directory, !canonical.hasSuffix(" ")
+      else { throw SyncError.targetMissing(path: folder) }
+      return (.folder(canonical), FolderTarget(root: canonical + "/tasker-sync"), nil)
+    case .webdav(let url, let user, let password, let caFile):
+      let endpoint: HTTPEndpoint
+      do {
+        endpoint = try HTTPEndpoint(parsing: url)
+      } catch {
+        throw SyncError.network(error)
+      }
+      let canonicalCA = try caFile.map { file -> String in
+        do {
+          return try FileStatus.canonicalPath(file)
+        } catch {
+          throw SyncError.targetMissing(path: file)
+        }
+      }
+      let storage = try WebDAVTarget(url: endpoint, user: user, password: password, caFile: canonicalCA)
+      return (.webdav(url: endpoint.text, user: user, caFile: canonicalCA), storage, password)
+    }
+  }
+
+  /// The storage `configuration` names, with the password from the vault.
+  ///
+  /// - Throws: `SyncError.network` for a URL that no longer parses; vault errors.
+  public func storage(for configuration: SyncConfiguration) throws -> any SyncTarget {
+    switch configuration.target {
+    case .folder(let folder): return FolderTarget(root: folder + "/tasker-sync")
+    case .webdav(let url, let user, let caFile):
+      let endpoint: HTTPEndpoint
+      do {
+        endpoint = try HTTPEndpoint(parsing: url)
+      } catch {
+        throw SyncError.network(error)
+      }
+      let database = try store.canonicalDatabasePath()
+      let password =
+        try user == nil
+        ? nil
+        : TaskerError.withVault(at: vaultDirectory) { vault in
+          try Self.item(named: SyncConfiguration.passwordItemName(forDatabase: database), in: vault)?.value
+        }
+      return try WebDAVTarget(url: endpoint, user: user, password: password, caFile: caFile)
+    }
+  }
+
+  /// Turns sync off: the configuration record removed and the devices and
+  /// outbox forgotten. The storage and the sync key are left as they are.
+  ///
+  /// - Throws: `SyncError.notSetUp`; vault and store errors.
+  public func turnOff() throws {
+    _ = try configuration()
+    let name = try itemName()
+    try store.withSyncTransaction { rows in
+      try rows.forgetTarget()
+      let password = SyncConfiguration.passwordItemName(forDatabase: try store.canonicalDatabasePath())
+      try TaskerError.withVault(at: vaultDirectory) { vault in
+        try vault.removeItem(named: name)
+        if try Self.item(named: password, in: vault) != nil { try vault.removeItem(named: password) }
+      }
+    }
+  }
+
+  private func keyMadeIfMissing() throws -> SyncKey {
+    do {
+      return try key()
+    } catch SyncError.syncKeyMissing {
+      let (key, value) = try SyncKey.generate()
+      try TaskerError.withVault(at: vaultDirectory) {
+        try $0.setItem(value, named: SyncKey.itemName, label: "Tasker sync key", class: .afterFirstUnlock)
+      }
+      return key
+    }
+  }
+
+  static func item(named name: String, in vault: Vault) throws -> VaultItem? {
+    do {
+      return try vault.item(named: name)
+    } catch TaskVaultError.itemNotFound {
+      return nil
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/// The storage a device syncs through: dumb storage that lists, reads and
+/// creates names, with no server logic, no lock and no compare-and-swap
+/// (docs/formats/sync-storage.md, *Layout at the storage*). Every byte it
+/// returns is data: the engine checks it before use.
+public protocol SyncTarget {
+  /// Where it is, for messages (a path or a URL).
+  var location: String { get }
+
+  /// Makes the root's folders when they are missing (setup only).
+  ///
+  /// - Throws: `SyncError.targetMissing`, `.targetUnsafe`, `.storage`.
+  func prepare() throws
+
+  /// The marker's bytes, or nil when there is none.
+  ///
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func readMarker() throws -> [UInt8]?
+
+  /// Writes the marker as a new name.
+  ///
+  /// - Returns: false when a marker exists already (nothing written).
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func createMarker(_ bytes: [UInt8]) throws -> Bool
+
+  /// The device ids that have a folder, as the names read (checked by the
+  /// caller); names that are not 32 lowercase hex digits are left out.
+  ///
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func devices() throws -> [String]
+
+  /// The seqs present for `device`, sorted; names that are not 16
+  /// lowercase hex digits are left out.
+  ///
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func sequence(of device: String) throws -> [UInt64]
+
+  /// The bytes of `device`'s object `seq`, or nil when there is none; at
+  /// most `limit` bytes are read (a larger one is returned cut to
+  /// `limit + 1` bytes, so the reader refuses it as too large).
+  ///
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func read(device: String, seq: UInt64, limit: Int) throws -> [UInt8]?
+
+  /// Writes `device`'s object `seq` as a new name, never over another:
+  /// it appears whole or not at all.
+  ///
+  /// - Returns: `.created`, or `.existed(bytes)` with what is there.
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func create(device: String, seq: UInt64, bytes: [UInt8]) throws -> SyncCreation
+}
+
+/// What `SyncTarget.create` found.
+public enum SyncCreation: Equatable, Sendable {
+  /// The name is new and holds the bytes.
+  case created
+  /// The name existed; these are its bytes (the caller compares).
+  case existed([UInt8])
+}
+
+/// The name of an object's seq: 16 lowercase hex digits.
+public func syncSeqName(_ seq: UInt64) -> String { SyncHex.encode(SyncObjectFormat.bigEndian(seq)) }

@@ -1,0 +1,211 @@
+import TaskCrypto
+import TaskerHTTP
+
+/// A WebDAV server as the storage (RFC 4918): Nextcloud, ownCloud, Apache
+/// mod_dav, `rclone serve webdav`. Objects are written with
+/// `PUT` and `If-None-Match: *`, which the server refuses (412) when the
+/// name exists, so a name never holds half an object and is never
+/// replaced; folders are made with `MKCOL` and listed with `PROPFIND`
+/// (depth 1). TLS is verified against the system's store or the
+/// certificate authority pinned at setup; plain `http` only to loopback.
+public struct WebDAVTarget: SyncTarget {
+  /// The storage root, `<url>/tasker-sync/`.
+  public let root: HTTPEndpoint
+  let user: String?
+  let password: SecureBytes?
+  let caFile: String?
+  let client = HTTPClient()
+
+  /// The target under `url`, with the credential for Basic authentication.
+  ///
+  /// - Throws: `SyncError.network` for a URL that is not `https`, or
+  ///   `http` to another host than loopback.
+  public init(url: HTTPEndpoint, user: String?, password: SecureBytes?, caFile: String?) throws {
+    guard url.scheme == "https" || url.scope == .loopback else {
+      throw SyncError.network(.plainHTTPRefused(host: url.host))
+    }
+    root = url.appending(path: "tasker-sync/")
+    self.user = user
+    self.password = password
+    self.caFile = caFile
+  }
+
+  /// The root's URL.
+  public var location: String { root.text }
+
+  /// Per exchange: 10 s to connect, 120 s in all, and room for the largest object.
+  var limits: HTTPLimits {
+    HTTPLimits(
+      connectTimeoutSeconds: 10, totalTimeoutSeconds: 120,
+      maximumResponseBytes: SyncObjectFormat.maximumObjectByteCount + (1 << 20), caFile: caFile)
+  }
+
+  func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws
+    -> HTTPResponse
+  {
+    let endpoint = path.isEmpty ? root : root.appending(path: path)
+    let credential = user.flatMap { user in password.map { HTTPCredential.basic(user: user, password: $0) } }
+    let request = HTTPRequest(
+      method: method, endpoint: endpoint, headers: headers.map { (name: $0.0, value: $0.1) }, body: body,
+      credential: credential)
+    let response: HTTPResponse
+    do {
+      response = try client.send(request, limits: limits, allowPlainHTTP: root.scope == .loopback)
+    } catch {
+      throw SyncError.network(error)
+    }
+    switch response.status {
+    case 401, 403: throw SyncError.credentialRejected(url: endpoint.text, status: response.status)
+    case 507: throw SyncError.storageFull(url: endpoint.text)
+    default: return response
+    }
+  }
+
+  func failed(_ response: HTTPResponse, _ path: String) -> SyncError {
+    .serverFailed(url: (path.isEmpty ? root : root.appending(path: path)).text, status: response.status)
+  }
+
+  /// See `SyncTarget.prepare`.
+  public func prepare() throws {
+    for folder in ["", "d/", "t/"] {
+      let response = try send("MKCOL", folder)
+      // 201: made; 405: it exists; 409: the URL's parent does not exist.
+      guard response.status == 201 || response.status == 405 else {
+        if response.status == 409 || response.status == 404 { throw SyncError.targetMissing(path: root.text) }
+        throw failed(response, folder)
+      }
+    }
+  }
+
+  /// See `SyncTarget.readMarker`.
+  public func readMarker() throws -> [UInt8]? {
+    try get("target")
+  }
+
+  /// See `SyncTarget.createMarker`.
+  public func createMarker(_ bytes: [UInt8]) throws -> Bool {
+    try put("target", bytes) == .created
+  }
+
+  /// See `SyncTarget.devices`.
+  public func devices() throws -> [String] {
+    try list("d/").filter { SyncHex.isID($0) }.sorted()
+  }
+
+  /// See `SyncTarget.sequence(of:)`.
+  public func sequence(of device: String) throws -> [UInt64] {
+    try list("d/\(device)/").compactMap { SyncHex.isID($0, bytes: 8) ? UInt64($0, radix: 16) : nil }.sorted()
+  }
+
+  /// See `SyncTarget.read(device:seq:limit:)`.
+  public func read(device: String, seq: UInt64, limit: Int) throws -> [UInt8]? {
+    try get("d/\(device)/\(syncSeqName(seq))")
+  }
+
+  /// See `SyncTarget.create(device:seq:bytes:)`.
+  public func create(device: String, seq: UInt64, bytes: [UInt8]) throws -> SyncCreation {
+    let path = "d/\(device)/\(syncSeqName(seq))"
+    do {
+      return try put(path, bytes)
+    } catch SyncError.serverFailed(_, 409) {
+      // The device's folder is missing: make it, then try once more.
+      let made = try send("MKCOL", "d/\(device)/")
+      guard made.status == 201 || made.status == 405 else { throw failed(made, "d/\(device)/") }
+      return try put(path, bytes)
+    }
+  }
+
+  private func get(_ path: String) throws -> [UInt8]? {
+    let response = try send("GET", path)
+    switch response.status {
+    case 200: return response.body
+    case 404, 410: return nil
+    default: throw failed(response, path)
+    }
+  }
+
+  private func put(_ path: String, _ bytes: [UInt8]) throws -> SyncCreation {
+    let response = try send(
+      "PUT", path, headers: [("If-None-Match", "*"), ("Content-Type", "application/octet-stream")], body: bytes)
+    switch response.status {
+    case 200, 201, 204: return .created
+    case 412: return .existed(try get(path) ?? [])
+    default: throw failed(response, path)
+    }
+  }
+
+  private func list(_ folder: String) throws -> [String] {
+    let body = Array(
+      """
+      <?xml version="1.0" encoding="utf-8"?>
+      <propfind xmlns="DAV:"><prop><resourcetype/></prop></propfind>
+      """.utf8)
+    let response = try send(
+      "PROPFIND", folder, headers: [("Depth", "1"), ("Content-Type", "application/xml; charset=utf-8")], body: body)
+    switch response.status {
+    case 207: return WebDAVListing.names(in: response.body, under: root.appending(path: folder).path)
+    case 404: return []
+    default: throw failed(response, folder)
+    }
+  }
+}
+
+/// The names a `PROPFIND` multistatus lists directly under a folder:
+/// the last segment of each `href` (percent-decoded) whose parent is the
+/// folder. Anything else in the answer is ignored; the names are checked
+/// by the caller against the only shapes version 1 writes.
+enum WebDAVListing {
+  static func names(in body: [UInt8], under folder: String) -> [String] {
+    var names: [String] = []
+    var index = 0
+    let open = Array("href>".utf8)
+    while let start = find(open, in: body, from: index) {
+      // The element must open here: "<href>" or "<prefix:href>".
+      var back = start - 1
+      while back >= 0, body[back] != UInt8(ascii: "<"), body[back] != UInt8(ascii: "/") { back -= 1 }
+      let contentStart = start + open.count
+      guard let end = body[contentStart...].firstIndex(of: UInt8(ascii: "<")) else { break }
+      index = end
+      guard back >= 0, body[back] == UInt8(ascii: "<") else { continue }
+      guard let href = percentDecoded(Array(body[contentStart..<end])) else { continue }
+      var path = href
+      // An absolute URL: keep its path.
+      if !path.hasPrefix("/"), let colon = path.firstIndex(of: ":"), path[colon...].hasPrefix("://") {
+        path = String(path[colon...].dropFirst(3).drop { $0 != "/" })
+      }
+      let parent = folder.hasSuffix("/") ? folder : folder + "/"
+      guard path.hasPrefix(parent) else { continue }
+      var name = String(path.dropFirst(parent.count))
+      if name.hasSuffix("/") { name.removeLast() }
+      if !name.isEmpty, !name.contains("/") { names.append(name) }
+    }
+    return names
+  }
+
+  static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+    guard haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
+    for offset in start...(haystack.count - needle.count)
+    where haystack[offset] == needle[0] && haystack[offset..<(offset + needle.count)].elementsEqual(needle) {
+      return offset
+    }
+    return nil
+  }
+
+  static func percentDecoded(_ bytes: [UInt8]) -> String? {
+    var out: [UInt8] = []
+    var index = 0
+    while index < bytes.count {
+      if bytes[index] == UInt8(ascii: "%") {
+        guard index + 2 < bytes.count,
+          let value = UInt8(String(decoding: bytes[(index + 1)...(index + 2)], as: UTF8.self), radix: 16)
+        else { return nil }
+        out.append(value)
+        index += 3
+      } else {
+        out.append(bytes[index])
+        index += 1
+      }
+    }
+    return String(validating: out, as: UTF8.self)
+  }
+}

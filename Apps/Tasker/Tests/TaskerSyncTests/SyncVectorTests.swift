@@ -1,0 +1,202 @@
+import CommandKit
+import Foundation
+import TaskCrypto
+import Testing
+
+@testable import TaskerSync
+
+/// Apps/Tasker/Vectors/sync-storage-v1.json through the Swift readers:
+/// every marker, object, merge, configuration record and sync key item
+/// gives its named outcome. scripts/sync-reader.py checks the same file
+/// from docs/formats/sync-storage.md alone.
+@Suite("Sync storage vectors: markers, objects, merges, records")
+struct SyncVectorTests {
+  static let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Vectors/sync-storage-v1.json")
+
+  static func document() throws -> [String: JSONValue] {
+    let bytes = Array(try Data(contentsOf: file))
+    return try #require(try JSONDocument(parsing: bytes).value.objectValue)
+  }
+
+  static func cases(_ name: String) throws -> [[String: JSONValue]] {
+    guard case .array(let values) = try document()[name] else { throw VectorFailure("no \(name)") }
+    return values.compactMap(\.objectValue)
+  }
+
+  static func hex(_ value: JSONValue?) throws -> [UInt8] {
+    try #require(value?.stringValue.flatMap(SyncHex.decode))
+  }
+
+  static func key() throws -> SyncKey {
+    guard case .array(let keys) = try document()["sync_keys"], let first = keys.first?.objectValue else {
+      throw VectorFailure("no sync key")
+    }
+    let item = try hex(first["item_hex"])
+    return try SyncKey(itemValue: try item.withUnsafeBytes { try SecureBytes(copying: $0) })
+  }
+
+  struct VectorFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+  }
+
+  @Test func markers() throws {
+    let key = try Self.key()
+    let tests = try Self.cases("markers")
+    #expect(tests.count >= 7)
+    for test in tests {
+      let id = test["id"]?.integerValue ?? 0
+      let expected = test["result"]?.stringValue
+      do {
+        let target = try SyncObjectFormat.openMarker(try Self.hex(test["marker_hex"]), key: key)
+        #expect(expected == "success", "marker \(id): opened, expected \(expected ?? "?")")
+        #expect(target == (try Self.hex(test["target_id_hex"])), "marker \(id)")
+      } catch let error as SyncOutcome {
+        #expect(error.rawValue == expected, "marker \(id) (\(test["comment"]?.stringValue ?? "")): \(error)")
+      }
+    }
+  }
+
+  @Test func objects() throws {
+    let key = try Self.key()
+    let targetID = try Self.hex(try Self.document()["target_id_hex"])
+    let tests = try Self.cases("objects")
+    #expect(tests.count >= 100)
+    var successes = 0
+    for test in tests {
+      let id = test["id"]?.integerValue ?? 0
+      let expected = test["result"]?.stringValue
+      var bytes = try Self.hex(test["object_hex"])
+      bytes += [UInt8](repeating: 0, count: Int(test["append_zero_bytes"]?.integerValue ?? 0))
+      let position = SyncObjectFormat.Position(
+        device: try Self.hex(test["device"]), seq: UInt64(try #require(test["seq"]?.integerValue)))
+      do {
+        let payload = try SyncPayload(
+          reading: try SyncObjectFormat.open(bytes, at: position, targetID: targetID, key: key), seq: position.seq)
+        #expect(expected == "success", "object \(id): opened, expected \(expected ?? "?")")
+        let wanted = try #require(test["payload"]?.objectValue, "object \(id)")
+        #expect(payload.made == wanted["made"]?.integerValue, "object \(id)")
+        #expect(payload.deviceName == wanted["device"]?["name"]?.stringValue, "object \(id)")
+        guard case .array(let records) = wanted["records"] else { throw VectorFailure("object \(id): records") }
+        #expect(payload.records.count == records.count, "object \(id)")
+        for (mine, theirs) in zip(payload.records, records) {
+          #expect(SyncPayload.value(of: mine) == SyncPayload.value(of: try SyncPayload.record(theirs)), "object \(id)")
+        }
+        successes += 1
+      } catch let error as SyncOutcome {
+        #expect(error.rawValue == expected, "object \(id) (\(test["comment"]?.stringValue ?? "")): \(error)")
+      }
+    }
+    #expect(successes >= 10)
+  }
+
+  @Test func merges() throws {
+    let tests = try Self.cases("merges")
+    #expect(tests.count >= 10)
+    for test in tests {
+      let id = test["id"]?.integerValue ?? 0
+      guard case .array(let values) = test["inputs"] else { throw VectorFailure("merge \(id): inputs") }
+      let inputs = try values.map { try SyncPayload.record($0) }
+      let expected = SyncPayload.value(of: try SyncPayload.record(try #require(test["joined"])))
+      // Every order, and every input twice, joins to the same.
+      for order in Self.permutations(inputs.indices.map { $0 }) {
+        let joined = order.dropFirst().reduce(inputs[order[0]]) { $0.joined(with: inputs[$1]) }
+        #expect(SyncPayload.value(of: joined) == expected, "merge \(id), order \(order)")
+        #expect(joined.joined(with: joined) == joined, "merge \(id): idempotent")
+        #expect(inputs.reduce(joined) { $0.joined(with: $1) } == joined, "merge \(id): inputs again")
+        #expect(joined.shownVersion == test["shown"]?.stringValue, "merge \(id): shown")
+        let conflicts = test["conflicts"].flatMap { value -> [String]? in
+          guard case .array(let items) = value else { return nil }
+          return items.compactMap(\.stringValue)
+        }
+        #expect(joined.conflictVersions == conflicts, "merge \(id): conflicts")
+      }
+    }
+  }
+
+  static func permutations(_ items: [Int]) -> [[Int]] {
+    guard items.count > 1 else { return [items] }
+    return items.indices.flatMap { index -> [[Int]] in
+      var rest = items
+      let first = rest.remove(at: index)
+      return permutations(rest).map { [first] + $0 }
+    }
+  }
+
+  @Test func configurationRecords() throws {
+    let tests = try Self.cases("configs")
+    #expect(tests.count >= 10)
+    for test in tests {
+      let id = test["id"]?.integerValue ?? 0
+      let expected = test["result"]?.stringValue
+      let bytes = try test["record"]?.stringValue.map { Array($0.utf8) } ?? Self.hex(test["record_hex"])
+      do {
+        let record = try SyncConfiguration(reading: bytes, database: try #require(test["database"]?.stringValue))
+        #expect(expected == "success", "config \(id): read, expected \(expected ?? "?")")
+        let view = try #require(test["view"]?.objectValue)
+        switch record.target {
+        case .folder(let folder):
+          #expect(view["target_kind"]?.stringValue == "folder" && view["target"]?.stringValue == folder)
+        case .webdav(let url, let user, let caFile):
+          #expect(view["target_kind"]?.stringValue == "webdav" && view["target"]?.stringValue == url)
+          #expect(view["user"]?.stringValue == user && view["ca_file"]?.stringValue == caFile, "config \(id)")
+        }
+        #expect(view["device"]?.stringValue == record.device)
+        #expect(view["target_id"]?.stringValue == record.targetID && view["name"]?.stringValue == record.name)
+        #expect(record.encoded(database: test["database"]!.stringValue!) == bytes, "config \(id): re-encodes")
+      } catch let error as SyncOutcome {
+        #expect(error.rawValue == expected, "config \(id) (\(test["comment"]?.stringValue ?? "")): \(error)")
+      }
+    }
+  }
+
+  @Test func syncKeyItems() throws {
+    for test in try Self.cases("sync_key_items") {
+      let id = test["id"]?.integerValue ?? 0
+      let bytes = try Self.hex(test["item_hex"])
+      let value = try SecureBytes(zeroedCount: bytes.count)
+      value.withUnsafeMutableBytes { raw in for (index, byte) in bytes.enumerated() { raw[index] = byte } }
+      let outcome: String
+      do {
+        _ = try SyncKey(itemValue: value)
+        outcome = "success"
+      } catch {
+        outcome = error.rawValue
+      }
+      #expect(outcome == test["result"]?.stringValue, "sync key item \(id)")
+    }
+  }
+
+  @Test func aSealedObjectOpensAndEveryHeaderByteIsBound() throws {
+    let (key, _) = try SyncKey.generate()
+    let targetID = SecureRandom.bytes(count: 16)
+    let position = SyncObjectFormat.Position(device: SecureRandom.bytes(count: 16), seq: 7)
+    let payload = SyncPayload(made: 5, deviceName: nil, records: []).encoded
+    let object = try SyncObjectFormat.seal(payload, at: position, targetID: targetID, key: key)
+    #expect(object.count == 46 + 512 + 16)
+    #expect(try SyncObjectFormat.open(object, at: position, targetID: targetID, key: key) == payload)
+    for offset in 0..<object.count {
+      var altered = object
+      altered[offset] ^= 0x01
+      #expect(throws: SyncOutcome.self) {
+        try SyncObjectFormat.open(altered, at: position, targetID: targetID, key: key)
+      }
+    }
+    var otherTarget = targetID
+    otherTarget[0] ^= 1
+    #expect(throws: SyncOutcome.authenticationFailed) {
+      try SyncObjectFormat.open(object, at: position, targetID: otherTarget, key: key)
+    }
+  }
+
+  @Test func paddingFollowsPadme() {
+    #expect(SyncObjectFormat.paddedSize(1) == 512)
+    #expect(SyncObjectFormat.paddedSize(513) == 544)
+    #expect(SyncObjectFormat.paddedSize(1025) == 1088)
+    for length in stride(from: 512, to: 5_000_000, by: 997) {
+      let padded = SyncObjectFormat.paddedSize(length)
+      #expect(padded >= length && Double(padded - length) <= Double(length) * 0.12, "\(length)")
+    }
+  }
+}
