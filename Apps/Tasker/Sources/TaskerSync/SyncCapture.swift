@@ -1,5 +1,6 @@
 import CommandKit
 import FoundationEssentials
+import TaskCrypto
 import TaskerCore
 
 /// Turns local changes into records and records into objects, inside the
@@ -104,7 +105,7 @@ struct SyncCapture {
       size += count
     }
     if batches == [[]] && !alwaysOne { return 0 }
-    let device = SyncHex.decode(configuration.device)!
+    let device = Hex.decode(configuration.device)!
     for batch in batches {
       let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
       let payload = SyncPayload(

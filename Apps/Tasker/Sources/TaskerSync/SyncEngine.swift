@@ -1,4 +1,5 @@
 import FoundationEssentials
+import TaskCrypto
 import TaskSystem
 import TaskerCore
 
@@ -16,7 +17,7 @@ public struct SyncEngine {
   ///
   /// - Throws: `SyncError.recordRefused` for a target id that is not hex.
   public init(store: TaskStore, configuration: SyncConfiguration, key: SyncKey, target: any SyncTarget) throws {
-    guard let targetID = SyncHex.decode(configuration.targetID), targetID.count == 16 else {
+    guard let targetID = Hex.decode(configuration.targetID), targetID.count == 16 else {
       throw SyncError.recordRefused(item: "configuration", outcome: .malformed)
     }
     self.store = store
@@ -143,7 +144,7 @@ public struct SyncEngine {
   ///
   /// - Returns: the records changed, or nil when it was refused.
   func apply(device: String, seq: UInt64, row: inout SyncDeviceRow, report: inout Report) throws -> Int? {
-    let position = SyncObjectFormat.Position(device: SyncHex.decode(device)!, seq: seq)
+    let position = SyncObjectFormat.Position(device: Hex.decode(device)!, seq: seq)
     let payload: SyncPayload
     do {
       let bytes =

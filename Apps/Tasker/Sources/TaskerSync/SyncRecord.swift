@@ -12,16 +12,15 @@ public struct SyncClock: Sendable, Hashable, Comparable, CustomStringConvertible
   ///
   /// - Returns: nil for any other text.
   public init?(_ text: String) {
-    let bytes = Array(text.utf8)
-    guard bytes.count == 49, bytes[16] == UInt8(ascii: "-"),
-      bytes[..<16].allSatisfy(SyncHex.isLowerHexDigit), bytes[17...].allSatisfy(SyncHex.isLowerHexDigit)
+    guard text.utf8.count == 49, Array(text.utf8)[16] == UInt8(ascii: "-"),
+      SyncHex.isID(String(text.prefix(16)), bytes: 8), SyncHex.isID(String(text.dropFirst(17)))
     else { return nil }
     self.text = text
   }
 
   /// The clock of `time` (ms << 16 | counter) on `device` (32 hex digits).
   public init(time: UInt64, device: String) {
-    text = SyncHex.encode(SyncObjectFormat.bigEndian(time)) + "-" + device
+    text = Hex.encode(SyncObjectFormat.bigEndian(time)) + "-" + device
   }
 
   /// The time part: ms << 16 | counter.
@@ -36,39 +35,16 @@ public struct SyncClock: Sendable, Hashable, Comparable, CustomStringConvertible
   public var description: String { text }
 }
 
-/// Lowercase hex, as every id of the format is written.
+/// The ids of the format: bytes in lowercase hex (TaskCrypto's `Hex`, the
+/// one hex codec of the project).
 public enum SyncHex {
-  static func isLowerHexDigit(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-  }
-
   /// Whether `text` is `count` bytes written as lowercase hex.
   public static func isID(_ text: String, bytes count: Int = 16) -> Bool {
-    text.utf8.count == 2 * count && text.utf8.allSatisfy(isLowerHexDigit)
-  }
-
-  /// Lowercase hex of `bytes`.
-  public static func encode(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      out.append(digits[Int(byte >> 4)])
-      out.append(digits[Int(byte & 0xf)])
-    }
-    return String(decoding: out, as: UTF8.self)
-  }
-
-  /// The bytes of lowercase hex, or nil.
-  public static func decode(_ text: String) -> [UInt8]? {
-    let digits = Array(text.utf8)
-    guard digits.count % 2 == 0, digits.allSatisfy(isLowerHexDigit) else { return nil }
-    func value(_ digit: UInt8) -> UInt8 { digit <= UInt8(ascii: "9") ? digit - UInt8(ascii: "0") : digit - 87 }
-    return stride(from: 0, to: digits.count, by: 2).map { value(digits[$0]) << 4 | value(digits[$0 + 1]) }
+    text.utf8.count == 2 * count && Hex.decode(text) != nil
   }
 
   /// 16 random bytes as 32 hex digits: a record, version or device id.
-  public static func randomID() -> String { encode(SecureRandom.bytes(count: 16)) }
+  public static func randomID() -> String { Hex.encode(SecureRandom.bytes(count: 16)) }
 }
 
 /// One record's synced state (docs/formats/sync-storage.md, the record

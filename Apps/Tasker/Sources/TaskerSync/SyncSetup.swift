@@ -103,7 +103,7 @@ public struct SyncSetup {
       throw SyncError.markerRefused(path: storage.location + "/target", outcome: outcome)
     }
     let configuration = SyncConfiguration(
-      target: targetDescription, targetID: SyncHex.encode(targetID), device: SyncHex.randomID(), name: deviceName)
+      target: targetDescription, targetID: Hex.encode(targetID), device: SyncHex.randomID(), name: deviceName)
     let database = try store.canonicalDatabasePath()
     let value = try SecureBytes(copying: configuration.encoded(database: database).withUnsafeBytes { $0 })
     try store.withSyncTransaction { rows in

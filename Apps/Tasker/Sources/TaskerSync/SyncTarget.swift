@@ -1,3 +1,5 @@
+import TaskCrypto
+
 /// The storage a device syncs through: dumb storage that lists, reads and
 /// creates names, with no server logic, no lock and no compare-and-swap
 /// (docs/formats/sync-storage.md, *Layout at the storage*). Every byte it
@@ -58,4 +60,4 @@ public enum SyncCreation: Equatable, Sendable {
 }
 
 /// The name of an object's seq: 16 lowercase hex digits.
-public func syncSeqName(_ seq: UInt64) -> String { SyncHex.encode(SyncObjectFormat.bigEndian(seq)) }
+public func syncSeqName(_ seq: UInt64) -> String { Hex.encode(SyncObjectFormat.bigEndian(seq)) }

@@ -25,7 +25,7 @@ struct SyncVectorTests {
   }
 
   static func hex(_ value: JSONValue?) throws -> [UInt8] {
-    try #require(value?.stringValue.flatMap(SyncHex.decode))
+    try #require(value?.stringValue.flatMap(Hex.decode))
   }
 
   static func key() throws -> SyncKey {
