@@ -8,8 +8,8 @@ DEBIAN_PACKAGES := libssl-dev libsodium-dev zlib1g-dev libsqlite3-dev sqlite3 li
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench sync-property gate-venv gate-test pair-test pair-bench gate-race gate-load lint format demo \
-  vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick strace install clean completion-shells \
+.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench sync-property test-servers gate-venv gate-test pair-test pair-bench gate-race gate-load lint format demo \
+  vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick sync-crashtest strace install clean completion-shells \
   static deb package-test example docs
 
 all: build
@@ -44,8 +44,17 @@ test: deps backup-tools completion-shells strace lint
 	$(MAKE) app-test gate-test pair-test
 	$(MAKE) -j2 --output-sync=target fuzz-smoke crashtest-quick
 
+# The servers the app's tests start on 127.0.0.1: Debian's Apache binary and mod_dav (no service)
+# for the WebDAV sync target, htpasswd, and openssl for the test CA.
+TEST_SERVERS := apache2-bin apache2-utils openssl
+test-servers:
+	@if ! [ -x /usr/sbin/apache2 ] || ! command -v htpasswd >/dev/null 2>&1 || ! command -v openssl >/dev/null 2>&1; then \
+	  echo "make: installing $(TEST_SERVERS) with apt-get"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(TEST_SERVERS); \
+	fi
+
 # The Tasker app (Apps/Tasker), a separate package that links TaskKey by path.
-app-test: deps strace
+app-test: deps strace test-servers
 	cd Apps/Tasker && $(SWIFT) build --build-tests && $(SWIFT) test
 
 # The sync merge's property test at length: random operations and random
@@ -300,6 +309,16 @@ strace:
 # crashtest-quick (in make test) takes the middle call of each kind.
 crashtest: strace release
 	python3 scripts/crashtest.py "$$($(SWIFT) build -c release --show-bin-path)/taskkey" --json .build/crashtest.json
+	$(MAKE) sync-crashtest
 
 crashtest-quick: strace build
 	python3 scripts/crashtest.py "$$($(SWIFT) build --show-bin-path)/taskkey" --quick
+
+# The crash sweep of Layer-1 sync (SECURITY.md chapter 18): `tasker sync now`
+# killed at each of its file-system calls (outbox, upload, apply), then the
+# next syncs of both devices must succeed and agree with an un-faulted run.
+sync-crashtest: strace
+	$(SWIFT) build --product taskkey
+	cd Apps/Tasker && $(SWIFT) build --product tasker
+	python3 scripts/sync-crashtest.py "$$(cd Apps/Tasker && $(SWIFT) build --show-bin-path)/tasker" \
+	  "$$($(SWIFT) build --show-bin-path)/taskkey" --json .build/sync-crashtest.json

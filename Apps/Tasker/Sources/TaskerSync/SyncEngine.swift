@@ -50,21 +50,22 @@ public struct SyncEngine {
     }
   }
 
-  /// Runs one sync, holding the home's sync lock (a second sync waits).
+  /// Runs one sync, holding the home's sync lock (a second sync waits);
+  /// `progress` hears a line per object sent or applied (for a terminal).
   ///
   /// - Throws: `SyncError` for the marker, the storage or this device's
   ///   position; store and key errors. An object refused is not thrown:
   ///   it is in the report.
-  public func run() throws -> Report {
+  public func run(progress: ((String) -> Void)? = nil) throws -> Report {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     return try SyncError.storing {
       try FileLock.withExclusive(lock) {
         try checkMarker()
         var report = Report()
         try capture()
-        report.uploaded += try upload()
-        try pull(into: &report)
-        report.uploaded += try upload()
+        report.uploaded += try upload(progress: progress)
+        try pull(into: &report, progress: progress)
+        report.uploaded += try upload(progress: progress)
         return report
       }
     }
@@ -105,9 +106,10 @@ public struct SyncEngine {
   /// - Returns: how many were uploaded.
   /// - Throws: `SyncError.positionTaken` when the storage holds other bytes
   ///   at one of this device's positions; `.storage`.
-  func upload() throws -> Int {
+  func upload(progress: ((String) -> Void)? = nil) throws -> Int {
     let pending = try store.withSyncTransaction { try $0.outbox() }
-    for (seq, object) in pending {
+    for (index, (seq, object)) in pending.enumerated() {
+      progress?("sending object \(index + 1) of \(pending.count)")
       switch try target.create(device: configuration.device, seq: seq, bytes: object) {
       case .created: break
       case .existed(let bytes) where bytes == object: break
@@ -119,7 +121,7 @@ public struct SyncEngine {
   }
 
   /// Reads and applies every other device's new objects, in order.
-  func pull(into report: inout Report) throws {
+  func pull(into report: inout Report, progress: ((String) -> Void)? = nil) throws {
     let known = Dictionary(
       uniqueKeysWithValues: try store.withSyncTransaction { try $0.devices() }.map { ($0.device, $0) })
     for device in try target.devices() where device != configuration.device {
@@ -127,6 +129,7 @@ public struct SyncEngine {
       let present = Set(try target.sequence(of: device))
       var next = row.lastSeq + 1
       while present.contains(next) {
+        progress?("applying object \(next) of device \(row.name ?? device)")
         guard let applied = try apply(device: device, seq: next, row: &row, report: &report) else { break }
         report.applied[device, default: 0] += 1
         report.recordsChanged += applied

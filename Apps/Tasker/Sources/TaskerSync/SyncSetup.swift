@@ -155,10 +155,11 @@ public struct SyncSetup {
     }
   }
 
-  /// The storage `configuration` names, with the password from the vault.
+  /// The storage `configuration` names, with the password from the vault;
+  /// a WebDAV exchange may take `timeoutSeconds` in all.
   ///
   /// - Throws: `SyncError.network` for a URL that no longer parses; vault errors.
-  public func storage(for configuration: SyncConfiguration) throws -> any SyncTarget {
+  public func storage(for configuration: SyncConfiguration, timeoutSeconds: Int = 120) throws -> any SyncTarget {
     switch configuration.target {
     case .folder(let folder): return FolderTarget(root: folder + "/tasker-sync")
     case .webdav(let url, let user, let caFile):
@@ -175,7 +176,8 @@ public struct SyncSetup {
         : TaskerError.withVault(at: vaultDirectory) { vault in
           try Self.item(named: SyncConfiguration.passwordItemName(forDatabase: database), in: vault)?.value
         }
-      return try WebDAVTarget(url: endpoint, user: user, password: password, caFile: caFile)
+      return try WebDAVTarget(
+        url: endpoint, user: user, password: password, caFile: caFile, timeoutSeconds: timeoutSeconds)
     }
   }
 

@@ -14,13 +14,16 @@ public struct WebDAVTarget: SyncTarget {
   let user: String?
   let password: SecureBytes?
   let caFile: String?
+  let timeoutSeconds: Int
   let client = HTTPClient()
 
   /// The target under `url`, with the credential for Basic authentication.
   ///
   /// - Throws: `SyncError.network` for a URL that is not `https`, or
   ///   `http` to another host than loopback.
-  public init(url: HTTPEndpoint, user: String?, password: SecureBytes?, caFile: String?) throws {
+  public init(
+    url: HTTPEndpoint, user: String?, password: SecureBytes?, caFile: String?, timeoutSeconds: Int = 120
+  ) throws {
     guard url.scheme == "https" || url.scope == .loopback else {
       throw SyncError.network(.plainHTTPRefused(host: url.host))
     }
@@ -28,15 +31,17 @@ public struct WebDAVTarget: SyncTarget {
     self.user = user
     self.password = password
     self.caFile = caFile
+    self.timeoutSeconds = max(1, timeoutSeconds)
   }
 
   /// The root's URL.
   public var location: String { root.text }
 
-  /// Per exchange: 10 s to connect, 120 s in all, and room for the largest object.
+  /// Per exchange: 10 s to connect (or the whole timeout when shorter),
+  /// `timeoutSeconds` in all, and room for the largest object.
   var limits: HTTPLimits {
     HTTPLimits(
-      connectTimeoutSeconds: 10, totalTimeoutSeconds: 120,
+      connectTimeoutSeconds: min(10, timeoutSeconds), totalTimeoutSeconds: timeoutSeconds,
       maximumResponseBytes: SyncObjectFormat.maximumObjectByteCount + (1 << 20), caFile: caFile)
   }
 

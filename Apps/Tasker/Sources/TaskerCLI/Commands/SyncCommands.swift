@@ -37,13 +37,19 @@ struct SyncCommand: Command, CommandGroup {
     SyncSetup(store: try context.store(create: create), vaultDirectory: try vaultDirectory(context))
   }
 
+  /// Seconds a WebDAV exchange may take: `TASKER_SYNC_TIMEOUT` (1 to 600),
+  /// else 120.
+  static func timeout(_ context: CommandContext) -> Int {
+    context.environment["TASKER_SYNC_TIMEOUT"].flatMap { Int($0) }.flatMap { (1...600).contains($0) ? $0 : nil } ?? 120
+  }
+
   /// The engine for this environment's database, as set up.
   static func engine(_ context: CommandContext) throws -> SyncEngine {
     let setup = try setup(context)
     let configuration = try setup.configuration()
     return try SyncEngine(
       store: setup.store, configuration: configuration, key: try setup.key(),
-      target: try setup.storage(for: configuration))
+      target: try setup.storage(for: configuration, timeoutSeconds: timeout(context)))
   }
 }
 

@@ -23,7 +23,8 @@ struct SyncNowCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let report = try SyncCommand.engine(context).run()
+    // A line per object sent or applied, only on a terminal (CommandKit's terminal note).
+    let report = try SyncCommand.engine(context).run(progress: { context.streams.terminalNote("tasker: " + $0) })
     if json {
       try context.printJSON([
         "uploaded": .int(report.uploaded),
