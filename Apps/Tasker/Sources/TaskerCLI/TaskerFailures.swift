@@ -125,6 +125,8 @@ extension SyncError: CommandFailure {
     case .targetUnsafe: return .permission
     case .markerRefused, .targetChanged, .positionTaken: return .syncRefused
     case .syncKeyMissing, .noConflict: return .notFound
+    case .removalInterrupted, .deviceKeyUnknown: return .unavailable
+    case .outsideEpoch: return .notFound
     case .recordRefused: return .tampered
     case .storage(let error): return error.exitCode
     case .store(let error): return error.exitCode

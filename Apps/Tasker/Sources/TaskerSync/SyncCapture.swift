@@ -8,7 +8,9 @@ import TaskerCore
 struct SyncCapture {
   let rows: SyncRows
   let configuration: SyncConfiguration
-  let key: SyncKey
+  let keyring: SyncKeyring
+  /// This device's box public key, put in every object.
+  let boxPublicKey: [UInt8]
   let targetID: [UInt8]
 
   /// Payloads are cut at about 1 MiB, far below the 4 MiB limit.
@@ -85,15 +87,18 @@ struct SyncCapture {
 
   // MARK: - Objects
 
-  /// Seals `records` as this device's next objects and keeps them in the
-  /// outbox; a payload is cut at about 1 MiB.
+  /// Seals `records` as this device's next objects under the keyring's
+  /// newest epoch and keeps them in the outbox; a payload is cut at about
+  /// 1 MiB. With `epochChange`, one object carrying it (and all the
+  /// records) is sealed at the change's old epoch instead.
   ///
   /// - Returns: how many objects were made.
+  /// - Throws: `SyncError.recordTooLarge`; store and crypto errors.
   @discardableResult
-  func emit(_ records: [SyncRecord], alwaysOne: Bool = false) throws -> Int {
+  func emit(_ records: [SyncRecord], alwaysOne: Bool = false, epochChange: SyncEpochChange? = nil) throws -> Int {
     var batches: [[SyncRecord]] = [[]]
     var size = 0
-    for record in records {
+    for record in records where epochChange == nil {
       let count = SyncPayload.value(of: record).encoded.count
       if size + count > Self.payloadTarget || batches[batches.count - 1].count == SyncPayload.maximumRecords,
         !batches[batches.count - 1].isEmpty
@@ -104,21 +109,26 @@ struct SyncCapture {
       batches[batches.count - 1].append(record)
       size += count
     }
-    if batches == [[]] && !alwaysOne { return 0 }
+    if epochChange != nil { batches = [records] }
+    if batches == [[]] && !alwaysOne && epochChange == nil { return 0 }
+    let key = epochChange.flatMap { keyring.key(epoch: $0.number - 1) } ?? keyring.newest
     let device = Hex.decode(configuration.device)!
     for batch in batches {
       let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
       let payload = SyncPayload(
-        made: Int64(Date().timeIntervalSince1970), deviceName: seq == 1 ? configuration.name : nil, records: batch)
+        made: Int64(Date().timeIntervalSince1970), deviceName: configuration.name, deviceBox: boxPublicKey,
+        epochChange: epochChange, records: batch)
       let object: [UInt8]
       do {
         object = try SyncObjectFormat.seal(
           payload.encoded, at: .init(device: device, seq: seq), targetID: targetID, key: key)
       } catch SyncOutcome.tooLarge {
-        throw SyncError.recordTooLarge(kind: batch[0].kind.rawValue, id: batch[0].id)
+        throw batch.first.map { SyncError.recordTooLarge(kind: $0.kind.rawValue, id: $0.id) }
+          ?? SyncError.invalidArgument(reason: "an epoch change does not fit in one object")
       }
       try rows.addToOutbox(seq: seq, object: object)
       try rows.setValue("next_seq", String(seq + 1))
+      try rows.setValue(SyncEpochState.wroteName(key.epoch), String(seq))
     }
     return batches.count
   }

@@ -52,6 +52,11 @@ public struct SyncConfiguration: Sendable, Equatable {
     "tasker.sync-password:" + SHA256.hash(data: Array(canonicalPath.utf8)).description
   }
 
+  /// The device-only item that holds this device's box secret key for this database's target.
+  public static func boxItemName(forDatabase canonicalPath: String) -> String {
+    "tasker.sync-box:" + SHA256.hash(data: Array(canonicalPath.utf8)).description
+  }
+
   /// The folder or URL, for messages.
   public var location: String {
     switch target {

@@ -9,20 +9,20 @@ import TaskerCore
 public struct SyncEngine {
   let store: TaskStore
   let configuration: SyncConfiguration
-  let key: SyncKey
+  let keys: SyncKeys
   let target: any SyncTarget
   let targetID: [UInt8]
 
-  /// An engine for `store` as `configuration` sets it up.
+  /// An engine for `store` as `configuration` sets it up, with `keys`.
   ///
   /// - Throws: `SyncError.recordRefused` for a target id that is not hex.
-  public init(store: TaskStore, configuration: SyncConfiguration, key: SyncKey, target: any SyncTarget) throws {
+  public init(store: TaskStore, configuration: SyncConfiguration, keys: SyncKeys, target: any SyncTarget) throws {
     guard let targetID = Hex.decode(configuration.targetID), targetID.count == 16 else {
       throw SyncError.recordRefused(item: "configuration", outcome: .malformed)
     }
     self.store = store
     self.configuration = configuration
-    self.key = key
+    self.keys = keys
     self.target = target
     self.targetID = targetID
   }
@@ -38,6 +38,9 @@ public struct SyncEngine {
     /// Objects refused, with why: nothing of them was applied and their
     /// device's later objects wait.
     public var refused: [Refusal] = []
+    /// Objects void after an epoch change (sealed at an old epoch after
+    /// their device's cut): read past, nothing of them applied.
+    public var void = 0
 
     /// An object that was refused, or a gap before one.
     public struct Refusal: Sendable, Equatable {
@@ -60,15 +63,29 @@ public struct SyncEngine {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     return try SyncError.storing {
       try FileLock.withExclusive(lock) {
-        try checkMarker()
-        var report = Report()
-        try capture()
-        report.uploaded += try upload(progress: progress)
-        try pull(into: &report, progress: progress)
-        report.uploaded += try upload(progress: progress)
+        if let pending = try store.withSyncTransaction({ try SyncEpochState(rows: $0).pendingRemoval() }) {
+          throw SyncError.removalInterrupted(devices: pending.devices.sorted())
+        }
+        let report = try exchange(progress: progress)
+        let newest = keys.keyring.newest.epoch
+        if try store.withSyncTransaction({ try SyncEpochState(rows: $0).applied(from: newest) }) != nil {
+          throw SyncError.outsideEpoch(epoch: newest + 1)
+        }
         return report
       }
     }
+  }
+
+  /// One sync's exchange, the lock held: the marker checked, local changes
+  /// sent, other devices' objects applied, what that changed sent.
+  func exchange(progress: ((String) -> Void)?) throws -> Report {
+    try checkMarker()
+    var report = Report()
+    try capture()
+    report.uploaded += try upload(progress: progress)
+    try pull(into: &report, progress: progress)
+    report.uploaded += try upload(progress: progress)
+    return report
   }
 
   /// Checks that the storage's marker is the one set up.
@@ -81,7 +98,7 @@ public struct SyncEngine {
     }
     let found: [UInt8]
     do {
-      found = try SyncObjectFormat.openMarker(marker, key: key)
+      found = try SyncObjectFormat.openMarker(marker, keyring: keys.keyring)
     } catch let outcome as SyncOutcome {
       throw SyncError.markerRefused(path: path, outcome: outcome)
     }
@@ -89,14 +106,21 @@ public struct SyncEngine {
   }
 
   func capturing(_ rows: SyncRows) -> SyncCapture {
-    SyncCapture(rows: rows, configuration: configuration, key: key, targetID: targetID)
+    SyncCapture(
+      rows: rows, configuration: configuration, keyring: keys.keyring, boxPublicKey: keys.boxPublicKey,
+      targetID: targetID)
   }
 
-  /// Seals the local changes into the outbox.
+  /// Seals the local changes into the outbox; the first sync after setup
+  /// writes an object even without changes, so the others learn this
+  /// device's box key.
   func capture() throws {
     try store.withSyncTransaction { rows in
+      try SyncEpochState(rows: rows).resendVoidedWork(device: configuration.device, newest: keys.keyring.newest.epoch)
       let capture = capturing(rows)
-      try capture.emit(try capture.changedRecords())
+      // Right after setup (everything is sent once) an object is written even when there is nothing to send.
+      let first = try rows.value("resend") == "1"
+      try capture.emit(try capture.changedRecords(), alwaysOne: first)
     }
   }
 
@@ -143,44 +167,81 @@ public struct SyncEngine {
     }
   }
 
-  /// Applies one object whole, or records why not.
+  /// Applies one object whole, or records why not; reads past a void one.
   ///
   /// - Returns: the records changed, or nil when it was refused.
   func apply(device: String, seq: UInt64, row: inout SyncDeviceRow, report: inout Report) throws -> Int? {
     let position = SyncObjectFormat.Position(device: Hex.decode(device)!, seq: seq)
     let payload: SyncPayload
+    let epoch: UInt32
     do {
       let bytes =
         try target.read(device: device, seq: seq, limit: SyncObjectFormat.maximumObjectByteCount) ?? []
-      payload = try SyncPayload(
-        reading: try SyncObjectFormat.open(bytes, at: position, targetID: targetID, key: key), seq: seq)
+      let opened = try SyncObjectFormat.open(bytes, at: position, targetID: targetID, keyring: keys.keyring)
+      epoch = opened.epoch
+      payload = try SyncPayload(reading: opened.payload, at: position, epoch: epoch)
     } catch let outcome as SyncOutcome {
       report.refused.append(.init(device: device, seq: seq, reason: outcome.rawValue))
       return nil
     }
     var removed: [String] = []
-    let changed: Int
+    let changed: Int?
     do {
-      changed = try store.withSyncTransaction { rows -> Int in
+      changed = try store.withSyncTransaction { rows -> Int? in
+        let epochs = SyncEpochState(rows: rows)
+        let void = try epochs.isVoid(device: device, seq: seq, epoch: epoch)
+        if payload.epochChange != nil, !void, let earlier = try epochs.applied(from: epoch),
+          earlier.writer != device || earlier.seq != seq
+        {
+          return nil
+        }
         let capture = capturing(rows)
         try capture.emit(try capture.changedRecords())
         var count = 0
-        for record in payload.records {
-          if try SyncApply(rows: rows, capture: capture).apply(record, removing: &removed) { count += 1 }
+        if !void {
+          for record in payload.records {
+            if try SyncApply(rows: rows, capture: capture).apply(record, removing: &removed) { count += 1 }
+          }
+          if let change = payload.epochChange { try enter(change, from: epoch, writer: device, seq: seq, rows: rows) }
+          row.name = payload.deviceName ?? row.name
+          row.lastMade = payload.made
         }
-        row.name = payload.deviceName ?? row.name
         row.lastSeq = seq
-        row.lastMade = payload.made
         row.lastSeen = Int64(Date().timeIntervalSince1970)
         try rows.putDevice(row)
-        return count
+        return void ? -1 : count
       }
     } catch SyncApply.Refusal.bodyUnreadable {
       report.refused.append(.init(device: device, seq: seq, reason: SyncOutcome.bodyUnreadable.rawValue))
       return nil
     }
+    guard let changed else {
+      report.refused.append(.init(device: device, seq: seq, reason: SyncOutcome.epochConflict.rawValue))
+      return nil
+    }
     store.removeAttachmentFiles(removed)
-    return changed
+    if changed < 0 { report.void += 1 }
+    return max(changed, 0)
+  }
+
+  /// Applies an epoch change from `epoch`: its cuts recorded, and this
+  /// device's entry of the new epoch opened and saved when the keyring has
+  /// none (a device removed, or unknown to the writer, stays outside).
+  func enter(_ change: SyncEpochChange, from epoch: UInt32, writer: String, seq: UInt64, rows: SyncRows) throws {
+    let epochs = SyncEpochState(rows: rows)
+    try epochs.record(.init(writer: writer, seq: seq, cuts: change.cuts, removed: change.removed), from: epoch)
+    // Objects this device applied beyond their cut (read before the change arrived) are void for
+    // the others: send every record again, so that what they brought reaches all devices alike.
+    if try rows.devices().contains(where: { $0.lastSeq > change.cuts[$0.device, default: 0] && $0.device != writer }) {
+      try rows.markEverythingDirty()
+      try rows.setValue("resend", "1")
+    }
+    if keys.keyring.key(epoch: change.number) == nil, keys.keyring.newest.epoch == epoch,
+      let box = change.keys[configuration.device], let entry = keys.openEntry(box, epoch: change.number)
+    {
+      try keys.add(entry)
+    }
+    try epochs.resendVoidedWork(device: configuration.device, newest: keys.keyring.newest.epoch)
   }
 }
 

@@ -29,7 +29,9 @@ public enum SyncOutcome: String, Error, Sendable, Equatable, CaseIterable {
   case malformedPayload = "malformed_payload"
   /// A body text does not open under the note keys with its context.
   case bodyUnreadable = "body_unreadable"
-  /// The sync key item is not 36 bytes.
+  /// An epoch change from an epoch this device has already seen another change from.
+  case epochConflict = "epoch_conflict"
+  /// The sync keyring item breaks its rules (length, epochs).
   case malformedSyncKey = "malformed_sync_key"
   /// A configuration record breaks the format.
   case malformed
@@ -68,6 +70,13 @@ public enum SyncError: Error, Equatable, Sendable {
   case invalidArgument(reason: String)
   /// No conflict on this record, or no such text number.
   case noConflict(record: String)
+  /// A `remove-device` of these devices began and did not finish.
+  case removalInterrupted(devices: [String])
+  /// A device that stays has not yet written an object with its box key.
+  case deviceKeyUnknown(device: String, name: String?)
+  /// This device did not receive the key of `epoch` (it was removed, or
+  /// unknown to the device that removed another).
+  case outsideEpoch(epoch: UInt32)
   /// The WebDAV server could not be reached, or the exchange failed
   /// (timeout, TLS not verified, a redirect, plain HTTP off loopback).
   case network(HTTPClientError)
@@ -99,6 +108,14 @@ extension SyncError: CustomStringConvertible {
     case .recordTooLarge(let kind, let id): return "the \(kind) \(id) is too large to sync (over 4 MiB sealed)"
     case .invalidArgument(let reason): return reason
     case .noConflict(let record): return "no conflict to resolve on \(record)"
+    case .removalInterrupted(let devices):
+      return "a removal of \(devices.joined(separator: ", ")) was interrupted; nothing is sent until it is finished"
+    case .deviceKeyUnknown(let device, let name):
+      return "device \(name.map { "\($0) (\(device))" } ?? device) has not sent its box key yet, so it could not "
+        + "receive the new sync key"
+    case .outsideEpoch(let epoch):
+      return "this device did not receive the sync key of epoch \(epoch): it was removed, or was not known when "
+        + "another device was removed"
     case .network(let error): return "the sync storage could not be reached: \(error)"
     case .credentialRejected(let url, let status):
       return "the sync storage refused the credential (HTTP \(status)) at \(url)"
@@ -132,6 +149,13 @@ extension SyncError: CustomStringConvertible {
     case .recordTooLarge: return "shorten the note or page"
     case .invalidArgument: return nil
     case .noConflict: return "run 'tasker conflicts' to see what is in conflict"
+    case .removalInterrupted(let devices):
+      return "run 'tasker sync remove-device \(devices.joined(separator: " "))' again"
+    case .deviceKeyUnknown:
+      return "run 'tasker sync' on that device first (or remove it as well), then run remove-device again"
+    case .outsideEpoch:
+      return "bring the keys from a device that has them ('taskkey pair' or 'taskkey sync export'/'import'), "
+        + "then run 'tasker sync' again"
     case .network:
       return "check the address and the connection; the local database is unchanged, the next sync carries on"
     case .credentialRejected:

@@ -64,10 +64,10 @@ public enum SyncObjectFormat {
   ///
   /// - Throws: `SyncOutcome.malformedMarker`, `.unsupportedVersion`,
   ///   `.unknownEpoch`, `.notThisKey`.
-  public static func openMarker(_ bytes: [UInt8], key: SyncKey) throws(SyncOutcome) -> [UInt8] {
+  public static func openMarker(_ bytes: [UInt8], keyring: SyncKeyring) throws(SyncOutcome) -> [UInt8] {
     guard bytes.count == markerByteCount, Array(bytes[0..<4]) == markerMagic else { throw .malformedMarker }
     guard bytes[4] == 0, bytes[5] == 1 else { throw .unsupportedVersion }
-    guard readUInt32(bytes, at: 6) == key.epoch else { throw .unknownEpoch }
+    guard let key = keyring.key(epoch: readUInt32(bytes, at: 6)) else { throw .unknownEpoch }
     let targetID = Array(bytes[10..<26])
     do {
       let box = try AES.GCM.SealedBox(combined: bytes[26...])
@@ -107,20 +107,21 @@ public enum SyncObjectFormat {
     return header + box.combined
   }
 
-  /// The payload of an object read from `position`, after the reader's
-  /// rules in order (the payload itself is read by `SyncPayload`).
+  /// The payload of an object read from `position` and the epoch it was
+  /// sealed at, after the reader's rules in order (the payload itself is
+  /// read by `SyncPayload`).
   ///
   /// - Throws: `SyncOutcome` as the format names it.
   public static func open(
-    _ bytes: [UInt8], at position: Position, targetID: [UInt8], key: SyncKey
-  ) throws(SyncOutcome) -> [UInt8] {
+    _ bytes: [UInt8], at position: Position, targetID: [UInt8], keyring: SyncKeyring
+  ) throws(SyncOutcome) -> (payload: [UInt8], epoch: UInt32) {
     guard bytes.count <= maximumObjectByteCount else { throw .tooLarge }
     guard bytes.count >= overhead + minimumPlaintext else { throw .truncated }
     guard Array(bytes[0..<4]) == objectMagic else { throw .malformedObject }
     guard bytes[4] == 0, bytes[5] == 1 else { throw .unsupportedVersion }
     guard Array(bytes[10..<26]) == position.device, readUInt64(bytes, at: 26) == position.seq, position.seq > 0
     else { throw .wrongPosition }
-    guard readUInt32(bytes, at: 6) == key.epoch else { throw .unknownEpoch }
+    guard let key = keyring.key(epoch: readUInt32(bytes, at: 6)) else { throw .unknownEpoch }
     let plain: [UInt8]
     do {
       let box = try AES.GCM.SealedBox(combined: bytes[headerByteCount...])
@@ -129,7 +130,7 @@ public enum SyncObjectFormat {
     } catch {
       throw .authenticationFailed
     }
-    return try unpad(plain)
+    return (try unpad(plain), key.epoch)
   }
 
   // MARK: - Integers

@@ -1,4 +1,5 @@
 import CommandKit
+import TaskCrypto
 import TaskerCore
 
 /// The payload of a change object (docs/formats/sync-storage.md,
@@ -8,13 +9,22 @@ public struct SyncPayload: Sendable, Equatable {
   public var made: Int64
   /// The device's name, required in seq 1.
   public var deviceName: String?
+  /// The writer's X25519 public key (`device.box`), 32 bytes.
+  public var deviceBox: [UInt8]?
+  /// An epoch change, when the object carries one.
+  public var epochChange: SyncEpochChange?
   /// The records, no two with one kind and id.
   public var records: [SyncRecord]
 
   /// A payload.
-  public init(made: Int64, deviceName: String?, records: [SyncRecord]) {
+  public init(
+    made: Int64, deviceName: String?, deviceBox: [UInt8]? = nil, epochChange: SyncEpochChange? = nil,
+    records: [SyncRecord]
+  ) {
     self.made = made
     self.deviceName = deviceName
+    self.deviceBox = deviceBox
+    self.epochChange = epochChange
     self.records = records
   }
 
@@ -31,7 +41,12 @@ public struct SyncPayload: Sendable, Equatable {
       "format": "tasker-sync-changes", "version": 1, "made": .integer(made),
       "records": .array(records.map(Self.value(of:))),
     ]
-    if let deviceName { members["device"] = ["name": .string(deviceName)] }
+    if let deviceName {
+      var device: [String: JSONValue] = ["name": .string(deviceName)]
+      if let deviceBox { device["box"] = .string(Hex.encode(deviceBox)) }
+      members["device"] = .object(device)
+    }
+    if let epochChange { members["epoch"] = epochChange.value }
     return JSONValue.object(members).encoded
   }
 
@@ -55,27 +70,38 @@ public struct SyncPayload: Sendable, Equatable {
 
   // MARK: - Reading
 
-  /// Reads a payload of the object at `seq`.
+  /// Reads the payload of the object at `position`, sealed at `epoch`.
   ///
   /// - Throws: `SyncOutcome.malformedPayload` for any breach of a rule.
-  public init(reading bytes: [UInt8], seq: UInt64) throws(SyncOutcome) {
+  public init(reading bytes: [UInt8], at position: SyncObjectFormat.Position, epoch: UInt32) throws(SyncOutcome) {
     guard let document = try? JSONDocument(parsing: bytes), case .object(let top) = document.value else {
       throw .malformedPayload
     }
     try Self.only(
-      top, ["format", "version", "made", "device", "records"], required: ["format", "version", "made", "records"])
+      top, ["format", "version", "made", "device", "epoch", "records"],
+      required: ["format", "version", "made", "records"])
     guard top["format"] == "tasker-sync-changes", top["version"] == 1 else { throw .malformedPayload }
     made = try Self.integer(top["made"])
+    deviceBox = nil
     if let device = top["device"] {
       guard case .object(let members) = device else { throw .malformedPayload }
-      try Self.only(members, ["name"], required: ["name"])
+      try Self.only(members, ["name", "box"], required: ["name"])
       guard case .string(let name) = members["name"], (1...64).contains(name.unicodeScalars.count),
         !name.unicodeScalars.contains(where: Self.isControl)
       else { throw .malformedPayload }
       deviceName = name
+      if let box = members["box"] {
+        guard case .string(let text) = box, SyncHex.isID(text, bytes: AnonymousBox.keyByteCount) else {
+          throw .malformedPayload
+        }
+        deviceBox = Hex.decode(text)
+      }
     } else {
-      guard seq != 1 else { throw .malformedPayload }
+      guard position.seq != 1, top["epoch"] == nil else { throw .malformedPayload }
       deviceName = nil
+    }
+    epochChange = try top["epoch"].map { value throws(SyncOutcome) in
+      try SyncEpochChange(reading: value, writer: Hex.encode(position.device), seq: position.seq, epoch: epoch)
     }
     guard case .array(let values) = top["records"], values.count <= Self.maximumRecords else { throw .malformedPayload }
     var seen = Set<String>()

@@ -42,19 +42,52 @@ public struct SyncSetup {
     }
   }
 
-  /// The sync key.
+  /// The sync keyring.
   ///
   /// - Throws: `SyncError.syncKeyMissing`, `.recordRefused`; vault errors.
-  public func key() throws -> SyncKey {
+  public func keyring() throws -> SyncKeyring {
     try TaskerError.withVault(at: vaultDirectory) { vault in
-      guard let item = try Self.item(named: SyncKey.itemName, in: vault) else { throw SyncError.syncKeyMissing }
+      guard let item = try Self.item(named: SyncKeyring.itemName, in: vault) else { throw SyncError.syncKeyMissing }
       guard item.attributes.itemClass == .afterFirstUnlock else {
-        throw SyncError.recordRefused(item: SyncKey.itemName, outcome: .malformedSyncKey)
+        throw SyncError.recordRefused(item: SyncKeyring.itemName, outcome: .malformedSyncKey)
       }
       do {
-        return try SyncKey(itemValue: item.value)
+        return try SyncKeyring(itemValue: item.value)
       } catch let outcome as SyncOutcome {
-        throw SyncError.recordRefused(item: SyncKey.itemName, outcome: outcome)
+        throw SyncError.recordRefused(item: SyncKeyring.itemName, outcome: outcome)
+      }
+    }
+  }
+
+  /// The box key item's name for this database.
+  func boxItemName() throws -> String {
+    SyncConfiguration.boxItemName(forDatabase: try store.canonicalDatabasePath())
+  }
+
+  /// The keys a sync of this database works with: the keyring, and this
+  /// device's box key (made and kept device-only when missing: a setup
+  /// from before box keys); a keyring grown by an epoch change is saved
+  /// to the vault.
+  ///
+  /// - Throws: `SyncError.syncKeyMissing`, `.recordRefused`; vault errors.
+  public func keys() throws -> SyncKeys {
+    let keyring = try keyring()
+    let name = try boxItemName()
+    let secret = try TaskerError.withVault(at: vaultDirectory) { vault -> SecureBytes in
+      if let item = try Self.item(named: name, in: vault) {
+        guard item.attributes.itemClass == .afterFirstUnlockThisDeviceOnly,
+          item.value.count == AnonymousBox.keyByteCount
+        else { throw SyncError.recordRefused(item: name, outcome: .malformed) }
+        return item.value
+      }
+      let made = try AnonymousBox.generateKeyPair().secretKey
+      try vault.setItem(made, named: name, label: "Tasker sync box key", class: .afterFirstUnlockThisDeviceOnly)
+      return made
+    }
+    let directory = vaultDirectory
+    return try SyncKeys(keyring: keyring, boxSecretKey: secret) { value in
+      try TaskerError.withVault(at: directory) {
+        try $0.setItem(value, named: SyncKeyring.itemName, label: "Tasker sync key", class: .afterFirstUnlock)
       }
     }
   }
@@ -90,15 +123,15 @@ public struct SyncSetup {
     try storage.prepare()
     var marker = try storage.readMarker()
     // A storage set up by another device needs that device's key: never a new one here.
-    let key = marker == nil ? try keyMadeIfMissing() : try self.key()
+    let keyring = marker == nil ? try keyringMadeIfMissing() : try self.keyring()
     if marker == nil {
-      let fresh = try SyncObjectFormat.marker(targetID: SecureRandom.bytes(count: 16), key: key)
+      let fresh = try SyncObjectFormat.marker(targetID: SecureRandom.bytes(count: 16), key: keyring.newest)
       _ = try storage.createMarker(fresh)
       marker = try storage.readMarker()
     }
     let targetID: [UInt8]
     do {
-      targetID = try SyncObjectFormat.openMarker(marker ?? [], key: key)
+      targetID = try SyncObjectFormat.openMarker(marker ?? [], keyring: keyring)
     } catch let outcome as SyncOutcome {
       throw SyncError.markerRefused(path: storage.location + "/target", outcome: outcome)
     }
@@ -118,6 +151,9 @@ public struct SyncSetup {
         }
         try vault.setItem(
           value, named: try itemName(), label: "Tasker sync target", class: .afterFirstUnlockThisDeviceOnly)
+        try vault.setItem(
+          try AnonymousBox.generateKeyPair().secretKey, named: try boxItemName(), label: "Tasker sync box key",
+          class: .afterFirstUnlockThisDeviceOnly)
       }
     }
     return configuration
@@ -191,22 +227,25 @@ public struct SyncSetup {
     try store.withSyncTransaction { rows in
       try rows.forgetTarget()
       let password = SyncConfiguration.passwordItemName(forDatabase: try store.canonicalDatabasePath())
+      let box = try boxItemName()
       try TaskerError.withVault(at: vaultDirectory) { vault in
         try vault.removeItem(named: name)
-        if try Self.item(named: password, in: vault) != nil { try vault.removeItem(named: password) }
+        for other in [password, box] where try Self.item(named: other, in: vault) != nil {
+          try vault.removeItem(named: other)
+        }
       }
     }
   }
 
-  private func keyMadeIfMissing() throws -> SyncKey {
+  private func keyringMadeIfMissing() throws -> SyncKeyring {
     do {
-      return try key()
+      return try keyring()
     } catch SyncError.syncKeyMissing {
-      let (key, value) = try SyncKey.generate()
+      let (keyring, value) = try SyncKeyring.generate()
       try TaskerError.withVault(at: vaultDirectory) {
-        try $0.setItem(value, named: SyncKey.itemName, label: "Tasker sync key", class: .afterFirstUnlock)
+        try $0.setItem(value, named: SyncKeyring.itemName, label: "Tasker sync key", class: .afterFirstUnlock)
       }
-      return key
+      return keyring
     }
   }
 

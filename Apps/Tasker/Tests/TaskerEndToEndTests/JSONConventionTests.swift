@@ -128,12 +128,17 @@ struct JSONConventionTests {
     #expect(try other.tasker(["sync", "now"]).status == 0)
     try run(["page", "edit"], ["1", "--body", "-"], input: "from the first")
     let synced = try run(["sync", "now"])
-    #expect((synced["applied"] as? [[String: Any]])?.first?["objects"] as? Int == 1, "\(synced)")
+    // The second device's first object (written at its first sync, with its box key) and its edit.
+    #expect((synced["applied"] as? [[String: Any]])?.first?["objects"] as? Int == 2, "\(synced)")
     try run(["sync", "status"])
     #expect((try run(["sync", "devices"])["devices"] as? [[String: Any]])?.first?["name"] as? String == "second")
     let conflicts = try #require(try run(["conflicts"])["conflicts"] as? [[String: Any]])
     #expect(conflicts.count == 1 && conflicts[0]["id"] as? String == "1", "\(conflicts)")
     #expect(try run(["resolve"], ["page", "1", "--keep", "2"])["id"] as? String == "1")
+    let secondStatus = try other.tasker(["sync", "status", "--json"]).json() as? [String: Any]
+    let secondID = try #require(secondStatus?["device"] as? String)
+    let removal = try run(["sync", "remove-device"], [secondID])
+    #expect(removal["removed"] as? String == secondID && removal["epoch"] as? Int == 2, "\(removal)")
     try run(["sync", "off"])
     try run(["page", "delete"], ["1"])
     try run(["delete"], ["1"])

@@ -103,7 +103,7 @@ struct SyncFolderTests {
   @Test func aFlippedByteIsRefusedAsAuthenticationFailed() throws {
     let pair = try SyncPair()
     let (path, seq) = try pair.newObjectFromA("second")
-    let original = try bytes(path)
+    let original = try fileBytes(path)
     var altered = original
     altered[200] ^= 0x01
     try write(altered, path)
@@ -121,7 +121,7 @@ struct SyncFolderTests {
     _ = try pair.newObjectFromA("second")
     let one = pair.objectPath(pair.aID, 1)
     let two = pair.objectPath(pair.aID, 2)
-    let (first, second) = (try bytes(one), try bytes(two))
+    let (first, second) = (try fileBytes(one), try fileBytes(two))
     try write(second, one)
     try write(first, two)
     try pair.expectRefusedThenRepaired(
@@ -135,7 +135,7 @@ struct SyncFolderTests {
   @Test func anObjectCopiedToAnotherDevicesFolderIsRefused() throws {
     let pair = try SyncPair()
     let (path, _) = try pair.newObjectFromA("second")
-    let original = try bytes(path)
+    let original = try fileBytes(path)
     // The storage withholds A's object and shows it under another device.
     let other = String(repeating: "ab", count: 16)
     try FileManager.default.removeItem(atPath: path)
@@ -154,7 +154,7 @@ struct SyncFolderTests {
     let pair = try SyncPair()
     let (second, seq) = try pair.newObjectFromA("second")
     let (third, _) = try pair.newObjectFromA("third")
-    let original = try bytes(second)
+    let original = try fileBytes(second)
     try FileManager.default.removeItem(atPath: second)
     try pair.expectRefusedThenRepaired(
       seq: seq, reason: "missing", titles: ["first", "second", "third"], repair: { try write(original, second) })
@@ -170,7 +170,7 @@ struct SyncFolderTests {
     try d.ok(["add", "foreign"])
     try d.ok(["sync", "now"])
     let dID = try d.syncDeviceID()
-    let foreign = try bytes(otherFolder.path + "/tasker-sync/d/\(dID)/" + seqName(1))
+    let foreign = try fileBytes(otherFolder.path + "/tasker-sync/d/\(dID)/" + seqName(1))
     try FileManager.default.createDirectory(atPath: pair.root + "/d/" + dID, withIntermediateDirectories: true)
     try write(foreign, pair.objectPath(dID, 1))
     try pair.expectRefusedThenRepaired(
@@ -184,7 +184,7 @@ struct SyncFolderTests {
     try pair.b.ok(["sync", "now"])
     #expect(try pair.b.taskTitles().sorted() == ["first", "second"])
     let replay = pair.objectPath(pair.aID, Int(seq) + 1)
-    try write(try bytes(pair.objectPath(pair.aID, 1)), replay)
+    try write(try fileBytes(pair.objectPath(pair.aID, 1)), replay)
     try pair.expectRefusedThenRepaired(
       seq: seq + 1, reason: "wrong_position", titles: ["first", "second"],
       repair: { try FileManager.default.removeItem(atPath: replay) })
@@ -198,8 +198,8 @@ struct SyncFolderTests {
     let strangerFolder = try TemporaryDirectory()
     try stranger.syncSetUp(strangerFolder.path, name: "s")
     let marker = pair.root + "/target"
-    let original = try bytes(marker)
-    try write(try bytes(strangerFolder.path + "/tasker-sync/target"), marker)
+    let original = try fileBytes(marker)
+    try write(try fileBytes(strangerFolder.path + "/tasker-sync/target"), marker)
     try pair.b.ok(["add", "local"])
     let storageBefore = try storageFiles(pair.folder.path)
     let before = try pair.b.syncSnapshot()
@@ -240,7 +240,7 @@ struct SyncFolderTests {
   @Test func aTruncatedObjectIsRefused() throws {
     let pair = try SyncPair()
     let (path, seq) = try pair.newObjectFromA("second")
-    let original = try bytes(path)
+    let original = try fileBytes(path)
     try write(Array(original.prefix(100)), path)
     try pair.expectRefusedThenRepaired(seq: seq, reason: "truncated", repair: { try write(original, path) })
   }
@@ -318,13 +318,13 @@ struct SyncFolderTests {
     #expect(try pair.a.ok(["list", "--all", "--json"]).stdoutText == listed, "re-reading B's objects changes nothing")
 
     let objectOne = pair.objectPath(pair.aID, 1)
-    let original = try bytes(objectOne)
+    let original = try fileBytes(objectOne)
     let inserted = try pair.a.sqlite("INSERT INTO sync_outbox (seq, object) VALUES (1, randomblob(700));")
     #expect(inserted.status == 0, "\(inserted.stderr)")
     let refused = try pair.a.tasker(["sync", "now"])
     #expect(refused.status == 61, "\(refused.stderr)")
     #expect(refused.stderr.contains("already holds object 1"), "\(refused.stderr)")
-    #expect(try bytes(objectOne) == original, "the storage's object is never replaced")
+    #expect(try fileBytes(objectOne) == original, "the storage's object is never replaced")
     #expect(try storageFiles(decoy.path).isEmpty)
   }
 }
@@ -389,72 +389,15 @@ private struct SyncPair {
 }
 
 extension TestDevice {
-  /// Runs tasker and expects exit 0.
-  @discardableResult fileprivate func ok(
-    _ arguments: [String], input: String = "", sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> ProcessResult {
-    let result = try tasker(arguments, input: input)
-    #expect(result.status == 0, "tasker \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-    return result
-  }
-
-  /// Runs tasker (exit 0) and parses its JSON object.
-  fileprivate func json(_ arguments: [String]) throws -> [String: Any] {
-    try #require(try ok(arguments).json() as? [String: Any])
-  }
-
   fileprivate func syncSetUp(_ folder: String, name: String) throws {
     try ok(["sync", "setup", folder, "--name", name])
   }
 
   /// Imports `source`'s keys through a sync bundle, sets up, syncs.
   fileprivate func syncJoin(keysFrom source: TestDevice, folder: String, name: String, sync: Bool = true) throws {
-    let bundle = source.root.path("keys-\(UUID().uuidString).tksync")
-    let exported = try source.taskkey(["sync", "export", "--out", bundle, "--passphrase-file", source.passphraseFile])
-    #expect(exported.status == 0, "\(exported.stderr)")
-    let imported = try taskkey(["sync", "import", bundle, "--passphrase-file", source.passphraseFile])
-    #expect(imported.status == 0, "\(imported.stderr)")
+    try importKeys(from: source)
     try syncSetUp(folder, name: name)
     if sync { try ok(["sync", "now"]) }
-  }
-
-  fileprivate func syncDeviceID() throws -> String {
-    try #require(try json(["sync", "status", "--json"])["device"] as? String)
-  }
-
-  fileprivate func tasks() throws -> [[String: Any]] {
-    try json(["list", "--all", "--json"])["tasks"] as? [[String: Any]] ?? []
-  }
-
-  fileprivate func taskTitles() throws -> [String] { try tasks().compactMap { $0["title"] as? String } }
-
-  /// The local id of the one task titled `title`.
-  fileprivate func taskID(_ title: String) throws -> String {
-    let found = try tasks().filter { $0["title"] as? String == title }
-    #expect(found.count == 1, "one task titled \(title): \(found)")
-    return try #require(found.first?["id"] as? String)
-  }
-
-  fileprivate func pageID(_ title: String) throws -> String {
-    let pages = try json(["page", "list", "--json"])["pages"] as? [[String: Any]] ?? []
-    return try #require(pages.first { $0["title"] as? String == title }?["id"] as? String)
-  }
-
-  /// Every task and page as shown, without local ids, sorted.
-  fileprivate func syncContent() throws -> [String] {
-    var content: [String] = []
-    for task in try tasks() {
-      var shown = try json(["show", try #require(task["id"] as? String), "--json"])
-      shown["id"] = nil
-      shown["plan_order"] = nil
-      content.append("task " + canonical(shown))
-    }
-    for page in try json(["page", "list", "--json"])["pages"] as? [[String: Any]] ?? [] {
-      var shown = try json(["page", "show", try #require(page["id"] as? String), "--json"])
-      shown["id"] = nil
-      content.append("page " + canonical(shown))
-    }
-    return content.sorted()
   }
 
   /// What the database holds of tasks and pages: listings and rows.
@@ -468,23 +411,6 @@ extension TestDevice {
   }
 }
 
-/// Runs `sync now` on the devices in each order given (indices), each exit 0.
-private func syncRounds(_ devices: [TestDevice], orders: [[Int]]) throws {
-  for order in orders {
-    for index in order {
-      let result = try devices[index].tasker(["sync", "now"])
-      #expect(result.status == 0, "sync on device \(index): \(result.stderr)")
-    }
-  }
-}
-
-private func canonical(_ object: [String: Any]) -> String {
-  let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-  return String(decoding: data, as: UTF8.self)
-}
-
-private func seqName(_ seq: Int) -> String { String(format: "%016x", seq) }
-
 /// Padmé (the format's `pad`).
 private func padme(_ length: Int) -> Int {
   let e = Int.bitWidth - 1 - length.leadingZeroBitCount
@@ -493,40 +419,6 @@ private func padme(_ length: Int) -> Int {
   return (length + mask) & ~mask
 }
 
-private func bytes(_ path: String) throws -> [UInt8] {
-  [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-}
-
 private func write(_ bytes: [UInt8], _ path: String) throws {
   try Data(bytes).write(to: URL(fileURLWithPath: path))
-}
-
-/// Every entry under `directory` by relative path: a regular file's bytes,
-/// nil for a folder or a link (links are not followed).
-private func storageFiles(_ directory: String) throws -> [String: [UInt8]?] {
-  var found: [String: [UInt8]?] = [:]
-  func walk(_ relative: String) throws {
-    let path = relative.isEmpty ? directory : directory + "/" + relative
-    for name in try FileManager.default.contentsOfDirectory(atPath: path) {
-      let child = relative.isEmpty ? name : relative + "/" + name
-      let type = try FileManager.default.attributesOfItem(atPath: directory + "/" + child)[.type] as? FileAttributeType
-      if type == .typeDirectory {
-        found[child] = .some(nil)
-        try walk(child)
-      } else if type == .typeRegular {
-        found[child] = try bytes(directory + "/" + child)
-      } else {
-        found[child] = .some(nil)
-      }
-    }
-  }
-  try walk("")
-  return found
-}
-
-extension Array where Element == UInt8 {
-  fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
-    guard !needle.isEmpty, needle.count <= count else { return false }
-    return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
-  }
 }

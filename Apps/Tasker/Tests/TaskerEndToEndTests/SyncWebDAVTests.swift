@@ -55,8 +55,8 @@ struct SyncWebDAVTests {
     // Three device folders at the storage, and nothing readable in any file.
     let files = try storageFiles(server.directory.path("root"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: server.syncRoot + "/d").count == 3)
-    // A device writes an object only when it has changes: A two, B and C one each.
-    #expect(files.keys.filter { $0.contains("tasker-sync/d/") && files[$0]! != nil }.count == 4)
+    // A writes two objects; B and C each their first (with its box key, changes or not) and one change.
+    #expect(files.keys.filter { $0.contains("tasker-sync/d/") && files[$0]! != nil }.count == 6)
     for (name, bytes) in files {
       for canary in canaries {
         #expect(!name.contains(canary) && !(bytes ?? []).containsBytes(Array(canary.utf8)), "\(canary) in \(name)")
@@ -335,21 +335,9 @@ private final class FaultProxy {
 // MARK: - Helpers
 
 extension TestDevice {
-  @discardableResult fileprivate func ok(
-    _ arguments: [String], input: String = "", sourceLocation: SourceLocation = #_sourceLocation
-  ) throws -> ProcessResult {
-    let result = try tasker(arguments, input: input)
-    #expect(result.status == 0, "tasker \(arguments): \(result.stderr)", sourceLocation: sourceLocation)
-    return result
-  }
-
   /// Runs tasker with more environment (TASKER_SYNC_TIMEOUT).
   fileprivate func run(_ arguments: [String], environment more: [String: String]) throws -> ProcessResult {
     try Binary.tasker.run(arguments, environment: environment.merging(more) { $1 })
-  }
-
-  fileprivate func json(_ arguments: [String]) throws -> [String: Any] {
-    try #require(try ok(arguments).json() as? [String: Any])
   }
 
   /// A 0600 file in this device's directory holding `password` and a newline.
@@ -377,51 +365,9 @@ extension TestDevice {
     keysFrom source: TestDevice, url: String, user: String, password: String, caFile: String? = nil,
     allowHTTP: Bool = false, name: String
   ) throws {
-    let bundle = source.root.path("keys-\(UUID().uuidString).tksync")
-    let exported = try source.taskkey(["sync", "export", "--out", bundle, "--passphrase-file", source.passphraseFile])
-    #expect(exported.status == 0, "\(exported.stderr)")
-    let imported = try taskkey(["sync", "import", bundle, "--passphrase-file", source.passphraseFile])
-    #expect(imported.status == 0, "\(imported.stderr)")
+    try importKeys(from: source)
     try davSetUp(url, user: user, password: password, caFile: caFile, allowHTTP: allowHTTP, name: name)
     try ok(["sync", "now"])
-  }
-
-  fileprivate func syncDeviceID() throws -> String {
-    try #require(try json(["sync", "status", "--json"])["device"] as? String)
-  }
-
-  fileprivate func tasks() throws -> [[String: Any]] {
-    try json(["list", "--all", "--json"])["tasks"] as? [[String: Any]] ?? []
-  }
-
-  fileprivate func taskTitles() throws -> [String] { try tasks().compactMap { $0["title"] as? String } }
-
-  fileprivate func taskID(_ title: String) throws -> String {
-    let found = try tasks().filter { $0["title"] as? String == title }
-    #expect(found.count == 1, "one task titled \(title): \(found)")
-    return try #require(found.first?["id"] as? String)
-  }
-
-  fileprivate func pageID(_ title: String) throws -> String {
-    let pages = try json(["page", "list", "--json"])["pages"] as? [[String: Any]] ?? []
-    return try #require(pages.first { $0["title"] as? String == title }?["id"] as? String)
-  }
-
-  /// Every task and page as shown, without local ids, sorted.
-  fileprivate func syncContent() throws -> [String] {
-    var content: [String] = []
-    for task in try tasks() {
-      var shown = try json(["show", try #require(task["id"] as? String), "--json"])
-      shown["id"] = nil
-      shown["plan_order"] = nil
-      content.append("task " + canonical(shown))
-    }
-    for page in try json(["page", "list", "--json"])["pages"] as? [[String: Any]] ?? [] {
-      var shown = try json(["page", "show", try #require(page["id"] as? String), "--json"])
-      shown["id"] = nil
-      content.append("page " + canonical(shown))
-    }
-    return content.sorted()
   }
 
   /// The tasks and pages rows, dumped by the sqlite3 shell.
@@ -438,55 +384,5 @@ extension TestDevice {
         + "SELECT seq, hex(object) FROM sync_outbox ORDER BY seq;")
     #expect(rows.status == 0, "\(rows.stderr)")
     return try ok(["list", "--all", "--json"]).stdoutText + taskRows() + rows.stdoutText
-  }
-}
-
-private func syncRounds(_ devices: [TestDevice], orders: [[Int]]) throws {
-  for order in orders {
-    for index in order {
-      let result = try devices[index].tasker(["sync", "now"])
-      #expect(result.status == 0, "sync on device \(index): \(result.stderr)")
-    }
-  }
-}
-
-private func canonical(_ object: [String: Any]) -> String {
-  let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-  return String(decoding: data, as: UTF8.self)
-}
-
-private func seqName(_ seq: Int) -> String { String(format: "%016x", seq) }
-
-private func fileBytes(_ path: String) throws -> [UInt8] {
-  [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-}
-
-/// Every entry under `directory` by relative path: a regular file's bytes,
-/// nil for anything else (links are not followed).
-private func storageFiles(_ directory: String) throws -> [String: [UInt8]?] {
-  var found: [String: [UInt8]?] = [:]
-  func walk(_ relative: String) throws {
-    let path = relative.isEmpty ? directory : directory + "/" + relative
-    for name in try FileManager.default.contentsOfDirectory(atPath: path) {
-      let child = relative.isEmpty ? name : relative + "/" + name
-      let type = try FileManager.default.attributesOfItem(atPath: directory + "/" + child)[.type] as? FileAttributeType
-      if type == .typeDirectory {
-        found[child] = .some(nil)
-        try walk(child)
-      } else if type == .typeRegular {
-        found[child] = try fileBytes(directory + "/" + child)
-      } else {
-        found[child] = .some(nil)
-      }
-    }
-  }
-  try walk("")
-  return found
-}
-
-extension Array where Element == UInt8 {
-  fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
-    guard !needle.isEmpty, needle.count <= count else { return false }
-    return (0...(count - needle.count)).contains { self[$0..<($0 + needle.count)].elementsEqual(needle) }
   }
 }

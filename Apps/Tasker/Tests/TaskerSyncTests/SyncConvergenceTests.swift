@@ -94,13 +94,18 @@ final class SyncScenario {
     let configuration: SyncConfiguration
     let engine: SyncEngine
 
-    init(name: String, device: String, folder: String, targetID: String, key: SyncKey, keyring: Keyring) throws {
+    init(
+      name: String, device: String, folder: String, targetID: String, syncKeyring: SyncKeyring, keyring: Keyring
+    ) throws {
       self.name = name
       directory = try TemporaryDirectory()
       store = try TaskStore(databasePath: directory.path("t.db"), keys: keyring)
       configuration = SyncConfiguration(folder: folder, targetID: targetID, device: device, name: name)
       engine = try SyncEngine(
-        store: store, configuration: configuration, key: key, target: FolderTarget(root: configuration.root))
+        store: store, configuration: configuration,
+        keys: try SyncKeys(
+          keyring: syncKeyring, boxSecretKey: try AnonymousBox.generateKeyPair().secretKey, save: { _ in }),
+        target: FolderTarget(root: configuration.root))
     }
   }
 
@@ -122,13 +127,14 @@ final class SyncScenario {
     self.seed = seed
     random = SplitMix64(seed: seed)
     let keyring = try Keyring.generate()
-    let key = try SyncKey.generate().key
+    let syncKeyring = try SyncKeyring.generate().keyring
     let shared = try TemporaryDirectory()
     self.shared = shared
     let targetID = SyncHex.randomID()
     let target = FolderTarget(root: shared.path + "/tasker-sync")
     try target.prepare()
-    guard try target.createMarker(SyncObjectFormat.marker(targetID: Hex.decode(targetID)!, key: key)) else {
+    guard try target.createMarker(SyncObjectFormat.marker(targetID: Hex.decode(targetID)!, key: syncKeyring.newest))
+    else {
       throw SetupFailure("the marker exists already")
     }
     // Device ids from the seed, not SyncHex.randomID(): the engine pulls
@@ -137,7 +143,9 @@ final class SyncScenario {
     var ids = SplitMix64(seed: ~seed)
     devices = try ["A", "B", "C"].map { name in
       let device = Hex.encode((0..<16).map { _ in UInt8(truncatingIfNeeded: ids.next()) })
-      return try Device(name: name, device: device, folder: shared.path, targetID: targetID, key: key, keyring: keyring)
+      return try Device(
+        name: name, device: device, folder: shared.path, targetID: targetID, syncKeyring: syncKeyring,
+        keyring: keyring)
     }
   }
 

@@ -28,12 +28,12 @@ struct SyncVectorTests {
     try #require(value?.stringValue.flatMap(Hex.decode))
   }
 
-  static func key() throws -> SyncKey {
-    guard case .array(let keys) = try document()["sync_keys"], let first = keys.first?.objectValue else {
-      throw VectorFailure("no sync key")
-    }
-    let item = try hex(first["item_hex"])
-    return try SyncKey(itemValue: try item.withUnsafeBytes { try SecureBytes(copying: $0) })
+  /// The keyring of every entry in `sync_keys`, oldest first.
+  static func keyring() throws -> SyncKeyring {
+    guard case .array(let keys) = try document()["sync_keys"], !keys.isEmpty else { throw VectorFailure("no sync key") }
+    var item: [UInt8] = []
+    for entry in keys { item += try hex(entry.objectValue?["item_hex"]) }
+    return try SyncKeyring(itemValue: try item.withUnsafeBytes { try SecureBytes(copying: $0) })
   }
 
   struct VectorFailure: Error, CustomStringConvertible {
@@ -42,14 +42,14 @@ struct SyncVectorTests {
   }
 
   @Test func markers() throws {
-    let key = try Self.key()
+    let keyring = try Self.keyring()
     let tests = try Self.cases("markers")
     #expect(tests.count >= 7)
     for test in tests {
       let id = test["id"]?.integerValue ?? 0
       let expected = test["result"]?.stringValue
       do {
-        let target = try SyncObjectFormat.openMarker(try Self.hex(test["marker_hex"]), key: key)
+        let target = try SyncObjectFormat.openMarker(try Self.hex(test["marker_hex"]), keyring: keyring)
         #expect(expected == "success", "marker \(id): opened, expected \(expected ?? "?")")
         #expect(target == (try Self.hex(test["target_id_hex"])), "marker \(id)")
       } catch let error as SyncOutcome {
@@ -59,7 +59,7 @@ struct SyncVectorTests {
   }
 
   @Test func objects() throws {
-    let key = try Self.key()
+    let keyring = try Self.keyring()
     let targetID = try Self.hex(try Self.document()["target_id_hex"])
     let tests = try Self.cases("objects")
     #expect(tests.count >= 100)
@@ -72,12 +72,14 @@ struct SyncVectorTests {
       let position = SyncObjectFormat.Position(
         device: try Self.hex(test["device"]), seq: UInt64(try #require(test["seq"]?.integerValue)))
       do {
-        let payload = try SyncPayload(
-          reading: try SyncObjectFormat.open(bytes, at: position, targetID: targetID, key: key), seq: position.seq)
+        let opened = try SyncObjectFormat.open(bytes, at: position, targetID: targetID, keyring: keyring)
+        let payload = try SyncPayload(reading: opened.payload, at: position, epoch: opened.epoch)
         #expect(expected == "success", "object \(id): opened, expected \(expected ?? "?")")
         let wanted = try #require(test["payload"]?.objectValue, "object \(id)")
         #expect(payload.made == wanted["made"]?.integerValue, "object \(id)")
         #expect(payload.deviceName == wanted["device"]?["name"]?.stringValue, "object \(id)")
+        #expect(payload.deviceBox.map(Hex.encode) == wanted["device"]?["box"]?.stringValue, "object \(id)")
+        #expect(payload.epochChange?.value == wanted["epoch"], "object \(id)")
         guard case .array(let records) = wanted["records"] else { throw VectorFailure("object \(id): records") }
         #expect(payload.records.count == records.count, "object \(id)")
         for (mine, theirs) in zip(payload.records, records) {
@@ -159,8 +161,11 @@ struct SyncVectorTests {
       value.withUnsafeMutableBytes { raw in for (index, byte) in bytes.enumerated() { raw[index] = byte } }
       let outcome: String
       do {
-        _ = try SyncKey(itemValue: value)
+        let keyring = try SyncKeyring(itemValue: value)
         outcome = "success"
+        if case .array(let epochs) = test["epochs"] {
+          #expect(keyring.entries.map { Int64($0.epoch) } == epochs.compactMap(\.integerValue), "item \(id)")
+        }
       } catch {
         outcome = error.rawValue
       }
@@ -169,24 +174,25 @@ struct SyncVectorTests {
   }
 
   @Test func aSealedObjectOpensAndEveryHeaderByteIsBound() throws {
-    let (key, _) = try SyncKey.generate()
+    let keyring = try SyncKeyring.generate().keyring
+    let key = keyring.newest
     let targetID = SecureRandom.bytes(count: 16)
     let position = SyncObjectFormat.Position(device: SecureRandom.bytes(count: 16), seq: 7)
     let payload = SyncPayload(made: 5, deviceName: nil, records: []).encoded
     let object = try SyncObjectFormat.seal(payload, at: position, targetID: targetID, key: key)
     #expect(object.count == 46 + 512 + 16)
-    #expect(try SyncObjectFormat.open(object, at: position, targetID: targetID, key: key) == payload)
+    #expect(try SyncObjectFormat.open(object, at: position, targetID: targetID, keyring: keyring).payload == payload)
     for offset in 0..<object.count {
       var altered = object
       altered[offset] ^= 0x01
       #expect(throws: SyncOutcome.self) {
-        try SyncObjectFormat.open(altered, at: position, targetID: targetID, key: key)
+        try SyncObjectFormat.open(altered, at: position, targetID: targetID, keyring: keyring)
       }
     }
     var otherTarget = targetID
     otherTarget[0] ^= 1
     #expect(throws: SyncOutcome.authenticationFailed) {
-      try SyncObjectFormat.open(object, at: position, targetID: otherTarget, key: key)
+      try SyncObjectFormat.open(object, at: position, targetID: otherTarget, keyring: keyring)
     }
   }
 

@@ -5,7 +5,7 @@ import TaskVault
 import TaskerCore
 import TaskerSync
 
-/// `tasker sync setup|off|status|devices|now`: Layer 1, off by default.
+/// `tasker sync setup|off|status|devices|now|remove-device`: Layer 1, off by default.
 struct SyncCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "sync",
@@ -22,6 +22,7 @@ struct SyncCommand: Command, CommandGroup {
       """)
   static let subcommands: [any CommandDeclaration.Type] = [
     SyncSetupCommand.self, SyncOffCommand.self, SyncStatusCommand.self, SyncDevicesCommand.self, SyncNowCommand.self,
+    SyncRemoveDeviceCommand.self,
   ]
 
   /// The vault directory of this environment.
@@ -48,7 +49,7 @@ struct SyncCommand: Command, CommandGroup {
     let setup = try setup(context)
     let configuration = try setup.configuration()
     return try SyncEngine(
-      store: setup.store, configuration: configuration, key: try setup.key(),
+      store: setup.store, configuration: configuration, keys: try setup.keys(),
       target: try setup.storage(for: configuration, timeoutSeconds: timeout(context)))
   }
 }
@@ -74,7 +75,9 @@ struct SyncSetupCommand: Command {
         help: "A folder (Tasker writes DIR/tasker-sync/) or an https:// WebDAV collection (URL/tasker-sync/).")
     ],
     options: [name, user, passwordFile, caFile, allowHTTP],
-    json: JSONShape(fields: ["kind", "target", "device", "name", "target_id"], help: "what was set up."),
+    json: JSONShape(
+      fields: ["kind", "target", "device", "name", "target_id", "epoch", "outside"],
+      help: "what was set up, the sync key's epoch, and outside (false)."),
     discussion: "Needs the vault unlocked. The first device makes the sync key (a synchronisable vault item) and "
       + "the storage's marker; another device needs the same keys first ('taskkey pair' or 'taskkey init "
       + "--from-bundle') and then runs setup with the same target and its own credential. Which target a database "
@@ -127,8 +130,11 @@ struct SyncSetupCommand: Command {
     } else {
       request = .folder(target)
     }
-    let configuration = try SyncCommand.setup(context, create: true).setUp(request, deviceName: name)
-    if json { return try context.printJSON(SyncStatusCommand.json(configuration, devices: nil)) }
+    let setup = try SyncCommand.setup(context, create: true)
+    let configuration = try setup.setUp(request, deviceName: name)
+    if json {
+      return try context.printJSON(SyncStatusCommand.json(configuration, epochs: try setup.epochStatus(), devices: nil))
+    }
     try context.print("sync set up: \(configuration.root), this device \(configuration.name) (\(configuration.device))")
     context.note("run 'tasker sync now' to send and receive")
   }

@@ -7,9 +7,9 @@ struct SyncNowCommand: Command {
   static let spec = CommandSpec(
     name: "now", abstract: "Send this device's changes and apply every other device's new ones.",
     json: JSONShape(
-      fields: ["uploaded", "applied", "records_changed", "refused"],
-      help: "objects uploaded, objects applied (device, objects), records changed here, and what was refused "
-        + "(device, seq, reason)."),
+      fields: ["uploaded", "applied", "records_changed", "refused", "void"],
+      help: "objects uploaded, objects applied (device, objects), records changed here, what was refused "
+        + "(device, seq, reason), and how many objects were void (sealed at an old epoch after their cut)."),
     discussion: "A second sync of the same database waits for the first. An object that is forged, altered, "
       + "moved, replayed or out of its place is refused whole: nothing of it is applied, its device's later "
       + "objects wait, and the command exits 61 after applying the rest. The local database is changed only by "
@@ -30,7 +30,7 @@ struct SyncNowCommand: Command {
         "uploaded": .int(report.uploaded),
         "applied": .array(
           report.applied.sorted { $0.key < $1.key }.map { ["device": .string($0.key), "objects": .int($0.value)] }),
-        "records_changed": .int(report.recordsChanged),
+        "records_changed": .int(report.recordsChanged), "void": .int(report.void),
         "refused": .array(
           report.refused.map { ["device": .string($0.device), "seq": .int(Int($0.seq)), "reason": .string($0.reason)] }),
       ])
@@ -69,9 +69,10 @@ struct SyncStatusCommand: Command {
   static let spec = CommandSpec(
     name: "status", abstract: "Show the target, this device, and how far each other device has been read.",
     json: JSONShape(
-      fields: ["kind", "target", "device", "name", "target_id", "devices"],
-      help: "the set-up target (kind folder or webdav) and this device; devices: id, name, last_seq, last_made, "
-        + "last_seen."),
+      fields: ["kind", "target", "device", "name", "target_id", "epoch", "outside", "devices"],
+      help: "the set-up target (kind folder or webdav) and this device; the sync key's epoch, and outside: true "
+        + "when this device did not receive the next one; devices: id, name, last_seq, last_made, last_seen, "
+        + "removed."),
     discussion: "The storage can withhold a device's newest objects; last_seq and last_seen show what this "
       + "device has from each. Reads the database and the vault; sends nothing.",
     example: "tasker sync status --json")
@@ -83,7 +84,9 @@ struct SyncStatusCommand: Command {
   }
 
   /// The target and this device as JSON; with `devices`, the devices read.
-  static func json(_ configuration: SyncConfiguration, devices: [SyncDeviceRow]?) -> JSONValue {
+  static func json(
+    _ configuration: SyncConfiguration, epochs: SyncEpochStatus, devices: [SyncDeviceRow]?
+  ) -> JSONValue {
     let kind: String
     switch configuration.target {
     case .folder: kind = "folder"
@@ -92,8 +95,9 @@ struct SyncStatusCommand: Command {
     var members: [String: JSONValue] = [
       "kind": .string(kind), "target": .string(configuration.location), "device": .string(configuration.device),
       "name": .string(configuration.name), "target_id": .string(configuration.targetID),
+      "epoch": .int(Int(epochs.epoch)), "outside": .bool(epochs.outside),
     ]
-    if let devices { members["devices"] = .array(devices.map(SyncDevicesCommand.json)) }
+    if let devices { members["devices"] = .array(devices.map { SyncDevicesCommand.json($0, removed: epochs.removed) }) }
     return .object(members)
   }
 
@@ -101,10 +105,14 @@ struct SyncStatusCommand: Command {
     let setup = try SyncCommand.setup(context)
     let configuration = try setup.configuration()
     let devices = try setup.store.withSyncTransaction { try $0.devices() }
-    if json { return try context.printJSON(Self.json(configuration, devices: devices)) }
+    let epochs = try setup.epochStatus()
+    if json { return try context.printJSON(Self.json(configuration, epochs: epochs, devices: devices)) }
     try context.print("target: \(configuration.root)")
     try context.print("this device: \(configuration.name) (\(configuration.device))")
-    for device in devices { try context.print(SyncDevicesCommand.line(device)) }
+    try context.print(
+      "sync key: epoch \(epochs.epoch)"
+        + (epochs.outside ? " (outside: this device did not receive the next epoch's key)" : ""))
+    for device in devices { try context.print(SyncDevicesCommand.line(device, removed: epochs.removed)) }
   }
 }
 
@@ -112,7 +120,7 @@ struct SyncStatusCommand: Command {
 struct SyncDevicesCommand: Command {
   static let spec = CommandSpec(
     name: "devices", abstract: "List the devices this one has read objects from.",
-    json: JSONShape(fields: ["devices"], help: "each with id, name, last_seq, last_made, last_seen."),
+    json: JSONShape(fields: ["devices"], help: "each with id, name, last_seq, last_made, last_seen, removed."),
     example: "tasker sync devices")
 
   let json: Bool
@@ -121,26 +129,28 @@ struct SyncDevicesCommand: Command {
     json = arguments.flag(CommandSpec.jsonOption)
   }
 
-  static func json(_ device: SyncDeviceRow) -> JSONValue {
+  static func json(_ device: SyncDeviceRow, removed: Set<String>) -> JSONValue {
     [
       "id": .string(device.device), "name": .optional(device.name), "last_seq": .int(Int(device.lastSeq)),
       "last_made": TimeStamp.json(seconds: device.lastMade), "last_seen": TimeStamp.json(seconds: device.lastSeen),
+      "removed": .bool(removed.contains(device.device)),
     ]
   }
 
-  static func line(_ device: SyncDeviceRow) -> String {
+  static func line(_ device: SyncDeviceRow, removed: Set<String>) -> String {
     [
       device.device, device.name ?? "(unnamed)", "object \(device.lastSeq)",
       "made \(device.lastMade.map { TimeStamp.utc(seconds: $0) } ?? "-")",
       "read \(device.lastSeen.map { TimeStamp.utc(seconds: $0) } ?? "-")",
-    ].joined(separator: "\t")
+    ].joined(separator: "\t") + (removed.contains(device.device) ? "\tremoved" : "")
   }
 
   func run(_ context: CommandContext) throws {
     let setup = try SyncCommand.setup(context)
     _ = try setup.configuration()
     let devices = try setup.store.withSyncTransaction { try $0.devices() }
-    if json { return try context.printJSON(["devices": .array(devices.map(Self.json))]) }
-    for device in devices { try context.print(Self.line(device)) }
+    let removed = try setup.epochStatus().removed
+    if json { return try context.printJSON(["devices": .array(devices.map { Self.json($0, removed: removed) })]) }
+    for device in devices { try context.print(Self.line(device, removed: removed)) }
   }
 }
