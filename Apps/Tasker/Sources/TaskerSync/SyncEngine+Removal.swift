@@ -35,8 +35,9 @@ extension SyncEngine {
         }
         let sealed = try boxes.mapValues { try AnonymousBox.seal(entry, to: $0) }
         try store.withSyncTransaction { rows in
+          // Local changes since the exchange wait for the next sync: sealed now they would come
+          // before the change at the new epoch, which no other device could open yet.
           let capture = capturing(rows)
-          try capture.emit(try capture.changedRecords())
           let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
           var cuts = Dictionary(uniqueKeysWithValues: try rows.devices().map { ($0.device, $0.lastSeq) })
           cuts[configuration.device] = seq

@@ -146,6 +146,27 @@ public struct SyncEngine {
 
   /// Reads and applies every other device's new objects, in order.
   func pull(into report: inout Report, progress: ((String) -> Void)? = nil) throws {
+    // An object of an epoch this device does not have yet may follow the change that brings
+    // its key in another device's log: after a pass that grew the keyring, read again.
+    for _ in 0..<4 {
+      let newest = keys.keyring.newest.epoch
+      var pass = Report()
+      try pullOnce(into: &pass, progress: progress)
+      report.uploaded += pass.uploaded
+      report.recordsChanged += pass.recordsChanged
+      report.void += pass.void
+      report.applied.merge(pass.applied, uniquingKeysWith: +)
+      let grew = keys.keyring.newest.epoch > newest
+      let waiting = pass.refused.contains { $0.reason == SyncOutcome.unknownEpoch.rawValue }
+      guard grew && waiting else {
+        report.refused += pass.refused
+        return
+      }
+    }
+  }
+
+  /// One pass over the other devices' new objects, each device's in order.
+  func pullOnce(into report: inout Report, progress: ((String) -> Void)?) throws {
     let known = Dictionary(
       uniqueKeysWithValues: try store.withSyncTransaction { try $0.devices() }.map { ($0.device, $0) })
     for device in try target.devices() where device != configuration.device {

@@ -22,10 +22,13 @@ struct SyncEpochTests {
     /// When set, the next keyring save throws (a crash between the steps).
     var failNextSave = false
 
-    init(name: String, folder: String, targetID: String, keyring: SyncKeyring, noteKeys: Keyring) throws {
+    init(
+      name: String, id: String = SyncHex.randomID(), folder: String, targetID: String, keyring: SyncKeyring,
+      noteKeys: Keyring
+    ) throws {
       directory = try TemporaryDirectory()
       store = try TaskStore(databasePath: directory.path("t.db"), keys: noteKeys)
-      configuration = SyncConfiguration(folder: folder, targetID: targetID, device: SyncHex.randomID(), name: name)
+      configuration = SyncConfiguration(folder: folder, targetID: targetID, device: id, name: name)
       box = try AnonymousBox.generateKeyPair().secretKey
       keyringValue = keyring.itemValue
     }
@@ -65,9 +68,15 @@ struct SyncEpochTests {
     let target = FolderTarget(root: folder.path + "/tasker-sync")
     try target.prepare()
     _ = try target.createMarker(SyncObjectFormat.marker(targetID: Hex.decode(targetID)!, key: keyring.newest))
-    a = try Device(name: "a", folder: folder.path, targetID: targetID, keyring: keyring, noteKeys: noteKeys)
-    b = try Device(name: "b", folder: folder.path, targetID: targetID, keyring: keyring, noteKeys: noteKeys)
-    c = try Device(name: "c", folder: folder.path, targetID: targetID, keyring: keyring, noteKeys: noteKeys)
+    a = try Device(
+      name: "a", id: String(repeating: "ff", count: 16), folder: folder.path, targetID: targetID, keyring: keyring,
+      noteKeys: noteKeys)
+    b = try Device(
+      name: "b", id: String(repeating: "00", count: 16), folder: folder.path, targetID: targetID, keyring: keyring,
+      noteKeys: noteKeys)
+    c = try Device(
+      name: "c", id: String(repeating: "80", count: 16), folder: folder.path, targetID: targetID, keyring: keyring,
+      noteKeys: noteKeys)
     for device in [a, b, c] {
       _ = try device.store.addTask(TaskDraft(title: "from \(device.configuration.name)"))
       try device.sync()
@@ -149,5 +158,25 @@ struct SyncEpochTests {
       to: URL(fileURLWithPath: b.configuration.root + "/d/\(b.configuration.device)/" + String(format: "%016x", bLast)))
     let report = try late.sync()
     #expect(report.refused.map(\.reason).contains("epoch_conflict"), "\(report)")
+  }
+
+  @Test func anObjectOfTheNewEpochReadBeforeTheChangeWaitsForIt() throws {
+    // D (id 40…) reads B's log (00…) before A's (ff…): B's first object at epoch 2 comes
+    // before the change that brings D the key, in the same sync.
+    let d = try Device(
+      name: "d", id: String(repeating: "40", count: 16), folder: folder.path, targetID: targetID,
+      keyring: try SyncKeyring(itemValue: a.keyringValue), noteKeys: noteKeys)
+    _ = try d.store.addTask(TaskDraft(title: "from d"))
+    try d.sync()
+    try a.sync()
+    try a.engine().removeDevices([c.configuration.device])
+    try b.sync()
+    _ = try b.store.addTask(TaskDraft(title: "b at epoch 2"))
+    try b.sync()
+    #expect(b.epoch == 2)
+    let report = try d.sync()
+    #expect(report.refused.isEmpty, "\(report)")
+    #expect(d.epoch == 2)
+    #expect(try d.titles() == ["b at epoch 2", "from a", "from b", "from c", "from d"])
   }
 }
