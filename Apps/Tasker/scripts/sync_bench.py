@@ -1,0 +1,508 @@
+#!/usr/bin/env python3
+"""Times `tasker sync` over WebDAV with 10^4 tasks beside curl's floors.
+
+    sync_bench.py --tasker BIN --taskkey BIN [--rounds N]
+
+Starts Debian's Apache with mod_dav on 127.0.0.1 (plain HTTP, Basic
+authentication from an htpasswd file made with bcrypt, as the WebDAV tests
+do), in its own process group, stopped with the group whatever happens.
+Its access log records, per request, the method, the path, the status,
+the bytes received and sent on the connection (mod_logio's %I and %O,
+headers included), the connection's keep-alive count, when it began and
+how long it took, so the bytes and requests below are counted at the
+server, and each tasker run's time splits into serving its requests and
+the client's work between them (printed after the table).
+
+Each round makes fresh homes and vaults (the fast test KDF) and fresh
+collections, then:
+
+1. device A: one task through `tasker add` (so Tasker makes the schema),
+   9,999 more with SQLite's shell in one statement, each with a 1 KiB
+   note; `sync setup` (not timed), then the first `tasker sync now`. Floor:
+   one curl process PUTting the object files that sync left at the storage
+   to a fresh collection on the same server (its folders made beforehand),
+   one PUT per object, the same number of PUTs (tasker's few MKCOL,
+   PROPFIND and GET requests are counted in its own time); curl reads them
+   from a --config file of url and upload-file pairs, so it keeps one
+   connection alive;
+2. device B (its own vault, the keys through `taskkey sync export` and
+   `taskkey sync import`, as the end-to-end tests join): `sync setup`,
+   then its first `tasker sync now`, which pulls everything. Floor: one
+   curl process GETting the same objects, one GET each, to /dev/null;
+3. one task edited on A and `tasker sync now`, beside the same on device C
+   whose home holds 10 tasks;
+4. the peak resident set (ru_maxrss from wait4) of every tasker run;
+5. the bytes the server received and sent during A's first sync and B's
+   pull, beside the total size of the objects moved.
+
+The table gives the median of N rounds after one warm-up round (peak RSS:
+the largest of those rounds). Exits 1 when a goal is missed (each is
+named): first sync and pull within 2x their floors, one change with 10^4
+tasks within 1.5x of one with 10, every tasker run under 64 MiB, the bytes
+on the wire at most 1.3x the objects; or when a command fails.
+"""
+import argparse
+import grp
+import os
+import pwd
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+TASKS = 10_000
+SMALL_TASKS = 10
+MODULES = "/usr/lib/apache2/modules"
+USERS = {"alice": "alice-bench-password", "bob": "bob-bench-password", "carol": "carol-bench-password"}
+GOALS = {"upload": 2.0, "pull": 2.0, "change": 1.5, "wire": 1.3, "rss_mib": 64.0}
+
+
+class Failure(Exception):
+    """A command or the server failed; the message says which."""
+
+
+def free_port():
+    """A port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Apache:
+    """Apache with mod_dav under `directory`, DAV root `directory/root`."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.process = None
+        self.port = None
+        self.as_root = os.getuid() == 0
+        for folder in ["root", "lock", "run"]:
+            os.mkdir(f"{directory}/{folder}", 0o755)
+            if folder != "run":
+                self.own(f"{directory}/{folder}")
+        password_file = f"{directory}/htpasswd"
+        for user, password in USERS.items():
+            create = [] if os.path.exists(password_file) else ["-c"]
+            subprocess.run(["htpasswd", *create, "-b", "-B", password_file, user, password],
+                           check=True, capture_output=True)
+        os.chmod(password_file, 0o644)
+
+    def own(self, path):
+        """Apache's children run as nobody when we are root: they must write the DAV root."""
+        if self.as_root:
+            os.chown(path, pwd.getpwnam("nobody").pw_uid, grp.getgrnam("nogroup").gr_gid)
+
+    def configuration(self, port):
+        root = self.directory
+        modules = ["mpm_event", "authz_core", "authz_user", "authn_core", "authn_file", "auth_basic", "dav",
+                   "dav_fs"]
+        lines = [f"ServerRoot {root}", "ServerName 127.0.0.1", f"Listen 127.0.0.1:{port}"]
+        lines += [f"LoadModule {name}_module {MODULES}/mod_{name}.so" for name in modules]
+        if self.as_root:
+            lines += ["User nobody", "Group nogroup"]
+        lines += [
+            f"DefaultRuntimeDir {root}/run", f"PidFile {root}/httpd.pid", f"ErrorLog {root}/error.log",
+            "LogLevel warn", "StartServers 1", "ServerLimit 2", "ThreadsPerChild 16", "MaxRequestWorkers 32",
+            "KeepAlive On", "MaxKeepAliveRequests 0", "KeepAliveTimeout 15",
+            # mod_log_config and mod_logio are compiled into Debian's apache2 (apache2 -l).
+            'LogFormat "%m %U %>s %I %O %k %{begin:usec}t %D" wire', f"CustomLog {root}/access.log wire",
+            f"DavLockDB {root}/lock/DavLock", f"DocumentRoot {root}/root",
+            f"<Directory {root}/root>", "  Dav On", "  AuthType Basic", '  AuthName "dav"',
+            f"  AuthUserFile {root}/htpasswd", "  Require valid-user", "</Directory>",
+        ]
+        return "\n".join(lines) + "\n"
+
+    def start(self):
+        if not os.path.exists("/usr/sbin/apache2") or not os.path.exists(f"{MODULES}/mod_dav_fs.so"):
+            raise Failure("apache2 with mod_dav is not installed (make test-servers)")
+        for _ in range(5):
+            port = free_port()
+            with open(f"{self.directory}/httpd.conf", "w") as file:
+                file.write(self.configuration(port))
+            with open(f"{self.directory}/stderr.log", "w") as stderr:
+                self.process = subprocess.Popen(
+                    ["/usr/sbin/apache2", "-f", f"{self.directory}/httpd.conf", "-DFOREGROUND"],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+            if self.answering(port):
+                self.port = port
+                return
+            self.stop()
+        raise Failure("apache2 did not start: " + open(f"{self.directory}/stderr.log").read()
+                      + (open(f"{self.directory}/error.log").read()
+                         if os.path.exists(f"{self.directory}/error.log") else ""))
+
+    def answering(self, port):
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
+                    connection.sendall(b"OPTIONS / HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                    if connection.recv(16).startswith(b"HTTP/1."):
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.05)
+        return False
+
+    def stop(self):
+        """SIGTERM to the group, up to 10 s for the parent, then SIGKILL to the whole group."""
+        if self.process is None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
+        self.process = None
+
+    def collection(self, name):
+        """A fresh, empty collection; returns its URL."""
+        os.mkdir(f"{self.directory}/root/{name}", 0o755)
+        self.own(f"{self.directory}/root/{name}")
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+    def log_mark(self):
+        path = f"{self.directory}/access.log"
+        return os.path.getsize(path) if os.path.exists(path) else 0
+
+    def requests_since(self, mark):
+        """(method, path, status, received, sent, keep-alive count, start in µs since 1970, µs taken)
+        of each request logged after `mark`."""
+        with open(f"{self.directory}/access.log", "rb") as log:
+            log.seek(mark)
+            lines = log.read().decode().splitlines()
+        entries = []
+        for line in lines:
+            method, path, *numbers = line.split(" ")
+            entries.append((method, path, *map(int, numbers)))
+        return entries
+
+
+class Device:
+    """A home and a vault of its own, driven through the binaries."""
+
+    def __init__(self, root, name, tasker, taskkey, user):
+        self.root = f"{root}/{name}"
+        os.mkdir(self.root, 0o700)
+        self.tasker = tasker
+        self.taskkey = taskkey
+        self.user = user
+        self.environment = {"PATH": "/usr/bin:/bin", "TASKER_HOME": f"{self.root}/tasker",
+                            "TASKKEY_HOME": f"{self.root}/keys", "LANG": "C.UTF-8"}
+        self.passphrase = self.secret_file("pass", f"bench passphrase of {name}")
+        self.password = self.secret_file("dav-password", USERS[user])
+        self.vault_made = False
+
+    def secret_file(self, name, text):
+        path = f"{self.root}/{name}"
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+            file.write(text + "\n")
+        return path
+
+    def run(self, command):
+        result = subprocess.run(command, env=self.environment, capture_output=True)
+        if result.returncode != 0:
+            raise Failure(f"{' '.join(command)} exited {result.returncode}: {result.stderr.decode()}")
+        return result.stdout
+
+    def make_vault(self):
+        self.run([self.taskkey, "init", "--kdf", "fast-test-only", "--passphrase-file", self.passphrase])
+        self.vault_made = True
+
+    def fill(self, tasks):
+        """`tasks` tasks, the first through tasker, the rest with SQLite's shell, each with a 1 KiB note."""
+        self.run([self.tasker, "add", "seed task", "--due", "2026-12-01", "--priority", "high"])
+        self.run(["sqlite3", "-batch", f"{self.root}/tasker/tasker.db", f"""
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {tasks - 1})
+            INSERT INTO tasks (title, notes, due, estimate_minutes, priority, energy, status, created_at, contexts)
+            SELECT 'task ' || i || ' with a title of ordinary length', lower(hex(randomblob(512))),
+              CASE WHEN i % 3 = 0 THEN NULL ELSE date('2026-11-01', '+' || (i % 90) || ' days') END,
+              CASE WHEN i % 4 = 0 THEN NULL ELSE (i % 12) * 10 END, i % 4,
+              CASE WHEN i % 5 = 0 THEN NULL ELSE 1 + i % 3 END, 'open', 1764547200, '@home'
+            FROM n;"""])
+
+    def join_keys(self, source):
+        """The sync keys of `source` through a sync bundle (SyncWebDAVTests.davJoin)."""
+        bundle = f"{source.root}/keys-for-{os.path.basename(self.root)}.tksync"
+        source.run([self.taskkey, "sync", "export", "--out", bundle, "--passphrase-file", source.passphrase])
+        self.run([self.taskkey, "sync", "import", bundle, "--passphrase-file", source.passphrase])
+
+    def set_up(self, url):
+        self.run([self.tasker, "sync", "setup", url, "--user", self.user, "--password-file", self.password,
+                  "--allow-http", "--name", os.path.basename(self.root)])
+
+    def timed(self, command):
+        """Wall milliseconds and peak RSS (KiB) of one run; stdout to /dev/null."""
+        with tempfile.TemporaryFile() as stderr:
+            self.started = time.time()
+            start = time.perf_counter()
+            process = subprocess.Popen(command, env=self.environment, stdin=subprocess.DEVNULL,
+                                       stdout=subprocess.DEVNULL, stderr=stderr)
+            _, status, usage = os.wait4(process.pid, 0)
+            elapsed = (time.perf_counter() - start) * 1000
+            code = os.waitstatus_to_exitcode(status)
+            if code != 0:
+                stderr.seek(0)
+                raise Failure(f"{' '.join(command)} exited {code}: {stderr.read().decode()}")
+        return elapsed, usage.ru_maxrss
+
+    def lock(self):
+        if self.vault_made:
+            subprocess.run([self.taskkey, "lock"], env=self.environment, capture_output=True)
+
+
+def curl_timed(config_lines, directory, name):
+    """Runs one curl process over a --config file; wall ms and the status of each transfer."""
+    path = f"{directory}/{name}.curl"
+    with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as file:
+        file.write("\n".join(config_lines) + "\n")
+    start = time.perf_counter()
+    result = subprocess.run(["curl", "--config", path], capture_output=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if result.returncode != 0:
+        raise Failure(f"curl --config {path} exited {result.returncode}: {result.stderr.decode()}")
+    return elapsed, [int(code) for code in result.stdout.split()]
+
+
+def curl_header(user):
+    return [f'user = "{user}:{USERS[user]}"', "silent", "show-error", 'write-out = "%{http_code}\\n"']
+
+
+def objects(entries, method, status, collection):
+    """The object paths (…/tasker-sync/d/<device>/<seq>) among `entries` with `method` and `status`."""
+    prefix = f"/{collection}/tasker-sync/d/"
+    return [path for verb, path, code, *_ in entries
+            if verb == method and code == status and path.startswith(prefix) and not path.endswith("/")]
+
+
+def census(entries):
+    """`PUT 6, PROPFIND 3, … on 2 connections`: the requests of one command by method, and the
+    connections they came on (a request with a keep-alive count of 0 opened one)."""
+    counts = {}
+    for method, *_ in entries:
+        counts[method] = counts.get(method, 0) + 1
+    methods = ", ".join(f"{method} {count}" for method, count in sorted(counts.items(), key=lambda item: -item[1]))
+    return f"{methods} on {sum(1 for entry in entries if entry[5] == 0)} connection(s)"
+
+
+def wire(entries):
+    """The bytes the server received and sent for `entries`, headers included."""
+    return sum(received + sent for _, _, _, received, sent, *_ in entries)
+
+
+def timeline(entries, started, elapsed):
+    """Where a command's `elapsed` ms went as the server saw it: before its first request, serving
+    its requests, the longest wait between two of them (the client working), after the last."""
+    begins = [entry[6] / 1000 - started * 1000 for entry in entries]
+    ends = [begin + entry[7] / 1000 for begin, entry in zip(begins, entries)]
+    gaps = [(begins[i + 1] - ends[i], entries[i + 1]) for i in range(len(entries) - 1)]
+    gap, before = max(gaps)
+    return (f"{begins[0]:.0f} ms before the first request, {sum(entry[7] for entry in entries) / 1000:.0f} ms "
+            f"serving {len(entries)} requests, {sum(wait for wait, _ in gaps):.0f} ms between them, the longest "
+            f"{gap:.0f} ms (before {before[0]} "
+            f"…/{os.path.basename(before[1].rstrip('/'))}), {elapsed - ends[-1]:.0f} ms after the last")
+
+
+def one_round(number, root, apache, tasker, taskkey):
+    """Every figure of one round, with fresh homes and collections."""
+    figures = {}
+    work = f"{root}/round-{number}"
+    os.mkdir(work, 0o700)
+    devices = []
+    try:
+        a = Device(work, "a", tasker, taskkey, "alice")
+        devices.append(a)
+        a.make_vault()
+        a.fill(TASKS)
+        url = apache.collection(f"r{number}")
+        a.set_up(url)
+
+        # 1. The first sync of 10^4 tasks, beside curl PUTting the same objects.
+        mark = apache.log_mark()
+        figures["upload_ms"], figures["rss_upload"] = a.timed([tasker, "sync", "now"])
+        entries = apache.requests_since(mark)
+        sent = objects(entries, "PUT", 201, f"r{number}")
+        if not sent:
+            raise Failure(f"the first sync PUT no object: {census(entries)}")
+        files = [f"{apache.directory}/root{path}" for path in sent]
+        figures["objects"] = len(sent)
+        figures["object_bytes"] = sum(os.path.getsize(file) for file in files)
+        figures["upload_wire"] = wire(entries)
+        figures["upload_requests"] = census(entries)
+        figures["upload_timeline"] = timeline(entries, a.started, figures["upload_ms"])
+        floor_url = apache.collection(f"r{number}-floor")
+        device_folder = os.path.dirname(sent[0]).removeprefix(f"/r{number}/")
+        # The floor PUTs into folders made beforehand, as tasker's were by `sync setup` and its MKCOLs.
+        for part in ["tasker-sync", "tasker-sync/d", device_folder]:
+            folder = f"{apache.directory}/root/r{number}-floor/{part}"
+            os.makedirs(folder, 0o755, exist_ok=True)
+            apache.own(folder)
+        lines = curl_header("alice")
+        for path, file in zip(sent, files):
+            lines += [f'url = "{floor_url}/{device_folder}/{os.path.basename(path)}"', f'upload-file = "{file}"',
+                      'output = "/dev/null"']
+        mark = apache.log_mark()
+        figures["upload_floor_ms"], codes = curl_timed(lines, work, "put")
+        floor_entries = apache.requests_since(mark)
+        if codes != [201] * len(sent):
+            raise Failure(f"the curl PUTs answered {codes}")
+        figures["upload_floor_wire"] = wire(floor_entries)
+        figures["upload_floor_requests"] = census(floor_entries)
+
+        # 3. One change with 10^4 tasks.
+        a.run([tasker, "edit", "1", "--priority", "low"])
+        figures["change_ms"], figures["rss_change"] = a.timed([tasker, "sync", "now"])
+
+        # 2. A fresh device pulls everything, beside curl GETting the same objects.
+        b = Device(work, "b", tasker, taskkey, "bob")
+        devices.append(b)
+        b.make_vault()
+        b.join_keys(a)
+        b.set_up(url)
+        mark = apache.log_mark()
+        figures["pull_ms"], figures["rss_pull"] = b.timed([tasker, "sync", "now"])
+        entries = apache.requests_since(mark)
+        fetched = objects(entries, "GET", 200, f"r{number}")
+        figures["pulled"] = len(fetched)
+        figures["pulled_bytes"] = sum(os.path.getsize(f"{apache.directory}/root{path}") for path in fetched)
+        figures["pull_wire"] = wire(entries)
+        figures["pull_requests"] = census(entries)
+        figures["pull_timeline"] = timeline(entries, b.started, figures["pull_ms"])
+        count = b.run(["sqlite3", "-batch", f"{b.root}/tasker/tasker.db", "SELECT count(*) FROM tasks"])
+        if int(count) != TASKS:
+            raise Failure(f"device b holds {int(count)} tasks after its pull, not {TASKS}")
+        lines = curl_header("bob")
+        for path in fetched:
+            lines += [f'url = "http://127.0.0.1:{apache.port}{path}"', 'output = "/dev/null"']
+        mark = apache.log_mark()
+        figures["pull_floor_ms"], codes = curl_timed(lines, work, "get")
+        floor_entries = apache.requests_since(mark)
+        if codes != [200] * len(fetched):
+            raise Failure(f"the curl GETs answered {codes}")
+        figures["pull_floor_wire"] = wire(floor_entries)
+        figures["pull_floor_requests"] = census(floor_entries)
+
+        # 3. The same one change with 10 tasks.
+        c = Device(work, "c", tasker, taskkey, "carol")
+        devices.append(c)
+        c.make_vault()
+        c.fill(SMALL_TASKS)
+        c.set_up(apache.collection(f"r{number}-small"))
+        figures["small_first_ms"], figures["rss_small_first"] = c.timed([tasker, "sync", "now"])
+        c.run([tasker, "edit", "1", "--priority", "low"])
+        figures["small_change_ms"], figures["rss_small_change"] = c.timed([tasker, "sync", "now"])
+        return figures
+    finally:
+        for device in devices:
+            device.lock()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def report(rounds):
+    """Prints the table; returns the goals missed."""
+    median = lambda name: statistics.median(figures[name] for figures in rounds)
+    peak = lambda name: max(figures[name] for figures in rounds) / 1024
+    last = rounds[-1]
+    upload, upload_floor = median("upload_ms"), median("upload_floor_ms")
+    pull, pull_floor = median("pull_ms"), median("pull_floor_ms")
+    change, small_change = median("change_ms"), median("small_change_ms")
+    payload, pulled = median("object_bytes"), median("pulled_bytes")
+    upload_wire, pull_wire = median("upload_wire"), median("pull_wire")
+    print(f"{TASKS} tasks with 1 KiB notes, WebDAV (Apache mod_dav, http on 127.0.0.1, Basic), "
+          f"{len(rounds)} rounds after one warm-up, medians:\n")
+    print("| figure | tasker | floor | ratio | goal |")
+    print("|---|---|---|---|---|")
+    print(f"| 1. first `sync now`, {last['objects']} objects, {payload / 2**20:.2f} MiB "
+          f"| {upload:.0f} ms | {upload_floor:.0f} ms (one curl --config, {last['objects']} PUTs) "
+          f"| {upload / upload_floor:.2f}x | ≤ {GOALS['upload']}x |")
+    print(f"| 2. fresh device's first `sync now` (pull), {last['pulled']} objects, {pulled / 2**20:.2f} MiB "
+          f"| {pull:.0f} ms | {pull_floor:.0f} ms (one curl --config, {last['pulled']} GETs) "
+          f"| {pull / pull_floor:.2f}x | ≤ {GOALS['pull']}x |")
+    print(f"| 3. `sync now` after one edit, {TASKS} tasks vs {SMALL_TASKS} | {change:.0f} ms | {small_change:.0f} ms "
+          f"| {change / small_change:.2f}x | ≤ {GOALS['change']}x |")
+    print(f"| 5. bytes the server received + sent, first sync | {upload_wire:,.0f} B | {payload:,.0f} B of objects "
+          f"(curl's PUTs: {median('upload_floor_wire'):,.0f} B) | {upload_wire / payload:.3f}x | ≤ {GOALS['wire']}x |")
+    print(f"| 5. bytes the server received + sent, pull | {pull_wire:,.0f} B | {pulled:,.0f} B of objects "
+          f"(curl's GETs: {median('pull_floor_wire'):,.0f} B) | {pull_wire / pulled:.3f}x | ≤ {GOALS['wire']}x |")
+    runs = [("first sync, 10^4", "rss_upload"), ("one change, 10^4", "rss_change"), ("pull, 10^4", "rss_pull"),
+            ("first sync, 10", "rss_small_first"), ("one change, 10", "rss_small_change")]
+    for label, name in runs:
+        print(f"| 4. peak RSS, {label} | {peak(name):.1f} MiB | | | < {GOALS['rss_mib']:.0f} MiB |")
+    print(f"\nRequests at the server, last round: first sync {last['upload_requests']}, "
+          f"curl {last['upload_floor_requests']}; pull {last['pull_requests']}, curl {last['pull_floor_requests']}.")
+    print(f"Timeline of the last round's first sync: {last['upload_timeline']}.")
+    print(f"Timeline of the last round's pull: {last['pull_timeline']}.")
+    print(f"First sync of {SMALL_TASKS} tasks: {median('small_first_ms'):.0f} ms.")
+    missed = []
+    if upload > GOALS["upload"] * upload_floor:
+        missed.append(f"first sync {upload:.0f} ms is {upload / upload_floor:.2f}x curl's {upload_floor:.0f} ms "
+                      f"(goal {GOALS['upload']}x)")
+    if pull > GOALS["pull"] * pull_floor:
+        missed.append(f"pull {pull:.0f} ms is {pull / pull_floor:.2f}x curl's {pull_floor:.0f} ms "
+                      f"(goal {GOALS['pull']}x)")
+    if change > GOALS["change"] * small_change:
+        missed.append(f"one change with {TASKS} tasks {change:.0f} ms is {change / small_change:.2f}x "
+                      f"the {small_change:.0f} ms with {SMALL_TASKS} (goal {GOALS['change']}x)")
+    for label, name in runs:
+        if peak(name) >= GOALS["rss_mib"]:
+            missed.append(f"peak RSS of {label} is {peak(name):.1f} MiB (goal under {GOALS['rss_mib']:.0f} MiB)")
+    if upload_wire > GOALS["wire"] * payload:
+        missed.append(f"first sync moved {upload_wire / payload:.3f}x its objects' bytes (goal {GOALS['wire']}x)")
+    if pull_wire > GOALS["wire"] * pulled:
+        missed.append(f"pull moved {pull_wire / pulled:.3f}x its objects' bytes (goal {GOALS['wire']}x)")
+    return missed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tasker", required=True)
+    parser.add_argument("--taskkey", required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    options = parser.parse_args()
+    tasker, taskkey = os.path.abspath(options.tasker), os.path.abspath(options.taskkey)
+    for binary in [tasker, taskkey, shutil.which("curl"), shutil.which("sqlite3"), shutil.which("htpasswd")]:
+        if binary is None or not os.access(binary, os.X_OK):
+            print(f"sync_bench: {binary or 'curl, sqlite3 or htpasswd'} is not an executable "
+                  "(make deps test-servers)", file=sys.stderr)
+            return 1
+    # A SIGTERM (make interrupted) unwinds through the finally blocks below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    root = tempfile.mkdtemp(prefix="tasker-sync-bench-")
+    os.chmod(root, 0o755)  # Apache's children (nobody) reach the DAV root through it
+    apache = None
+    try:
+        os.mkdir(f"{root}/apache", 0o755)
+        apache = Apache(f"{root}/apache")
+        apache.start()
+        rounds = []
+        for number in range(options.rounds + 1):
+            figures = one_round(number, root, apache, tasker, taskkey)
+            if number > 0:
+                rounds.append(figures)
+        missed = report(rounds)
+    except Failure as failure:
+        print(f"sync_bench: {failure}", file=sys.stderr)
+        return 1
+    finally:
+        if apache is not None:
+            apache.stop()
+        shutil.rmtree(root, ignore_errors=True)
+    for miss in missed:
+        print(f"sync_bench: goal missed: {miss}")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
