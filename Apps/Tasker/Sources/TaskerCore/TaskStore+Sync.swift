@@ -75,6 +75,36 @@ public struct SyncLocalRow: Sendable, Equatable {
 public struct SyncRows {
   let store: TaskStore
   private var connection: Connection { store.connection }
+  /// What one transaction reads of the vault once: whether bodies are
+  /// sealed, and the current note keyring (confirmed at its first use in
+  /// the transaction). One sync applies thousands of records; each would
+  /// otherwise open the vault again.
+  private let memo = TransactionMemo()
+
+  final class TransactionMemo {
+    var bodyEncryption: Bool?
+    var keyring: Keyring?
+  }
+
+  init(store: TaskStore) {
+    self.store = store
+  }
+
+  /// Whether bodies are sealed, read once per transaction.
+  func bodyEncryption() throws -> Bool {
+    if let known = memo.bodyEncryption { return known }
+    let read = try store.bodyEncryption()
+    memo.bodyEncryption = read
+    return read
+  }
+
+  /// The note keyring current at the transaction's first seal.
+  func currentKeyring() throws -> Keyring {
+    if let known = memo.keyring { return known }
+    let read = try store.sealer.currentKeyring()
+    memo.keyring = read
+    return read
+  }
 
   static let taskColumns = [
     "title", "due", "estimate_minutes", "priority", "energy", "status", "completed_at", "contexts", "created_at",
@@ -207,7 +237,8 @@ public struct SyncRows {
     }
     let rowID = id!
     if let body {
-      let stored = try store.storedBody(body, context: Self.localContext(kind, rowID))
+      let context = Self.localContext(kind, rowID)
+      let stored = try bodyEncryption() ? try store.sealer.seal(body, context: context, using: currentKeyring()) : body
       try connection.prepare("UPDATE \(table) SET \(bodyColumn) = ? WHERE id = ?").run([.text(stored), .integer(rowID)])
     }
     try clearDirty(kind: kind, localID: rowID)
@@ -242,7 +273,7 @@ public struct SyncRows {
   /// - Throws: the key source's errors, `TaskerError.sealingFailed`.
   public func sealForSync(_ text: String, context: String) throws -> String {
     do {
-      return try SealedValue.seal(text, using: try store.sealer.currentKeyring(), context: context)
+      return try SealedValue.seal(text, using: try currentKeyring(), context: context)
     } catch let error as TaskCryptoError {
       throw TaskerError.sealingFailed(record: context, cause: error)
     }

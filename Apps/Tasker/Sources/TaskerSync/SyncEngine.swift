@@ -84,6 +84,8 @@ public struct SyncEngine {
     try capture()
     report.uploaded += try upload(progress: progress)
     try pull(into: &report, progress: progress)
+    // What applying changed here (an epoch change can ask for every record again) goes out now.
+    try capture()
     report.uploaded += try upload(progress: progress)
     return report
   }

@@ -110,14 +110,21 @@ public struct WebDAVTarget: SyncTarget {
   /// See `SyncTarget.create(device:seq:bytes:)`.
   public func create(device: String, seq: UInt64, bytes: [UInt8]) throws -> SyncCreation {
     let path = "d/\(device)/\(syncSeqName(seq))"
+    // A device's first object: its folder is made first, so the object's bytes are not sent twice.
+    if seq == 1 { try makeFolder("d/\(device)/") }
     do {
       return try put(path, bytes)
     } catch SyncError.serverFailed(_, 409) {
       // The device's folder is missing: make it, then try once more.
-      let made = try send("MKCOL", "d/\(device)/")
-      guard made.status == 201 || made.status == 405 else { throw failed(made, "d/\(device)/") }
+      try makeFolder("d/\(device)/")
       return try put(path, bytes)
     }
+  }
+
+  /// MKCOL `path`; one that exists already (405) is fine.
+  private func makeFolder(_ path: String) throws {
+    let made = try send("MKCOL", path)
+    guard made.status == 201 || made.status == 405 else { throw failed(made, path) }
   }
 
   private func get(_ path: String) throws -> [UInt8]? {
