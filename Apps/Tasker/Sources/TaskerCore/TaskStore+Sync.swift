@@ -58,7 +58,12 @@ extension TaskStore {
   ///
   /// - Throws: what `body` throws, `TaskerError.database`.
   public func withSyncTransaction<Result>(_ body: (SyncRows) throws -> Result) throws -> Result {
-    try connection.transaction { try body(SyncRows(store: self)) }
+    try connection.transaction {
+      let rows = SyncRows(store: self)
+      let result = try body(rows)
+      try rows.flush()
+      return result
+    }
   }
 }
 
@@ -84,6 +89,31 @@ public struct SyncRows {
   final class TransactionMemo {
     var bodyEncryption: Bool?
     var keyring: Keyring?
+    /// The device's sync clock, read once and written once at commit.
+    var clock: UInt64?
+    var clockChanged = false
+  }
+
+  /// This device's sync clock (0 before the first tick), read once per transaction.
+  public func clock() throws -> UInt64 {
+    if let known = memo.clock { return known }
+    let read = UInt64(try value("clock") ?? "0") ?? 0
+    memo.clock = read
+    return read
+  }
+
+  /// Sets the sync clock; written to the database when the transaction ends.
+  public func setClock(_ time: UInt64) {
+    memo.clock = time
+    memo.clockChanged = true
+  }
+
+  /// Writes what the transaction kept in memory (the clock).
+  func flush() throws {
+    if memo.clockChanged, let clock = memo.clock {
+      try setValue("clock", String(clock))
+      memo.clockChanged = false
+    }
   }
 
   init(store: TaskStore) {

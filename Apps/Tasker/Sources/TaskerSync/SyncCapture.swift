@@ -22,17 +22,15 @@ struct SyncCapture {
   /// clock written or seen before.
   func tick() throws -> SyncClock {
     let wall = UInt64(max(0, Date().timeIntervalSince1970 * 1000)) << 16
-    let last = UInt64(try rows.value("clock") ?? "0") ?? 0
-    let time = max(wall, last + 1)
-    try rows.setValue("clock", String(time))
+    let time = max(wall, try rows.clock() + 1)
+    rows.setClock(time)
     return SyncClock(time: time, device: configuration.device)
   }
 
   /// Moves the clock past `clock`, so this device's next change is later
   /// than everything it has seen.
   func observe(_ clock: SyncClock) throws {
-    let last = UInt64(try rows.value("clock") ?? "0") ?? 0
-    if clock.time > last { try rows.setValue("clock", String(clock.time)) }
+    if clock.time > (try rows.clock()) { rows.setClock(clock.time) }
   }
 
   // MARK: - Local changes
