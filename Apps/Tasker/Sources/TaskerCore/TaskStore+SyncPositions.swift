@@ -54,10 +54,15 @@ extension SyncRows {
 
   // MARK: - Objects not yet uploaded
 
-  /// The objects made but not yet known to be at the storage, by seq.
-  public func outbox() throws -> [(seq: UInt64, object: [UInt8])] {
-    try store.connection.prepare("SELECT seq, object FROM sync_outbox ORDER BY seq").rows {
-      (seq: UInt64($0.integer(0)), object: $0.blob(1))
+  /// The seqs of the objects made but not yet known to be at the storage, in order.
+  public func outboxSeqs() throws -> [UInt64] {
+    try store.connection.prepare("SELECT seq FROM sync_outbox ORDER BY seq").rows { UInt64($0.integer(0)) }
+  }
+
+  /// The object at `seq` in the outbox, nil when it has left.
+  public func outboxObject(seq: UInt64) throws -> [UInt8]? {
+    try store.connection.prepare("SELECT object FROM sync_outbox WHERE seq = ?").first([.integer(Int64(seq))]) {
+      $0.blob(0)
     }
   }
 

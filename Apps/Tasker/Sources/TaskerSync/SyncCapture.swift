@@ -35,19 +35,36 @@ struct SyncCapture {
 
   // MARK: - Local changes
 
-  /// The records changed locally since the last capture, their states
-  /// updated and the changes forgotten.
-  func changedRecords() throws -> [SyncRecord] {
-    var changed: [SyncRecord] = []
+  /// Seals the records changed locally since the last capture as this
+  /// device's next objects, a batch of about 1 MiB at a time (never all
+  /// of them in memory at once), their states updated and the changes
+  /// forgotten; with `alwaysOne`, one object even when nothing changed.
+  ///
+  /// - Returns: how many objects were made.
+  /// - Throws: as `emit`; store and key errors.
+  @discardableResult
+  func emitChanges(alwaysOne: Bool = false) throws -> Int {
+    var batch: [SyncRecord] = []
+    var size = 0
+    var made = 0
     // After setup every record is sent once, changed or not: the target may be new.
     let resend = try rows.value("resend") == "1"
     for (kindName, localID) in try rows.dirty() {
       guard let kind = SyncRecord.Kind(rawValue: kindName) else { continue }
-      if let record = try capture(kind: kind, localID: localID, resend: resend) { changed.append(record) }
+      if let record = try capture(kind: kind, localID: localID, resend: resend) {
+        let count = SyncPayload.value(of: record).encoded.count
+        if !batch.isEmpty, size + count > Self.payloadTarget || batch.count == SyncPayload.maximumRecords {
+          made += try emit(batch)
+          (batch, size) = ([], 0)
+        }
+        batch.append(record)
+        size += count
+      }
       try rows.clearDirty(kind: kindName, localID: localID)
     }
     if resend { try rows.setValue("resend", "0") }
-    return changed
+    if !batch.isEmpty || (alwaysOne && made == 0) { made += try emit(batch, alwaysOne: alwaysOne) }
+    return made
   }
 
   private func capture(kind: SyncRecord.Kind, localID: Int64, resend: Bool) throws -> SyncRecord? {

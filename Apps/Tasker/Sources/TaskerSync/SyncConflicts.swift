@@ -65,7 +65,7 @@ extension SyncEngine {
     return try SyncError.storing {
       try store.withSyncTransaction { rows -> Int64 in
         let capture = capturing(rows)
-        try capture.emit(try capture.changedRecords())
+        try capture.emitChanges()
         let kept =
           try localID.flatMap { try rows.state(kind: kind.rawValue, localID: $0) }.map { ($0.uid, $0.state) }
           ?? id.flatMap { uid in try rows.state(kind: kind.rawValue, uid: uid).map { (uid, $0.state) } }

@@ -122,7 +122,7 @@ public struct SyncEngine {
       let capture = capturing(rows)
       // Right after setup (everything is sent once) an object is written even when there is nothing to send.
       let first = try rows.value("resend") == "1"
-      try capture.emit(try capture.changedRecords(), alwaysOne: first)
+      try capture.emitChanges(alwaysOne: first)
     }
   }
 
@@ -133,8 +133,10 @@ public struct SyncEngine {
   /// - Throws: `SyncError.positionTaken` when the storage holds other bytes
   ///   at one of this device's positions; `.storage`.
   func upload(progress: ((String) -> Void)? = nil) throws -> Int {
-    let pending = try store.withSyncTransaction { try $0.outbox() }
-    for (index, (seq, object)) in pending.enumerated() {
+    // One object in memory at a time.
+    let pending = try store.withSyncTransaction { try $0.outboxSeqs() }
+    for (index, seq) in pending.enumerated() {
+      guard let object = try store.withSyncTransaction({ try $0.outboxObject(seq: seq) }) else { continue }
       progress?("sending object \(index + 1) of \(pending.count)")
       switch try target.create(device: configuration.device, seq: seq, bytes: object) {
       case .created: break
@@ -219,7 +221,7 @@ public struct SyncEngine {
           return nil
         }
         let capture = capturing(rows)
-        try capture.emit(try capture.changedRecords())
+        try capture.emitChanges()
         var count = 0
         if !void {
           for record in payload.records {
