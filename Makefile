@@ -214,7 +214,7 @@ vectors: deps
 	TASKKEY_WRITE_VECTORS=1 $(SWIFT) test --filter VectorGenerationTests
 	python3 scripts/cpace-vectors.py
 	@[ -x .build/interop-venv/bin/python ] || { python3 -m venv .build/interop-venv && \
-	  .build/interop-venv/bin/python -m pip install -q --disable-pip-version-check cryptography argon2-cffi; }
+	  .build/interop-venv/bin/python -m pip install -q --disable-pip-version-check cryptography argon2-cffi pynacl; }
 	.build/interop-venv/bin/python scripts/pairing-peer.py --write-vectors
 
 # zsh and fish, for the completion tests (bash is always there).

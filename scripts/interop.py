@@ -22,16 +22,21 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".build", "interop-venv")
-REQUIREMENTS = ["cryptography", "argon2-cffi"]
+# pynacl: libsodium's crypto_box_seal, for the sealed boxes of sync epoch keys
+# (scripts/sync-reader.py).
+REQUIREMENTS = ["cryptography", "argon2-cffi", "pynacl"]
+IMPORTS = "import cryptography, argon2, nacl"
 
 
 def ensure_venv():
-    """Re-run this script inside a virtual environment with the packages."""
+    """Re-run this script inside a virtual environment with the packages
+    (installed again when a venv made before a package was added lacks it)."""
     if os.environ.get("TASKKEY_INTEROP_VENV") == "1":
         return
     python = os.path.join(VENV, "bin", "python")
     if not os.path.exists(python):
         subprocess.run([sys.executable, "-m", "venv", VENV], check=True)
+    if subprocess.run([python, "-c", IMPORTS], capture_output=True).returncode != 0:
         subprocess.run([python, "-m", "pip", "install", "-q", "--disable-pip-version-check", *REQUIREMENTS],
                        check=True)
     env = dict(os.environ, TASKKEY_INTEROP_VENV="1")

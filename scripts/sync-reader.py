@@ -3,19 +3,26 @@
 written from docs/formats/sync-storage.md alone (with the conventions of
 docs/formats/README.md and the sealed value of docs/formats/sealed-value.md),
 not from the Swift code, for `make interop`. Standard library plus the
-`cryptography` package (AES-GCM, HKDF-SHA512).
+`cryptography` package (AES-GCM, HKDF-SHA512) and PyNaCl (X25519 and
+libsodium's crypto_box_seal), both in the venv that scripts/interop.py makes.
 
     python3 scripts/sync-reader.py --write-vectors   (re)writes the vectors
     python3 scripts/sync-reader.py --check           checks every case
 
 The vectors are Apps/Tasker/Vectors/sync-storage-v1.json. Everything in them
 is deterministic: keys and nonces come from SHA-256 of fixed labels, so
---write-vectors always writes the same bytes. `scripts/interop.py` loads this
+--write-vectors always writes the same bytes. That includes the sealed boxes:
+libsodium draws a box's ephemeral key at random, so the generator seals with
+a fixed ephemeral secret through crypto_box (seal_box_with); the check opens
+every box both ways, as the spec writes it and with libsodium's
+crypto_box_seal_open (PyNaCl's SealedBox), and they must agree. `scripts/interop.py` loads this
 file and calls `check_all(report)`.
 
-One member outside the agreed schema: an object case may carry
+Members outside the agreed schema: an object case may carry
 `append_zero_bytes` (N zero bytes to append to `object_hex`), so that the
-too_large case does not need 8 MiB of hex.
+too_large case does not need 8 MiB of hex, and `keyring_entries` (N: the
+reader holds the keyring of the first N entries of `sync_keys`, their
+`item_hex` concatenated; without it N = 1, which is what markers use too).
 """
 import base64
 import datetime
@@ -32,6 +39,14 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+try:
+    import nacl.bindings
+    import nacl.exceptions
+    import nacl.public
+except ImportError:
+    sys.exit("sync-reader: needs PyNaCl (the venv of `make interop` has it: "
+             ".build/interop-venv/bin/python scripts/sync-reader.py --check)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VECTOR_FILE = os.path.join(ROOT, "Apps", "Tasker", "Vectors", "sync-storage-v1.json")
@@ -53,10 +68,16 @@ def u64(n): return struct.pack(">Q", n)
 # --- Keys ("Keys") ------------------------------------------------------------
 
 def read_sync_key_item(item):
-    """The vault item `tasker.sync-key`: exactly epoch (u32) || key (32)."""
-    if len(item) != 36 or item[:4] == bytes(4):
+    """The vault item `tasker.sync-key`, the sync keyring: 1 to 64 entries of
+    exactly 36 bytes, epoch (u32) || key (32), epochs nonzero and strictly
+    increasing. A list of (epoch, key), oldest first."""
+    if len(item) == 0 or len(item) % 36 != 0 or len(item) // 36 > 64:
         raise Outcome("malformed_sync_key")
-    return struct.unpack(">I", item[:4])[0], item[4:]
+    entries = [(struct.unpack(">I", item[i:i + 4])[0], item[i + 4:i + 36]) for i in range(0, len(item), 36)]
+    epochs = [epoch for epoch, _ in entries]
+    if epochs[0] == 0 or any(b <= a for a, b in zip(epochs, epochs[1:])):
+        raise Outcome("malformed_sync_key")
+    return entries
 
 
 def target_key(sync_key, target_id, epoch):
@@ -145,7 +166,7 @@ def open_object(obj, name_device_hex, name_seq, target_id, sync_keys):
     size, length = len(plain), struct.unpack(">I", plain[0:4])[0]
     if length > size - 4 or size != padme(max(512, 4 + length)) or any(plain[4 + length:]):
         raise Outcome("bad_padding")
-    return read_payload(plain[4:4 + length], seq)
+    return read_payload(plain[4:4 + length], seq, obj[10:26].hex(), epoch)
 
 
 # --- Strict JSON (the approach of scripts/plan-reader.py) -------------------
@@ -344,25 +365,98 @@ def check_record(r):
         need(all(is_version(v) for v in superseded) and len(set(superseded)) == len(superseded), "superseded ids")
 
 
-def read_payload(data, seq):
+HEX64 = re.compile(r"[0-9a-f]{64}")
+HEX168 = re.compile(r"[0-9a-f]{168}")
+
+
+def is_device_id(v):
+    return isinstance(v, str) and HEX32.fullmatch(v) is not None
+
+
+def check_epoch_change(change, writer, seq, header_epoch):
+    """The payload's `epoch` member ("Removing a device: epochs"): every
+    reading rule there is malformed_payload."""
+    members(change, ("number", "removed", "cuts", "keys"))
+    need(is_int(change["number"], 0, 2**32 - 1) and change["number"] == header_epoch + 1, "epoch number")
+    removed, cuts, keys = change["removed"], change["cuts"], change["keys"]
+    need(isinstance(removed, list) and 1 <= len(removed) <= 64, "removed count")
+    need(all(is_device_id(d) for d in removed) and len(set(removed)) == len(removed), "removed ids")
+    need(writer not in removed, "the writer in removed")
+    need(isinstance(cuts, dict) and 1 <= len(cuts) <= 1024, "cuts count")
+    need(all(is_device_id(d) and is_int(s, 0, MAX_SAFE) for d, s in cuts.items()), "cuts")
+    need(cuts.get(writer) == seq, "the writer's cut is not this object's seq")
+    need(isinstance(keys, dict) and len(keys) <= 1024, "keys count")
+    need(all(is_device_id(d) and isinstance(b, str) and HEX168.fullmatch(b) for d, b in keys.items()), "keys")
+    need(writer not in keys, "the writer in keys")
+    need(not set(keys) & set(removed), "a removed device in keys")
+
+
+def read_payload(data, seq, writer, header_epoch):
+    """The payload of an object of device `writer` (hex) at `seq`, sealed at
+    `header_epoch`, or Outcome(malformed_payload)."""
     try:
         p = strict_json(data)
     except NotStrict as error:
         bad(str(error))
-    members(p, ("format", "version", "made", "records"), ("device",))
+    members(p, ("format", "version", "made", "records"), ("device", "epoch"))
     need(p["format"] == "tasker-sync-changes", "format")
     need(type(p["version"]) is int and p["version"] == 1, "version")
     need(is_int(p["made"], 0, MAX_SAFE), "made")
     need(seq != 1 or "device" in p, "seq 1 without device")
     if "device" in p:
-        members(p["device"], ("name",))
+        members(p["device"], ("name",), ("box",))
         need(plain_string(p["device"]["name"], 1, 64), "device name")
+        need("box" not in p["device"] or (isinstance(p["device"]["box"], str)
+                                          and HEX64.fullmatch(p["device"]["box"])), "device box")
+    if "epoch" in p:
+        need("device" in p, "epoch without device")
+        check_epoch_change(p["epoch"], writer, seq, header_epoch)
     need(isinstance(p["records"], list) and len(p["records"]) <= 10000, "records")
     for r in p["records"]:
         check_record(r)
     keys = [(r["kind"], r["id"]) for r in p["records"]]
     need(len(set(keys)) == len(keys), "two records share kind and id")
     return p
+
+
+# --- Sealed boxes of epoch keys (libsodium crypto_box_seal) -----------------
+
+def x25519_public(secret):
+    return nacl.bindings.crypto_scalarmult_base(secret)
+
+
+def seal_box_with(message, recipient_public, ephemeral_secret):
+    """crypto_box_seal as the spec writes it, with a given ephemeral secret
+    (the vectors' fixed bytes; libsodium itself draws it at random):
+    ephemeral public key || XSalsa20-Poly1305 under crypto_box_beforenm with
+    the nonce BLAKE2b-192(ephemeral public || recipient public)."""
+    ephemeral_public = x25519_public(ephemeral_secret)
+    nonce = hashlib.blake2b(ephemeral_public + recipient_public, digest_size=24).digest()
+    return ephemeral_public + nacl.bindings.crypto_box(message, nonce, recipient_public, ephemeral_secret)
+
+
+def open_box(box, secret):
+    """The plaintext of a sealed box, or Outcome(box_not_opened). Opened twice:
+    as the spec writes it (crypto_box_open with the BLAKE2b nonce) and with
+    libsodium's own crypto_box_seal_open (PyNaCl's SealedBox); both must
+    agree, or the spec's description of the box is wrong."""
+    public = x25519_public(secret)
+    try:
+        theirs = nacl.public.SealedBox(nacl.public.PrivateKey(secret)).decrypt(box)
+    except nacl.exceptions.CryptoError:
+        theirs = None
+    mine = None
+    if len(box) >= 48:
+        nonce = hashlib.blake2b(box[:32] + public, digest_size=24).digest()
+        try:
+            mine = nacl.bindings.crypto_box_open(box[32:], nonce, box[:32], secret)
+        except nacl.exceptions.CryptoError:
+            pass
+    if mine != theirs:
+        raise Outcome("spec_and_libsodium_disagree")
+    if mine is None:
+        raise Outcome("box_not_opened")
+    return mine
 
 
 # --- Sealed values of body texts (sealed-value.md) --------------------------
@@ -505,6 +599,10 @@ def det(label, n):
 SYNC_KEY, OTHER_SYNC_KEY = det("sync key", 32), det("another sync key", 32)
 T, OTHER_T = det("target id", 16), det("another target id", 16)
 DEV_A, DEV_B = det("device A", 16), det("device B", 16)
+DEV_C, DEV_D = det("device C", 16), det("device D", 16)  # C is removed at epoch 2; D receives the key
+SYNC_KEY_2, SYNC_KEY_3 = det("sync key epoch 2", 32), det("sync key epoch 3", 32)
+ENTRY_2 = u32(2) + SYNC_KEY_2  # the second keyring entry, what the epoch change's boxes hold
+BOX_SECRET = {d: det("box secret of " + name, 32) for d, name in ((DEV_A, "A"), (DEV_B, "B"), (DEV_C, "C"), (DEV_D, "D"))}
 NOTE_KID, NOTE_KEY = "5eed0001", det("note key", 32)
 DATABASE = "/home/u/.local/share/tasker/tasker.db"
 
@@ -546,10 +644,41 @@ def page_with_body(page_id=PAGE_ID):
         "body": {"heads": [head("page", page_id, "page body", MS + 2, "# Lisbon\n\nPack light.")], "superseded": []}}
 
 
-def payload(records, device_name=None, made=1764748800):
+def payload(records, device_name=None, made=1764748800, box=None):
     p = {"format": "tasker-sync-changes", "version": 1, "made": made, "records": records}
     if device_name is not None:
         p["device"] = {"name": device_name}
+        if box is not None:
+            p["device"]["box"] = box
+    return p
+
+
+def box_public_hex(device):
+    return x25519_public(BOX_SECRET[device]).hex()
+
+
+def epoch_box(device, entry=ENTRY_2):
+    """keys[device] of the vectors' epoch change: the entry sealed to the
+    device's box public key, with a fixed ephemeral secret."""
+    return seal_box_with(entry, x25519_public(BOX_SECRET[device]), det("ephemeral for " + device.hex() + entry.hex(), 32))
+
+
+CHANGE_SEQ = 5  # the seq of device A's epoch change object
+
+
+def epoch_change(**changes):
+    """The valid change from epoch 1 to 2 written by A at seq 5: C removed,
+    cuts for every device A knows, the new entry boxed to B and to D."""
+    change = {"number": 2, "removed": [DEV_C.hex()],
+              "cuts": {DEV_A.hex(): CHANGE_SEQ, DEV_B.hex(): 3, DEV_C.hex(): 4, DEV_D.hex(): 0},
+              "keys": {DEV_B.hex(): epoch_box(DEV_B).hex(), DEV_D.hex(): epoch_box(DEV_D).hex()}}
+    change.update(changes)
+    return change
+
+
+def with_change(change, device=True, records=()):
+    p = payload(list(records), "laptop", box=box_public_hex(DEV_A)) if device else payload(list(records))
+    p["epoch"] = change
     return p
 
 
@@ -742,6 +871,104 @@ def build_objects():
     refuse("superseded with one id twice", with_record(lambda r: r["body"].update(superseded=[TASK_ID, TASK_ID])))
     refuse("superseded id of 30 digits", with_record(lambda r: r["body"].update(superseded=[TASK_ID[:30]])))
     refuse("an unknown member in the body", with_record(lambda r: r["body"].update(draft=True)))
+
+    # The device's box key (`device.box`).
+    box_a = box_public_hex(DEV_A)
+    good("a device with its box key", payload([], "laptop", box=box_a))
+    good("seq 1 with the device name and box key", payload([full_task()], "laptop", box=box_a), seq=1)
+    for comment, box in (("a box key of 63 hex digits", box_a[:63]), ("a box key of 65 hex digits", box_a + "0"),
+                         ("a box key in upper case", box_a.upper()), ("a box key with a non-hex digit", "g" + box_a[1:]),
+                         ("a box key empty", ""), ("a box key null", None), ("a box key a number", 5)):
+        refuse(comment, dict(payload([], "laptop"), device={"name": "laptop", "box": box}))
+
+    # Epoch changes ("Removing a device: epochs"). Device A writes them at seq
+    # 5; epoch 2 objects are sealed under the second keyring entry and read
+    # with a keyring of the first `keyring_entries` entries of `sync_keys`.
+    def at_epoch(comment, p, result, epoch=1, entries=None, raw=None, seq=CHANGE_SEQ):
+        key = {1: SYNC_KEY, 2: SYNC_KEY_2}[epoch]
+        data = obj(canonical(p) if raw is None else raw, seq=seq, epoch=epoch, key=key, nonce_label="epoch " + comment)
+        add(comment, data, result, seq=seq, parsed=p if result == "success" else None,
+            **({"keyring_entries": entries} if entries else {}))
+
+    def refuse_change(comment, change=None, p=None, raw=None, **kw):
+        at_epoch(comment, p if p is not None else with_change(change), "malformed_payload", raw=raw, **kw)
+
+    valid = with_change(epoch_change(), records=[full_task()])
+    at_epoch("an epoch change from 1 to 2: C removed, cuts, the new entry boxed to B and D", valid, "success")
+    at_epoch("an epoch change with no keys", with_change(epoch_change(keys={})), "success")
+    at_epoch("an epoch change removing two devices, one recipient",
+             with_change(epoch_change(removed=sorted([DEV_C.hex(), DEV_D.hex()]),
+                                      keys={DEV_B.hex(): epoch_box(DEV_B).hex()})), "success")
+    at_epoch("an epoch change whose device has no box key", dict(with_change(epoch_change()), device={"name": "laptop"}),
+             "success")
+    many_removed = lambda n: epoch_change(removed=[rid(f"removed {i}") for i in range(n)],  # noqa: E731
+                                          cuts=dict({rid(f"removed {i}"): 1 for i in range(n)}, **{DEV_A.hex(): CHANGE_SEQ}))
+    many_cuts = lambda n: epoch_change(cuts=dict({rid(f"cut {i}"): i for i in range(n - 2)},  # noqa: E731
+                                                 **{DEV_A.hex(): CHANGE_SEQ, DEV_C.hex(): 4}))
+    at_epoch("64 removed devices", with_change(many_removed(64)), "success")
+    at_epoch("1,024 cuts", with_change(many_cuts(1024)), "success")
+    at_epoch("an object at epoch 2, read with the keyring of two entries", payload([full_task()], "laptop", box=box_a),
+             "success", epoch=2, entries=2, seq=CHANGE_SEQ + 1)
+    at_epoch("an object at epoch 2, read with the first entry only", payload([full_task()], "laptop", box=box_a),
+             "unknown_epoch", epoch=2, seq=CHANGE_SEQ + 1)
+    at_epoch("an object at epoch 1, read with the keyring of two entries", payload([full_task()], "laptop", box=box_a),
+             "success", entries=2, seq=CHANGE_SEQ - 1)
+    at_epoch("an epoch change from 2 to 3 at epoch 2",
+             with_change(epoch_change(number=3, removed=[DEV_D.hex()], cuts={DEV_A.hex(): CHANGE_SEQ + 1, DEV_B.hex(): 3,
+                                                                            DEV_D.hex(): 2},
+                                      keys={DEV_B.hex(): epoch_box(DEV_B, u32(3) + SYNC_KEY_3).hex()})),
+             "success", epoch=2, entries=2, seq=CHANGE_SEQ + 1)
+    refuse_change("an epoch change to 2 at epoch 2 (number not the header epoch + 1)",
+                  epoch_change(cuts={DEV_A.hex(): CHANGE_SEQ + 1}), epoch=2, entries=2, seq=CHANGE_SEQ + 1)
+    refuse_change("an epoch change to 3 at epoch 1", epoch_change(number=3))
+    refuse_change("an epoch change to 1 at epoch 1", epoch_change(number=1))
+    refuse_change("the writer in removed", epoch_change(removed=sorted([DEV_A.hex(), DEV_C.hex()])))
+    more_keys = lambda d: dict(epoch_change()["keys"], **{d.hex(): epoch_box(d).hex()})  # noqa: E731
+    cut = lambda d, n: dict(epoch_change()["cuts"], **{d: n})  # noqa: E731
+    refuse_change("the writer in keys", epoch_change(keys=more_keys(DEV_A)))
+    refuse_change("a removed device in keys", epoch_change(keys=more_keys(DEV_C)))
+    refuse_change("the writer's cut 4, not the object's seq 5", epoch_change(cuts=cut(DEV_A.hex(), 4)))
+    refuse_change("the writer's cut 6, not the object's seq 5", epoch_change(cuts=cut(DEV_A.hex(), 6)))
+    refuse_change("cuts without the writer", epoch_change(cuts={DEV_B.hex(): 3, DEV_C.hex(): 4}))
+    refuse_change("cuts empty", epoch_change(cuts={}))
+    refuse_change("1,025 cuts", many_cuts(1025))
+    refuse_change("removed empty", epoch_change(removed=[]))
+    refuse_change("65 removed devices", many_removed(65))
+    refuse_change("one device twice in removed", epoch_change(removed=[DEV_C.hex(), DEV_C.hex()]))
+    refuse_change("a removed id in upper case", epoch_change(removed=[DEV_C.hex().upper()]))
+    refuse_change("a removed id of 31 hex digits", epoch_change(removed=[DEV_C.hex()[:31]]))
+    refuse_change("a cuts id in upper case", epoch_change(cuts=cut(DEV_B.hex().upper(), 3)))
+    refuse_change("a keys id of 31 hex digits", epoch_change(keys={DEV_B.hex()[:31]: epoch_box(DEV_B).hex()}))
+    box_b = epoch_box(DEV_B).hex()
+    for comment, box in (("a key of 166 hex digits (83 bytes)", box_b[:166]),
+                         ("a key of 170 hex digits (85 bytes)", box_b + "00"),
+                         ("a key in upper-case hex", box_b.upper()), ("a key with a non-hex digit", "x" + box_b[1:]),
+                         ("a key in base64", base64.b64encode(bytes.fromhex(box_b)).decode()), ("a key null", None)):
+        refuse_change(comment, epoch_change(keys={DEV_B.hex(): box}))
+    refuse_change("an extra member in the epoch change", dict(epoch_change(), reason="lost laptop"))
+    for name in ("number", "removed", "cuts", "keys"):
+        refuse_change(f"an epoch change without {name}", {k: v for k, v in epoch_change().items() if k != name})
+    for comment, change in (("number a string", epoch_change(number="2")), ("number true", epoch_change(number=True)),
+                            ("number null", epoch_change(number=None)),
+                            ("removed a string", epoch_change(removed=DEV_C.hex())),
+                            ("removed an object", epoch_change(removed={DEV_C.hex(): True})),
+                            ("a removed id a number", epoch_change(removed=[7])),
+                            ("cuts an array", epoch_change(cuts=[[DEV_A.hex(), CHANGE_SEQ]])),
+                            ("a cut a string", epoch_change(cuts=cut(DEV_B.hex(), "3"))),
+                            ("a cut -1", epoch_change(cuts=cut(DEV_B.hex(), -1))),
+                            ("a cut 2^53", epoch_change(cuts=cut(DEV_B.hex(), 2**53))),
+                            ("a cut null", epoch_change(cuts=cut(DEV_B.hex(), None))),
+                            ("keys an array", epoch_change(keys=[box_b])),
+                            ("epoch an array", [epoch_change()]), ("epoch null", None), ("epoch a number", 2)):
+        refuse_change(comment, change)
+    plain = canonical(with_change(epoch_change()))
+    refuse_change("number written 2.0", raw=plain.replace(b'"number":2', b'"number":2.0'))
+    refuse_change("number written 2e0", raw=plain.replace(b'"number":2', b'"number":2e0'))
+    cut_a = f'"{DEV_A.hex()}":{CHANGE_SEQ}'.encode()
+    assert plain.count(cut_a) == 1
+    refuse_change("the writer's cut written 5.0", raw=plain.replace(cut_a, cut_a + b".0"))
+    refuse_change("one device twice in cuts", raw=plain.replace(cut_a, cut_a + b"," + cut_a))
+    refuse_change("the epoch change without device", p=with_change(epoch_change(), device=False))
     return cases
 
 
@@ -871,19 +1098,82 @@ def build_configs():
 
 
 def build_sync_key_items():
-    items = [(u32(1) + SYNC_KEY, "success"), (u32(7) + OTHER_SYNC_KEY, "success"), (u32(1) + SYNC_KEY[:31], "malformed_sync_key"),
-             (u32(1) + SYNC_KEY + b"\0", "malformed_sync_key"), (b"", "malformed_sync_key"), (SYNC_KEY, "malformed_sync_key"),
-             (u32(0) + SYNC_KEY, "malformed_sync_key")]
-    return [{"id": n, "item_hex": item.hex(), "result": result} for n, (item, result) in enumerate(items, 1)]
+    entries = lambda *epochs: b"".join(u32(e) + det(f"keyring entry {e}", 32) for e in epochs)  # noqa: E731
+    items = [(u32(1) + SYNC_KEY, "success", "one entry"), (u32(7) + OTHER_SYNC_KEY, "success", "one entry of epoch 7"),
+             (u32(1) + SYNC_KEY[:31], "malformed_sync_key", "35 bytes"),
+             (u32(1) + SYNC_KEY + b"\0", "malformed_sync_key", "37 bytes"), (b"", "malformed_sync_key", "0 bytes"),
+             (SYNC_KEY, "malformed_sync_key", "32 bytes"), (u32(0) + SYNC_KEY, "malformed_sync_key", "epoch 0"),
+             # The keyring: 1 to 64 entries, epochs strictly increasing.
+             (u32(1) + SYNC_KEY + ENTRY_2, "success", "two entries, epochs 1 and 2 (the vectors' keyring)"),
+             (entries(1, 2, 5), "success", "three entries, epochs 1, 2, 5"),
+             (entries(*range(1, 65)), "success", "64 entries, epochs 1 to 64"),
+             (entries(3, 0xFFFFFFFF), "success", "two entries, epochs 3 and 2^32 - 1"),
+             (entries(*range(1, 66)), "malformed_sync_key", "65 entries"),
+             (entries(1, 1), "malformed_sync_key", "72 bytes, two entries of epoch 1"),
+             (entries(2, 1), "malformed_sync_key", "two entries, epochs 2 then 1"),
+             (entries(1, 3, 2), "malformed_sync_key", "three entries, epochs 1, 3, 2"),
+             (entries(1, 0), "malformed_sync_key", "epoch 0 in the second entry"),
+             (entries(0, 1), "malformed_sync_key", "epoch 0 then 1 (increasing, but 0)"),
+             (entries(1, 2)[:71], "malformed_sync_key", "71 bytes"),
+             (entries(1, 2) + b"\0", "malformed_sync_key", "73 bytes")]
+    out = []
+    for n, (item, result, comment) in enumerate(items, 1):
+        case = {"id": n, "item_hex": item.hex(), "result": result}
+        if n > 7:  # the first seven cases keep the shape they had
+            case = {"id": n, "comment": comment, "item_hex": item.hex(), "result": result}
+        if result == "success":
+            case["epochs"] = [e for e, _ in read_sync_key_item(item)]
+        out.append(case)
+    return out
+
+
+def build_sealed_boxes(objects):
+    """Sealed boxes (crypto_box_seal) with fixed ephemeral secrets: the boxes
+    of the valid epoch change, and boxes that do not open."""
+    change = next(c for c in objects if c["comment"].startswith("an epoch change from 1 to 2"))
+    cases = []
+
+    def add(comment, holder, box, result, plaintext=None, **kw):
+        secret = BOX_SECRET[holder]
+        case = {"id": len(cases) + 1, "comment": comment, "secret_key_hex": secret.hex(),
+                "public_key_hex": x25519_public(secret).hex(), "box_hex": box.hex(), "result": result}
+        if result == "success":
+            case["plaintext_hex"] = plaintext.hex()
+        case.update(kw)
+        cases.append(case)
+    for device, name in ((DEV_B, "B"), (DEV_D, "D")):
+        box = bytes.fromhex(change["payload"]["epoch"]["keys"][device.hex()])
+        add(f"keys[{name}] of object {change['id']}: the keyring entry of epoch 2", device, box, "success", ENTRY_2,
+            object_id=change["id"], recipient=device.hex())
+    to_b = epoch_box(DEV_B)
+    add("a box of 36 bytes to A", DEV_A, epoch_box(DEV_A), "success", ENTRY_2)
+    empty = seal_box_with(b"", x25519_public(BOX_SECRET[DEV_A]), det("ephemeral empty", 32))
+    add("a box of no bytes (48 bytes)", DEV_A, empty, "success", b"")
+    add("a box that opens to an entry of epoch 3 (applying leaves the device outside)", DEV_B,
+        epoch_box(DEV_B, u32(3) + SYNC_KEY_3), "success", u32(3) + SYNC_KEY_3)
+    add("B's box opened with D's key", DEV_D, to_b, "box_not_opened")
+    for offset, where in ((0, "the ephemeral key"), (40, "the tag"), (60, "the ciphertext"), (83, "the last byte")):
+        flipped = bytearray(to_b)
+        flipped[offset] ^= 1
+        add(f"one bit flipped in {where} (byte {offset})", DEV_B, bytes(flipped), "box_not_opened")
+    add("83 bytes (the last byte cut)", DEV_B, to_b[:83], "box_not_opened")
+    add("85 bytes (a zero byte appended)", DEV_B, to_b + b"\0", "box_not_opened")
+    add("47 bytes", DEV_B, to_b[:47], "box_not_opened")
+    add("32 bytes (the ephemeral key alone)", DEV_B, to_b[:32], "box_not_opened")
+    add("empty", DEV_B, b"", "box_not_opened")
+    return cases
 
 
 def write_vectors():
+    objects = build_objects()
     doc = {"format": "tasker-sync-storage", "version": 1,
            "source": "generated by scripts/sync-reader.py --write-vectors from docs/formats/sync-storage.md",
-           "sync_keys": [{"epoch": 1, "key_hex": SYNC_KEY.hex(), "item_hex": (u32(1) + SYNC_KEY).hex()}],
+           "sync_keys": [{"epoch": 1, "key_hex": SYNC_KEY.hex(), "item_hex": (u32(1) + SYNC_KEY).hex()},
+                         {"epoch": 2, "key_hex": SYNC_KEY_2.hex(), "item_hex": ENTRY_2.hex()}],
            "target_id_hex": T.hex(), "note_key": {"kid": NOTE_KID, "key_hex": NOTE_KEY.hex()},
-           "markers": build_markers(), "objects": build_objects(), "merges": build_merges(),
-           "configs": build_configs(), "sync_key_items": build_sync_key_items()}
+           "markers": build_markers(), "objects": objects, "merges": build_merges(),
+           "configs": build_configs(), "sync_key_items": build_sync_key_items(),
+           "sealed_boxes": build_sealed_boxes(objects)}
     with open(VECTOR_FILE, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
@@ -906,11 +1196,14 @@ def check_vectors(report):
     except (OSError, ValueError) as error:
         return report(False, f"{name}: cannot be read: {error}")
     report(doc.get("format") == "tasker-sync-storage" and doc.get("version") == 1, f"{name}: format and version")
-    keys = {}
     for entry in doc["sync_keys"]:
-        epoch, key = read_sync_key_item(bytes.fromhex(entry["item_hex"]))
+        [(epoch, key)] = read_sync_key_item(bytes.fromhex(entry["item_hex"]))
         report(epoch == entry["epoch"] and key.hex() == entry["key_hex"], f"{name}: sync key item of epoch {epoch}")
-        keys[epoch] = key
+
+    def keyring(n):
+        """The keyring of the first n entries of sync_keys, read as one item."""
+        return dict(read_sync_key_item(b"".join(bytes.fromhex(e["item_hex"]) for e in doc["sync_keys"][:n])))
+    keys = keyring(1)  # markers and objects without `keyring_entries`
     target = bytes.fromhex(doc["target_id_hex"])
     note_keys = {doc["note_key"]["kid"]: bytes.fromhex(doc["note_key"]["key_hex"])}
     for c in doc["markers"]:
@@ -919,7 +1212,8 @@ def check_vectors(report):
         report(ok, f"{name} marker {c['id']} ({c['comment']}): expected {c['result']}, Python got {got}")
     for c in doc["objects"]:
         data = bytes.fromhex(c["object_hex"]) + bytes(c.get("append_zero_bytes", 0))
-        got, value = outcome_of(lambda: open_object(data, c["device"], c["seq"], target, keys))
+        ring = keyring(c.get("keyring_entries", 1))
+        got, value = outcome_of(lambda: open_object(data, c["device"], c["seq"], target, ring))
         ok = got == c["result"]
         if ok and got == "success":
             ok, got = value == c["payload"] and all(  # every text opens under its context (a part of applying)
@@ -953,9 +1247,28 @@ def check_vectors(report):
         got = got if ok or got != "success" else f"the view {value}"
         report(ok, f"{name} config {c['id']} ({c['comment']}): expected {c['result']}, Python got {got}")
     for c in doc["sync_key_items"]:
-        got, _ = outcome_of(lambda: read_sync_key_item(bytes.fromhex(c["item_hex"])))
-        report(got == c["result"], f"{name} sync key item {c['id']}: expected {c['result']}, Python got {got}")
-    for array in ("markers", "objects", "merges", "configs", "sync_key_items"):
+        got, value = outcome_of(lambda: read_sync_key_item(bytes.fromhex(c["item_hex"])))
+        ok = got == c["result"] and (got != "success" or [e for e, _ in value] == c["epochs"])
+        got = got if ok or got != "success" else f"epochs {[e for e, _ in value]}"
+        report(ok, f"{name} sync key item {c['id']}: expected {c['result']}, Python got {got}")
+    objects = {c["id"]: c for c in doc["objects"]}
+    for c in doc["sealed_boxes"]:
+        secret = bytes.fromhex(c["secret_key_hex"])
+        what = f"{name} sealed box {c['id']} ({c['comment']})"
+        report(x25519_public(secret).hex() == c["public_key_hex"], f"{what}: the public key is X25519(secret)")
+        got, value = outcome_of(lambda: open_box(bytes.fromhex(c["box_hex"]), secret))
+        ok = got == c["result"] and (got != "success" or value.hex() == c["plaintext_hex"])
+        got = got if ok or got != "success" else f"the plaintext {value.hex()}"
+        report(ok, f"{what}: expected {c['result']}, Python got {got}")
+        if "object_id" in c:  # keys[recipient] of a valid epoch change, holding its new keyring entry
+            change = objects[c["object_id"]]["payload"]["epoch"]
+            entry = next((e for e in doc["sync_keys"] if e["epoch"] == change["number"]), None)
+            report(change["keys"].get(c["recipient"]) == c["box_hex"] and entry is not None
+                   and c["plaintext_hex"] == entry["item_hex"]
+                   and c["plaintext_hex"][:8] == u32(change["number"]).hex(),
+                   f"{what}: the box is keys[{c['recipient']}] of object {c['object_id']} and holds u32(number) || "
+                   "the keyring entry of that epoch")
+    for array in ("markers", "objects", "merges", "configs", "sync_key_items", "sealed_boxes"):
         ids = [c["id"] for c in doc[array]]
         report(len(set(ids)) == len(ids), f"{name}: ids of {array} are unique")
 
@@ -967,7 +1280,8 @@ def check_all(report):
 def main():
     if sys.argv[1:] == ["--write-vectors"]:
         doc = write_vectors()
-        counts = ", ".join(f"{len(doc[a])} {a}" for a in ("markers", "objects", "merges", "configs", "sync_key_items"))
+        counts = ", ".join(f"{len(doc[a])} {a}" for a in ("markers", "objects", "merges", "configs", "sync_key_items",
+                                                          "sealed_boxes"))
         print(f"sync-reader: wrote {os.path.relpath(VECTOR_FILE, ROOT)} ({counts})")
         return
     if sys.argv[1:] not in ([], ["--check"]):
