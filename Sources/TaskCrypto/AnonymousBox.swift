@@ -67,7 +67,7 @@ public enum AnonymousBox {
     guard publicKey.count == keyByteCount, secretKey.count == keyByteCount else {
       throw TaskCryptoError.invalidKeySize(secretKey.count == keyByteCount ? publicKey.count : secretKey.count)
     }
-    guard box.count > overheadByteCount else { throw TaskCryptoError.authenticationFailed }
+    guard box.count >= overheadByteCount else { throw TaskCryptoError.authenticationFailed }
     let plaintext = try SecureBytes(zeroedCount: box.count - overheadByteCount)
     let status = plaintext.withUnsafeMutableBytes { output in
       secretKey.withUnsafeBytes { secret in

@@ -28,11 +28,13 @@ struct SyncVectorTests {
     try #require(value?.stringValue.flatMap(Hex.decode))
   }
 
-  /// The keyring of every entry in `sync_keys`, oldest first.
-  static func keyring() throws -> SyncKeyring {
-    guard case .array(let keys) = try document()["sync_keys"], !keys.isEmpty else { throw VectorFailure("no sync key") }
+  /// The keyring of the first `entries` entries of `sync_keys`, oldest first.
+  static func keyring(entries: Int = 1) throws -> SyncKeyring {
+    guard case .array(let keys) = try document()["sync_keys"], keys.count >= entries else {
+      throw VectorFailure("no sync key")
+    }
     var item: [UInt8] = []
-    for entry in keys { item += try hex(entry.objectValue?["item_hex"]) }
+    for entry in keys.prefix(entries) { item += try hex(entry.objectValue?["item_hex"]) }
     return try SyncKeyring(itemValue: try item.withUnsafeBytes { try SecureBytes(copying: $0) })
   }
 
@@ -72,14 +74,19 @@ struct SyncVectorTests {
       let position = SyncObjectFormat.Position(
         device: try Self.hex(test["device"]), seq: UInt64(try #require(test["seq"]?.integerValue)))
       do {
-        let opened = try SyncObjectFormat.open(bytes, at: position, targetID: targetID, keyring: keyring)
+        let entries = Int(test["keyring_entries"]?.integerValue ?? 1)
+        let opened = try SyncObjectFormat.open(
+          bytes, at: position, targetID: targetID, keyring: entries == 1 ? keyring : try Self.keyring(entries: entries))
         let payload = try SyncPayload(reading: opened.payload, at: position, epoch: opened.epoch)
         #expect(expected == "success", "object \(id): opened, expected \(expected ?? "?")")
         let wanted = try #require(test["payload"]?.objectValue, "object \(id)")
         #expect(payload.made == wanted["made"]?.integerValue, "object \(id)")
         #expect(payload.deviceName == wanted["device"]?["name"]?.stringValue, "object \(id)")
         #expect(payload.deviceBox.map(Hex.encode) == wanted["device"]?["box"]?.stringValue, "object \(id)")
-        #expect(payload.epochChange?.value == wanted["epoch"], "object \(id)")
+        let change = try wanted["epoch"].map {
+          try SyncEpochChange(reading: $0, writer: Hex.encode(position.device), seq: position.seq, epoch: opened.epoch)
+        }
+        #expect(payload.epochChange == change, "object \(id)")
         guard case .array(let records) = wanted["records"] else { throw VectorFailure("object \(id): records") }
         #expect(payload.records.count == records.count, "object \(id)")
         for (mine, theirs) in zip(payload.records, records) {
@@ -170,6 +177,23 @@ struct SyncVectorTests {
         outcome = error.rawValue
       }
       #expect(outcome == test["result"]?.stringValue, "sync key item \(id)")
+    }
+  }
+
+  @Test func sealedBoxes() throws {
+    let tests = try Self.cases("sealed_boxes")
+    #expect(tests.count >= 4)
+    for test in tests {
+      let id = test["id"]?.integerValue ?? 0
+      let secret = try Self.hex(test["secret_key_hex"]).withUnsafeBytes { try SecureBytes(copying: $0) }
+      #expect(Hex.encode(try AnonymousBox.publicKey(of: secret)) == test["public_key_hex"]?.stringValue, "box \(id)")
+      let opened = try? AnonymousBox.open(
+        try Self.hex(test["box_hex"]), publicKey: try Self.hex(test["public_key_hex"]), secretKey: secret)
+      if test["result"]?.stringValue == "success" {
+        #expect(opened?.withUnsafeBytes { Hex.encode(Array($0)) } == test["plaintext_hex"]?.stringValue, "box \(id)")
+      } else {
+        #expect(opened == nil, "box \(id) opened, expected \(test["result"]?.stringValue ?? "?")")
+      }
     }
   }
 
