@@ -44,26 +44,23 @@ struct SyncCapture {
   /// - Throws: as `emit`; store and key errors.
   @discardableResult
   func emitChanges(alwaysOne: Bool = false) throws -> Int {
-    var batch: [SyncRecord] = []
-    var size = 0
+    var batches = Batches()
     var made = 0
     // After setup every record is sent once, changed or not: the target may be new.
     let resend = try rows.value("resend") == "1"
     for (kindName, localID) in try rows.dirty() {
       guard let kind = SyncRecord.Kind(rawValue: kindName) else { continue }
-      if let record = try capture(kind: kind, localID: localID, resend: resend) {
-        let count = SyncPayload.value(of: record).encoded.count
-        if !batch.isEmpty, size + count > Self.payloadTarget || batch.count == SyncPayload.maximumRecords {
-          made += try emit(batch)
-          (batch, size) = ([], 0)
-        }
-        batch.append(record)
-        size += count
+      if let record = try capture(kind: kind, localID: localID, resend: resend), let full = batches.add(record) {
+        try sealObject(full)
+        made += 1
       }
       try rows.clearDirty(kind: kindName, localID: localID)
     }
     if resend { try rows.setValue("resend", "0") }
-    if !batch.isEmpty || (alwaysOne && made == 0) { made += try emit(batch, alwaysOne: alwaysOne) }
+    if !batches.current.isEmpty || (alwaysOne && made == 0) {
+      try sealObject(batches.current)
+      made += 1
+    }
     return made
   }
 
@@ -102,50 +99,62 @@ struct SyncCapture {
 
   // MARK: - Objects
 
-  /// Seals `records` as this device's next objects under the keyring's
-  /// newest epoch and keeps them in the outbox; a payload is cut at about
-  /// 1 MiB. With `epochChange`, one object carrying it (and all the
-  /// records) is sealed at the change's old epoch instead.
-  ///
-  /// - Returns: how many objects were made.
-  /// - Throws: `SyncError.recordTooLarge`; store and crypto errors.
-  @discardableResult
-  func emit(_ records: [SyncRecord], alwaysOne: Bool = false, epochChange: SyncEpochChange? = nil) throws -> Int {
-    var batches: [[SyncRecord]] = [[]]
-    var size = 0
-    for record in records where epochChange == nil {
+  /// Records gathered into payloads of about 1 MiB and at most
+  /// `SyncPayload.maximumRecords` records each.
+  struct Batches {
+    /// The batch being filled.
+    private(set) var current: [SyncRecord] = []
+    private var size = 0
+
+    /// Adds `record`; returns the batch it did not fit in, to seal first.
+    mutating func add(_ record: SyncRecord) -> [SyncRecord]? {
       let count = SyncPayload.value(of: record).encoded.count
-      if size + count > Self.payloadTarget || batches[batches.count - 1].count == SyncPayload.maximumRecords,
-        !batches[batches.count - 1].isEmpty
-      {
-        batches.append([])
-        size = 0
+      var full: [SyncRecord]?
+      if !current.isEmpty, size + count > SyncCapture.payloadTarget || current.count == SyncPayload.maximumRecords {
+        full = current
+        (current, size) = ([], 0)
       }
-      batches[batches.count - 1].append(record)
+      current.append(record)
       size += count
+      return full
     }
-    if epochChange != nil { batches = [records] }
-    if batches == [[]] && !alwaysOne && epochChange == nil { return 0 }
+  }
+
+  /// Seals `records` as this device's next objects under the keyring's
+  /// newest epoch (a payload of about 1 MiB each) and keeps them in the
+  /// outbox.
+  ///
+  /// - Throws: `SyncError.recordTooLarge`; store and crypto errors.
+  func emit(_ records: [SyncRecord]) throws {
+    var batches = Batches()
+    for record in records {
+      if let full = batches.add(record) { try sealObject(full) }
+    }
+    if !batches.current.isEmpty { try sealObject(batches.current) }
+  }
+
+  /// Seals `records` as this device's next object and keeps it in the
+  /// outbox: under the keyring's newest epoch, or with `epochChange`
+  /// carrying it, at the change's old epoch.
+  ///
+  /// - Throws: `SyncError.recordTooLarge`; store and crypto errors.
+  func sealObject(_ records: [SyncRecord], epochChange: SyncEpochChange? = nil) throws {
     let key = epochChange.flatMap { keyring.key(epoch: $0.number - 1) } ?? keyring.newest
-    let device = Hex.decode(configuration.device)!
-    for batch in batches {
-      let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
-      let payload = SyncPayload(
-        made: Int64(Date().timeIntervalSince1970), deviceName: configuration.name, deviceBox: boxPublicKey,
-        epochChange: epochChange, records: batch)
-      let object: [UInt8]
-      do {
-        object = try SyncObjectFormat.seal(
-          payload.encoded, at: .init(device: device, seq: seq), targetID: targetID, key: key)
-      } catch SyncOutcome.tooLarge {
-        throw batch.first.map { SyncError.recordTooLarge(kind: $0.kind.rawValue, id: $0.id) }
-          ?? SyncError.invalidArgument(reason: "an epoch change does not fit in one object")
-      }
-      try rows.addToOutbox(seq: seq, object: object)
-      try rows.setValue("next_seq", String(seq + 1))
-      try rows.setValue(SyncEpochState.wroteName(key.epoch), String(seq))
+    let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
+    let payload = SyncPayload(
+      made: Int64(Date().timeIntervalSince1970), deviceName: configuration.name, deviceBox: boxPublicKey,
+      epochChange: epochChange, records: records)
+    let object: [UInt8]
+    do {
+      object = try SyncObjectFormat.seal(
+        payload.encoded, at: .init(device: Hex.decode(configuration.device)!, seq: seq), targetID: targetID, key: key)
+    } catch SyncOutcome.tooLarge {
+      throw records.first.map { SyncError.recordTooLarge(kind: $0.kind.rawValue, id: $0.id) }
+        ?? SyncError.invalidArgument(reason: "an epoch change does not fit in one object")
     }
-    return batches.count
+    try rows.addToOutbox(seq: seq, object: object)
+    try rows.setValue("next_seq", String(seq + 1))
+    try rows.setValue(SyncEpochState.wroteName(key.epoch), String(seq))
   }
 }
 

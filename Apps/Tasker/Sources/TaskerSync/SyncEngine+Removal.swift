@@ -42,7 +42,7 @@ extension SyncEngine {
           var cuts = Dictionary(uniqueKeysWithValues: try rows.devices().map { ($0.device, $0.lastSeq) })
           cuts[configuration.device] = seq
           let change = SyncEpochChange(number: from + 1, removed: devices, cuts: cuts, keys: sealed)
-          try capture.emit([], epochChange: change)
+          try capture.sealObject([], epochChange: change)
           let epochs = SyncEpochState(rows: rows)
           try epochs.record(
             .init(writer: configuration.device, seq: seq, cuts: cuts, removed: devices), from: from)

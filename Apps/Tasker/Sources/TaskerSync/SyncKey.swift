@@ -31,7 +31,7 @@ public struct SyncKey: Sendable {
   public static func generateEntry(epoch: UInt32) throws -> SecureBytes {
     let value = try SecureBytes.random(count: entryByteCount)
     value.withUnsafeMutableBytes { raw in
-      for index in 0..<4 { raw[index] = UInt8(truncatingIfNeeded: epoch >> (24 - 8 * index)) }
+      for (index, byte) in SyncObjectFormat.bigEndian(epoch).enumerated() { raw[index] = byte }
     }
     return value
   }

@@ -35,8 +35,7 @@ public final class SyncKeys: @unchecked Sendable {
   /// not open or is not 36 bytes of that epoch.
   func openEntry(_ box: [UInt8], epoch: UInt32) -> SecureBytes? {
     guard let entry = try? AnonymousBox.open(box, publicKey: boxPublicKey, secretKey: boxSecretKey),
-      entry.count == SyncKey.entryByteCount,
-      entry.withUnsafeBytes({ raw in raw.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }) == epoch
+      entry.withUnsafeBytes({ try? SyncKey(entry: $0) })?.epoch == epoch
     else { return nil }
     return entry
   }
