@@ -18,6 +18,10 @@ every box both ways, as the spec writes it and with libsodium's
 crypto_box_seal_open (PyNaCl's SealedBox), and they must agree. `scripts/interop.py` loads this
 file and calls `check_all(report)`.
 
+Attachment blobs are attachment files (docs/formats/attachment.md), read and
+written through scripts/attachment-reader.py, that format's own independent
+reader, under the blob key this page's spec derives.
+
 Members outside the agreed schema: an object case may carry
 `append_zero_bytes` (N zero bytes to append to `object_hex`), so that the
 too_large case does not need 8 MiB of hex, and `keyring_entries` (N: the
@@ -330,7 +334,28 @@ FIELDS = {
              "contexts": lambda v: isinstance(v, str) and len(v) <= 65536,
              "created_at": TIME},
     "page": {"title": TITLE, "created_at": TIME, "updated_at": TIME},
+    "attachment": {"owner": lambda v: is_owner(v),
+                   "name": lambda v: is_attachment_name(v),
+                   "media_type": lambda v: is_attachment_name(v),
+                   "created_at": TIME,
+                   "content": lambda v: is_content(v)},
 }
+OWNER = re.compile(r"(task|page)/[0-9a-f]{32}")
+
+
+def is_owner(v):
+    return isinstance(v, str) and OWNER.fullmatch(v) is not None
+
+
+def is_attachment_name(v):
+    """1 to 255 UTF-8 bytes, no control character (C0, DEL, C1)."""
+    return (isinstance(v, str) and 1 <= len(v.encode("utf-8", "surrogatepass")) <= 255
+            and not any(is_control(c) for c in v))
+
+
+def is_content(v):
+    return (isinstance(v, dict) and set(v) == {"device", "blob", "size"} and is_version(v["device"])
+            and is_version(v["blob"]) and is_int(v["size"], 0, MAX_SAFE))
 
 
 def is_clock(v):
@@ -353,6 +378,8 @@ def check_record(r):
         need(FIELDS[r["kind"]][name](entry["value"]), f"value of {name}")
     if "deleted" in r:
         need(is_clock(r["deleted"]), "deleted")
+    if r["kind"] == "attachment":  # written whole, once: every field, no body
+        need(set(r["fields"]) == set(FIELDS["attachment"]) and "body" not in r, "attachment fields")
     if "body" in r:
         members(r["body"], ("heads", "superseded"))
         heads, superseded = r["body"]["heads"], r["body"]["superseded"]
@@ -417,6 +444,75 @@ def read_payload(data, seq, writer, header_epoch):
     keys = [(r["kind"], r["id"]) for r in p["records"]]
     need(len(set(keys)) == len(keys), "two records share kind and id")
     return p
+
+
+# --- Attachment blobs (the attachment format under the blob key) ------------
+
+def _attachment_format():
+    """scripts/attachment-reader.py, the independent reader of
+    docs/formats/attachment.md, which the blob is an instance of."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("attachment_reader", os.path.join(ROOT, "scripts",
+                                                                                    "attachment-reader.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+ATTACHMENT = _attachment_format()
+
+
+def blob_key(sync_key, target_id, epoch):
+    """A(T, e) = HKDF-SHA512(IKM = S.key, salt = T, info = "tasker-sync v1 attachment" || u32(e), L = 32)."""
+    return HKDF(algorithm=hashes.SHA512(), length=32, salt=target_id,
+                info=b"tasker-sync v1 attachment" + u32(epoch)).derive(sync_key)
+
+
+def blob_length(size):
+    """L = 69 + P + 16 * (P // 16384 + 1), with P = pad(max(512, size))."""
+    p = padme(max(512, size))
+    return 69 + p + 16 * (p // 16384 + 1)
+
+
+def blob_record(uid, content):
+    return f"sync/attachment/{uid}/{content['blob']}"
+
+
+def seal_blob(data, uid, content, epoch, sync_key, target_id, salt):
+    plaintext = data + bytes(padme(max(512, content["size"])) - len(data))
+    return ATTACHMENT.seal_attachment(plaintext, u32(epoch).hex(), blob_key(sync_key, target_id, epoch),
+                                      blob_record(uid, content), salt)
+
+
+def open_blob(blob, uid, content, sync_keys, target_id):
+    """The content of a blob, by the reading rules 1 to 5, or an Outcome."""
+    expected = blob_length(content["size"])
+    if len(blob) > expected:
+        bad_as("too_large")
+    if len(blob) < expected:
+        bad_as("truncated")
+    if blob[:8] != ATTACHMENT.MAGIC or blob[8] != 1:
+        bad_as("malformed_blob")
+    epoch = struct.unpack(">I", blob[9:13])[0]
+    if epoch not in sync_keys:
+        bad_as("unknown_epoch")
+    keys = {u32(epoch).hex(): blob_key(sync_keys[epoch], target_id, epoch)}
+    try:
+        kind, plaintext = ATTACHMENT.open_attachment(blob, keys, blob_record(uid, content))
+    except ATTACHMENT.Outcome:
+        bad_as("authentication_failed")
+    need_as(kind == "valid" and len(plaintext) == padme(max(512, content["size"])), "authentication_failed")
+    need_as(not any(plaintext[content["size"]:]), "bad_padding")
+    return plaintext[:content["size"]]
+
+
+def bad_as(name):
+    raise Outcome(name)
+
+
+def need_as(condition, name):
+    if not condition:
+        bad_as(name)
 
 
 # --- Sealed boxes of epoch keys (libsodium crypto_box_seal) -----------------
@@ -969,6 +1065,120 @@ def build_objects():
     refuse_change("the writer's cut written 5.0", raw=plain.replace(cut_a, cut_a + b".0"))
     refuse_change("one device twice in cuts", raw=plain.replace(cut_a, cut_a + b"," + cut_a))
     refuse_change("the epoch change without device", p=with_change(epoch_change(), device=False))
+
+    # Attachment records: every field, no body (docs/formats/sync-storage.md, *The attachment record*).
+    good("a task's attachment and a page's", payload([full_task(), attachment_record(),
+                                                      attachment_record("page attachment", owner="page/" + PAGE_ID)]))
+    good("an attachment deleted", payload([dict(attachment_record(), deleted=clock(MS + 50))]))
+    good("an attachment name of 255 UTF-8 bytes", payload([attachment_record(name="é" * 127 + "x")]))
+    good("an empty attachment", payload([attachment_record(content=blob_content("empty", 0))]))
+    for name in FIELDS["attachment"]:
+        without = attachment_record()
+        del without["fields"][name]
+        refuse(f"an attachment without {name}", payload([without]))
+    extra = attachment_record()
+    extra["fields"]["title"] = fld("x", MS)
+    refuse("an attachment with a title field", payload([extra]))
+    refuse("an attachment with a body", payload([dict(attachment_record(), body={"heads": [], "superseded": []})]))
+    refuse("an attachment with no fields", payload([dict(attachment_record(), fields={})]))
+    for comment, changes in (
+            ("an owner of kind attachment", {"owner": "attachment/" + TASK_ID}),
+            ("an owner without kind", {"owner": TASK_ID}), ("an owner in upper case", {"owner": "task/" + TASK_ID.upper()}),
+            ("an owner a number", {"owner": 7}),
+            ("a name of 256 UTF-8 bytes", {"name": "é" * 128}), ("an empty name", {"name": ""}),
+            ("a name with a newline", {"name": "a\nb"}), ("a name with U+0085", {"name": "a\u0085b"}),
+            ("a media type with a tab", {"media_type": "text/\tplain"}),
+            ("a created_at of -1", {"created_at": -1}), ("a created_at a string", {"created_at": "0"}),
+            ("content without size", {"content": {"device": DEV_A.hex(), "blob": rid("blob x")}}),
+            ("content with an extra member", {"content": dict(blob_content("x", 10), sha256="00")}),
+            ("content with a size of 2^53", {"content": blob_content("x", 2**53)}),
+            ("content with a size of -1", {"content": blob_content("x", -1)}),
+            ("content with a blob of 31 hex digits", {"content": dict(blob_content("x", 1), blob="a" * 31)}),
+            ("content with a device in upper case", {"content": dict(blob_content("x", 1), device=DEV_A.hex().upper())}),
+            ("content a string", {"content": "a/" + DEV_A.hex() + "/" + rid("blob x")})):
+        refuse(comment, payload([attachment_record(**changes)]))
+    return cases
+
+
+ATTACHMENT_ID = rid("attachment")
+
+
+def blob_content(label, size, device=DEV_A):
+    return {"device": device.hex(), "blob": rid("blob " + label), "size": size}
+
+
+def attachment_record(label="attachment", **values):
+    """An attachment of the task, every field at one clock; `values` replace fields' values."""
+    fields = {"owner": "task/" + TASK_ID, "name": "results.pdf", "media_type": "application/pdf",
+              "created_at": 1764748800, "content": blob_content(label, 100000)}
+    fields.update(values)
+    return {"kind": "attachment", "id": rid(label) if label != "attachment" else ATTACHMENT_ID,
+            "fields": {name: fld(value, MS + 40) for name, value in fields.items()}}
+
+
+def build_blobs():
+    """Blobs with the record they belong to and one outcome each."""
+    cases = []
+    counter = itertools.count(1)
+
+    def content_bytes(label, size):
+        return (det("blob content " + label, 32) * (size // 32 + 1))[:size]
+
+    def add(comment, blob, result, uid, content, data=None, keyring_entries=1):
+        case = {"id": next(counter), "comment": comment, "record_id": uid, "content": content,
+                "keyring_entries": keyring_entries, "blob_hex": blob.hex(), "result": result}
+        if data is not None:
+            case["content_hex"] = data.hex()
+        cases.append(case)
+
+    def sealed(label, size, epoch=1, key=SYNC_KEY, target=T, uid=ATTACHMENT_ID, content=None, data=None):
+        content = content or blob_content(label, size)
+        data = content_bytes(label, size) if data is None else data
+        return seal_blob(data, uid, content, epoch, key, target, det("blob salt " + label, 24)), content, data
+
+    for label, size in (("a thousand bytes", 1000), ("empty", 0), ("one chunk exactly", 16384),
+                        ("a hundred thousand bytes", 100000), ("511 bytes", 511), ("513 bytes", 513)):
+        blob, content, data = sealed(label, size)
+        add(f"{label}: opens", blob, "success", ATTACHMENT_ID, content, data)
+    blob, content, data = sealed("epoch 2", 700, epoch=2, key=SYNC_KEY_2)
+    add("sealed at epoch 2, read with both entries", blob, "success", ATTACHMENT_ID, content, data, keyring_entries=2)
+    add("sealed at epoch 2, read with epoch 1 alone", blob, "unknown_epoch", ATTACHMENT_ID, content)
+    blob, content, data = sealed("base", 1000)
+    add("one byte more than L", blob + b"\x00", "too_large", ATTACHMENT_ID, content)
+    add("one byte less than L", blob[:-1], "truncated", ATTACHMENT_ID, content)
+    add("empty", b"", "truncated", ATTACHMENT_ID, content)
+    add("another magic", b"\x88" + blob[1:], "malformed_blob", ATTACHMENT_ID, content)
+    add("version 2", blob[:8] + b"\x02" + blob[9:], "malformed_blob", ATTACHMENT_ID, content)
+    add("kid 7, no such epoch", blob[:9] + u32(7) + blob[13:], "unknown_epoch", ATTACHMENT_ID, content)
+    add("kid 0", blob[:9] + u32(0) + blob[13:], "unknown_epoch", ATTACHMENT_ID, content)
+    flipped = bytearray(blob)
+    flipped[69 + 100] ^= 1
+    add("a ciphertext byte flipped", bytes(flipped), "authentication_failed", ATTACHMENT_ID, content)
+    flipped = bytearray(blob)
+    flipped[20] ^= 1
+    add("a salt byte flipped", bytes(flipped), "authentication_failed", ATTACHMENT_ID, content)
+    add("read for another record", blob, "authentication_failed", rid("another attachment"), content)
+    add("read under another blob name", blob, "authentication_failed", ATTACHMENT_ID,
+        dict(content, blob=rid("blob another")))
+    other, _, _ = sealed("base", 1000, target=OTHER_T)
+    add("sealed for another target", other, "authentication_failed", ATTACHMENT_ID, content)
+    other, _, _ = sealed("base", 1000, key=OTHER_SYNC_KEY)
+    add("sealed under another sync key", other, "authentication_failed", ATTACHMENT_ID, content)
+    wrong_label = ATTACHMENT.seal_attachment(content_bytes("base", 1000) + bytes(24), u32(1).hex(),
+                                             target_key(SYNC_KEY, T, 1), blob_record(ATTACHMENT_ID, content),
+                                             det("blob salt base", 24))
+    add("sealed under the target key K, not A", wrong_label, "authentication_failed", ATTACHMENT_ID, content)
+    padded = content_bytes("base", 1000) + bytes(23) + b"\x01"
+    nonzero = ATTACHMENT.seal_attachment(padded, u32(1).hex(), blob_key(SYNC_KEY, T, 1),
+                                         blob_record(ATTACHMENT_ID, content), det("blob salt base", 24))
+    add("a nonzero padding byte", nonzero, "bad_padding", ATTACHMENT_ID, content)
+    add("a size below the content's (the rest is not zero)", blob, "bad_padding", ATTACHMENT_ID,
+        dict(content, size=999))
+    add("a size whose padded length is larger", blob, "truncated", ATTACHMENT_ID, dict(content, size=1100))
+    add("a size whose padded length is smaller", blob, "too_large", ATTACHMENT_ID, dict(content, size=100))
+    whole = ATTACHMENT.seal_attachment(content_bytes("base", 1000), u32(1).hex(), blob_key(SYNC_KEY, T, 1),
+                                       blob_record(ATTACHMENT_ID, content), det("blob salt base", 24))
+    add("not padded (the content alone)", whole, "truncated", ATTACHMENT_ID, content)
     return cases
 
 
@@ -1173,7 +1383,7 @@ def write_vectors():
            "target_id_hex": T.hex(), "note_key": {"kid": NOTE_KID, "key_hex": NOTE_KEY.hex()},
            "markers": build_markers(), "objects": objects, "merges": build_merges(),
            "configs": build_configs(), "sync_key_items": build_sync_key_items(),
-           "sealed_boxes": build_sealed_boxes(objects)}
+           "sealed_boxes": build_sealed_boxes(objects), "blobs": build_blobs()}
     with open(VECTOR_FILE, "w", encoding="utf-8") as f:
         json.dump(doc, f, indent=1, ensure_ascii=False)
         f.write("\n")
@@ -1268,7 +1478,14 @@ def check_vectors(report):
                    and c["plaintext_hex"][:8] == u32(change["number"]).hex(),
                    f"{what}: the box is keys[{c['recipient']}] of object {c['object_id']} and holds u32(number) || "
                    "the keyring entry of that epoch")
-    for array in ("markers", "objects", "merges", "configs", "sync_key_items", "sealed_boxes"):
+    for c in doc["blobs"]:
+        ring = keyring(c["keyring_entries"])
+        got, value = outcome_of(lambda: open_blob(bytes.fromhex(c["blob_hex"]), c["record_id"], c["content"], ring,
+                                                  target))
+        ok = got == c["result"] and (got != "success" or value.hex() == c["content_hex"])
+        got = got if ok or got != "success" else "another content"
+        report(ok, f"{name} blob {c['id']} ({c['comment']}): expected {c['result']}, Python got {got}")
+    for array in ("markers", "objects", "merges", "configs", "sync_key_items", "sealed_boxes", "blobs"):
         ids = [c["id"] for c in doc[array]]
         report(len(set(ids)) == len(ids), f"{name}: ids of {array} are unique")
 
@@ -1281,7 +1498,7 @@ def main():
     if sys.argv[1:] == ["--write-vectors"]:
         doc = write_vectors()
         counts = ", ".join(f"{len(doc[a])} {a}" for a in ("markers", "objects", "merges", "configs", "sync_key_items",
-                                                          "sealed_boxes"))
+                                                          "sealed_boxes", "blobs"))
         print(f"sync-reader: wrote {os.path.relpath(VECTOR_FILE, ROOT)} ({counts})")
         return
     if sys.argv[1:] not in ([], ["--check"]):

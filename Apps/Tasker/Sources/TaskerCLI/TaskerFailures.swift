@@ -33,6 +33,7 @@ extension TaskerError: CommandFailure {
     case .protectionSettingsUnreadable: return .tampered
     case .noteKeyChanged: return .keyChanged
     case .outputExists: return .cannotCreate
+    case .attachmentNotFetched: return .unavailable
     }
   }
 
@@ -137,6 +138,9 @@ extension SyncError: CommandFailure {
     case .credentialRejected: return .syncCredentialRejected
     case .storageFull: return .syncStorageFull
     case .serverFailed: return .unavailable
+    case .blobRefused(_, _, .blobMissing): return .unavailable
+    case .blobRefused: return .syncRefused
+    case .notFetchable: return .dataError
     }
   }
 

@@ -106,7 +106,7 @@ extension TaskStore {
   ///   what `write` throws.
   @discardableResult
   public func readAttachment(id: Int64, range: AttachmentRange, to write: ([UInt8]) throws -> Void) throws -> UInt64 {
-    let row = try attachmentRow(id: id)
+    let row = try localAttachmentRow(id: id)
     let file = try row.location()
     let path = attachmentsDirectory + "/" + file.name
     let read: (UInt64, UnsafeMutableRawBufferPointer) throws -> Void

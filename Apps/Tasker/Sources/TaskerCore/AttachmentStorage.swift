@@ -145,9 +145,11 @@ struct AttachmentRow {
 }
 
 extension TaskStore {
-  /// Every attachment row, in id order.
+  /// Every attachment row with its content here (not one still at the
+  /// sync storage), in id order.
   func attachmentRows() throws -> [AttachmentRow] {
-    try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments ORDER BY id").rows(AttachmentRow.init)
+    try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE remote = 0 ORDER BY id")
+      .rows(AttachmentRow.init)
   }
 
   /// One attachment row.
@@ -157,6 +159,16 @@ extension TaskStore {
     let row = try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE id = ?")
       .first([.integer(id)], AttachmentRow.init)
     guard let row else { throw TaskerError.notFound(kind: .attachment, id: id) }
+    return row
+  }
+
+  /// One attachment row whose content is here.
+  ///
+  /// - Throws: `TaskerError.notFound`, `.attachmentNotFetched` (its
+  ///   content is still at the sync storage), `.database`.
+  func localAttachmentRow(id: Int64) throws -> AttachmentRow {
+    let row = try attachmentRow(id: id)
+    guard !(try attachmentIsRemote(id: id)) else { throw TaskerError.attachmentNotFetched(id: id) }
     return row
   }
 

@@ -86,18 +86,7 @@ extension TaskStore {
     var written = false
     do {
       try files.create(path) { write in
-        if let keyring {
-          let summary = try Self.attachmentCall(file.record) {
-            try Attachment.seal(
-              reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: file.record)
-          }
-          byteCount = Int64(summary.plaintextByteCount)
-        } else {
-          while case let chunk = try source.next(), !chunk.isEmpty {
-            byteCount += Int64(chunk.count)
-            try write(chunk)
-          }
-        }
+        byteCount = try Self.writeContent(source, sealedWith: keyring, for: file, to: write)
       }
       written = true
       try connection.transaction {
@@ -175,7 +164,7 @@ extension TaskStore {
   ///   differs from the record); the key source's errors and `.attachment`
   ///   for a sealed file; what `write` throws.
   public func readAttachment(id: Int64, to write: ([UInt8]) throws -> Void) throws {
-    let row = try attachmentRow(id: id)
+    let row = try localAttachmentRow(id: id)
     let file = try row.location()
     let path = attachmentsDirectory + "/" + file.name
     let reader = try files.reader(path)
@@ -250,6 +239,29 @@ extension TaskStore {
     files.remove(attachmentsDirectory + "/" + file.name)
     try connection.truncateLog()
     return record
+  }
+
+  /// Streams `source` to `write`, sealed for `file`'s record under
+  /// `keyring` when one is given, copied as it is otherwise.
+  ///
+  /// - Returns: the content's length in bytes.
+  /// - Throws: `.attachment`, and what `source` and `write` throw.
+  static func writeContent(
+    _ source: ChunkSource, sealedWith keyring: Keyring?, for file: AttachmentFile, to write: ([UInt8]) throws -> Void
+  ) throws -> Int64 {
+    if let keyring {
+      let summary = try attachmentCall(file.record) {
+        try Attachment.seal(
+          reading: source.fill, writing: { try write(Array($0)) }, using: keyring, record: file.record)
+      }
+      return Int64(summary.plaintextByteCount)
+    }
+    var byteCount: Int64 = 0
+    while case let chunk = try source.next(), !chunk.isEmpty {
+      byteCount += Int64(chunk.count)
+      try write(chunk)
+    }
+    return byteCount
   }
 
   /// Runs a TaskAttachments call, naming the record in any error.

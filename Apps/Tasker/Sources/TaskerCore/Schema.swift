@@ -74,6 +74,9 @@ enum Schema {
     TaskStore.readsMigration,
     // Version 9: the sync tables and the triggers that note changed rows (TaskStore+Sync.swift).
     TaskStore.syncMigration,
+    // Version 10: attachments as sync records: their rows noted, remote contents, blobs to upload
+    // (TaskStore+SyncAttachments.swift).
+    TaskStore.syncAttachmentsMigration,
   ]
 
   /// Work a migration needs Swift for, run right after the SQL of the step

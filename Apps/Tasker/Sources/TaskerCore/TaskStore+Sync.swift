@@ -24,6 +24,28 @@ extension TaskStore {
       local_id INTEGER NOT NULL,
       PRIMARY KEY (kind, local_id)
     ) WITHOUT ROWID;
+    """ + syncTriggers + """
+      CREATE TABLE sync_devices (
+        device TEXT PRIMARY KEY CHECK (length(device) = 32),
+        name TEXT,
+        last_seq INTEGER NOT NULL CHECK (last_seq >= 0),
+        last_made INTEGER,
+        last_seen INTEGER
+      ) WITHOUT ROWID;
+      CREATE TABLE sync_outbox (
+        seq INTEGER PRIMARY KEY CHECK (seq >= 1),
+        object BLOB NOT NULL
+      );
+      CREATE TABLE sync_values (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+      ) WITHOUT ROWID;
+      """
+
+  /// The triggers that note every change to a task or page row in
+  /// `sync_dirty` (version 9; made again by version 10, which rebuilds
+  /// that table).
+  static let syncTriggers = """
     CREATE TRIGGER sync_task_added AFTER INSERT ON tasks BEGIN
       INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('task', new.id); END;
     CREATE TRIGGER sync_task_changed AFTER UPDATE ON tasks BEGIN
@@ -36,21 +58,6 @@ extension TaskStore {
       INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('page', new.id); END;
     CREATE TRIGGER sync_page_deleted AFTER DELETE ON pages BEGIN
       INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('page', old.id); END;
-    CREATE TABLE sync_devices (
-      device TEXT PRIMARY KEY CHECK (length(device) = 32),
-      name TEXT,
-      last_seq INTEGER NOT NULL CHECK (last_seq >= 0),
-      last_made INTEGER,
-      last_seen INTEGER
-    ) WITHOUT ROWID;
-    CREATE TABLE sync_outbox (
-      seq INTEGER PRIMARY KEY CHECK (seq >= 1),
-      object BLOB NOT NULL
-    );
-    CREATE TABLE sync_values (
-      name TEXT PRIMARY KEY,
-      value TEXT NOT NULL
-    ) WITHOUT ROWID;
     """
 
   /// Runs `body` in one write transaction with the sync tables: all of it
@@ -154,7 +161,8 @@ public struct SyncRows {
 
   /// The rows changed since they were last synced, as kind and local id.
   public func dirty() throws -> [(kind: String, localID: Int64)] {
-    try connection.prepare("SELECT kind, local_id FROM sync_dirty ORDER BY kind, local_id").rows {
+    // Attachments last: their owners get their identities first.
+    try connection.prepare("SELECT kind, local_id FROM sync_dirty ORDER BY kind = 'attachment', kind, local_id").rows {
       (kind: $0.text(0), localID: $0.integer(1))
     }
   }
@@ -166,6 +174,7 @@ public struct SyncRows {
       """
       INSERT OR IGNORE INTO sync_dirty (kind, local_id) SELECT 'task', id FROM tasks;
       INSERT OR IGNORE INTO sync_dirty (kind, local_id) SELECT 'page', id FROM pages;
+      INSERT OR IGNORE INTO sync_dirty (kind, local_id) SELECT 'attachment', id FROM attachments;
       """)
   }
 
@@ -284,6 +293,7 @@ public struct SyncRows {
     guard try connection.prepare("SELECT 1 FROM \(table) WHERE id = ?").first([.integer(localID)], { _ in true }) != nil
     else { return [] }
     let files: [String]
+    try forgetAttachments(ofDeleted: kind == "task" ? .task(localID) : .page(localID))
     if kind == "task" {
       files = try store.removeTaskRows(localID)
     } else {

@@ -52,6 +52,10 @@ public enum TaskerError: Error, Equatable, Sendable {
   /// single owner, or its file is sealed while the row records it plain
   /// (or the reverse). `record` is `attachment/<id>`.
   case attachmentRefused(record: String, reason: String)
+  /// An attachment that came from another device through sync has its
+  /// content still at the sync storage: it is fetched when first read
+  /// with `tasker attach get`, not by other reads.
+  case attachmentNotFetched(id: Int64)
   /// A system call on a file beside the database failed, or a file or
   /// folder was refused as not private (mode, owner, symlink).
   case system(SystemError)
@@ -131,6 +135,7 @@ extension TaskerError: CustomStringConvertible {
     case .sealingFailed(let record, let cause): return "cannot seal \(record): \(cause.description)"
     case .attachment(let record, let cause): return "\(record): \(cause.description)"
     case .attachmentRefused(let record, let reason): return "\(record) is refused: \(reason)"
+    case .attachmentNotFetched(let id): return "attachment \(id)'s content is still at the sync storage"
     case .system(let error): return error.description
     case .fileAccess(let path, let reason): return "cannot use '\(path)': \(reason)"
     case .protectionSettingsUnreadable(let item, let problem):
@@ -181,6 +186,8 @@ extension TaskerError: CustomStringConvertible {
     case .attachmentRefused:
       return "the database row was altered; restore tasker.db from a backup or delete the attachment's row"
     case .notFound: return "run 'tasker list' (or 'tasker page list') to see the ids"
+    case .attachmentNotFetched(let id):
+      return "fetch it with 'tasker attach get \(id) --out FILE' while the sync storage is reachable"
     case .protectionSettingsUnreadable:
       return "record them again with 'tasker settings set encryption on|off' (the other setting is then on)"
     case .noteKeyChanged: return "run the command again: it seals under the new primary key"

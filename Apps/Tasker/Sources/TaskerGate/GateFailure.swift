@@ -16,7 +16,7 @@ enum GateFailure {
     case .vaultLocked: return "failed: the vault is locked"
     case .vault, .vaultNotFound, .noVaultLocation: return "failed: the vault could not be used"
     case .sealedBodyUnreadable, .sealingFailed, .noteKeyChanged: return "failed: a note could not be sealed or opened"
-    case .attachment, .attachmentRefused: return "failed: an attachment was refused"
+    case .attachment, .attachmentRefused, .attachmentNotFetched: return "failed: an attachment was refused"
     case .databaseNotFound, .notADatabase, .databaseTooNew, .damagedDatabase, .databaseBusy, .database, .system,
       .fileAccess, .protectionSettingsUnreadable, .receiptInvalid, .receiptsTampered, .receiptHeadKeyUnusable,
       .rangeNotSatisfiable,

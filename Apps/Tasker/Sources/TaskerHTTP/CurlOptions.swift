@@ -59,6 +59,14 @@ enum CurlOptions {
   /// the method's name.
   static func setBody(_ body: UnsafeRawBufferPointer, method: String, on transfer: CurlTransfer) -> CURLcode {
     let handle = transfer.handle
+    if let streaming = transfer.streaming, streaming.upload != nil {
+      // libcurl's upload mode is a PUT whose body comes from the read callback.
+      let steps = [
+        tasker_curl_set_long(handle, CURLOPT_UPLOAD, 1),
+        tasker_curl_set_offset(handle, CURLOPT_INFILESIZE_LARGE, curl_off_t(streaming.uploadByteCount)),
+      ]
+      return steps.first { $0 != CURLE_OK } ?? CURLE_OK
+    }
     if method == "HEAD" || (method == "GET" && body.isEmpty) {
       return tasker_curl_set_long(handle, method == "HEAD" ? CURLOPT_NOBODY : CURLOPT_HTTPGET, 1)
     }

@@ -24,6 +24,10 @@ final class CurlTransfer {
   private(set) var bytesReceived = 0
   /// Why a callback stopped the transfer; wins over libcurl's own code.
   private(set) var refusal: HTTPClientError?
+  /// Where a streamed exchange reads its body and puts a 2xx answer's.
+  var streaming: HTTPStreaming?
+  /// The bytes of a 2xx body handed to the stream.
+  private(set) var streamedBytes = 0
 
   init(limit: Int) throws(HTTPClientError) {
     // Loads libcurl and runs curl_global_init, once per process (pthread_once).
@@ -73,6 +77,8 @@ final class CurlTransfer {
         tasker_curl_set_callback(handle, CURLOPT_WRITEFUNCTION, receiveBody),
         tasker_curl_set_pointer(handle, CURLOPT_WRITEDATA, context),
         tasker_curl_set_callback(handle, CURLOPT_HEADERFUNCTION, receiveHeader),
+        tasker_curl_set_callback(handle, CURLOPT_READFUNCTION, sendBody),
+        tasker_curl_set_pointer(handle, CURLOPT_READDATA, context),
         tasker_curl_set_pointer(handle, CURLOPT_HEADERDATA, context),
         // The debug callback is the one place libcurl reports each block of
         // HTTP bytes it sends and receives; it only counts them (nothing is
@@ -120,12 +126,39 @@ final class CurlTransfer {
 
   fileprivate func receive(body chunk: UnsafeRawBufferPointer) -> Bool {
     guard refusal == nil else { return false }
+    if let download = streaming?.download, (200...299).contains(info(long: CURLINFO_RESPONSE_CODE)) {
+      guard streamedBytes + chunk.count <= limit else {
+        refusal = .responseTooLarge(limit: limit)
+        return false
+      }
+      streamedBytes += chunk.count
+      do {
+        try download(chunk)
+      } catch {
+        refusal = .transport(reason: "the downloaded body could not be kept (\(error))")
+        return false
+      }
+      return true
+    }
     guard headerBytes + body.count + chunk.count <= limit else {
       refusal = .responseTooLarge(limit: limit)
       return false
     }
     body.append(contentsOf: chunk)
     return true
+  }
+
+  /// Fills `buffer` with the next bytes of a streamed request body.
+  ///
+  /// - Returns: the count, 0 at the end, or nil to abort the transfer.
+  fileprivate func send(body buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    guard refusal == nil, let upload = streaming?.upload else { return nil }
+    do {
+      return try upload(buffer)
+    } catch {
+      refusal = .transport(reason: "the body to send could not be read (\(error))")
+      return nil
+    }
   }
 
   fileprivate func receive(headerLine chunk: UnsafeRawBufferPointer) -> Bool {
@@ -159,6 +192,14 @@ private let receiveBody: tasker_curl_data_callback = { bytes, size, count, conte
   let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
   let chunk = UnsafeRawBufferPointer(start: bytes, count: size * count)
   return transfer.receive(body: chunk) ? size * count : 0
+}
+
+/// The read callback of a streamed upload; `CURL_READFUNC_ABORT` stops it.
+private let sendBody: tasker_curl_data_callback = { bytes, size, count, context in
+  guard let context, let bytes else { return 0x1000_0000 }
+  let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+  let buffer = UnsafeMutableRawBufferPointer(start: bytes, count: size * count)
+  return transfer.send(body: buffer).map { $0 } ?? 0x1000_0000
 }
 
 /// The header callback: one whole line (status line, field or the blank

@@ -58,13 +58,16 @@ public struct HTTPClient: Sendable {
   ///   - limits: Timeouts and the response cap.
   ///   - allowPlainHTTP: Whether plain `http://` may be used to a loopback
   ///     or private-network host literal (never to any other host).
+  ///   - streaming: A body to stream instead of `request.body` (only for
+  ///     `PUT`), or where a 2xx answer's body goes instead of the
+  ///     response's `body`; `limits.maximumResponseBytes` caps it as well.
   /// - Returns: The response, whatever its status except a redirect.
   /// - Throws: `HTTPClientError`: `plainHTTPRefused` and `headerRefused`
   ///   before any connection; `unreachable`, `timedOut`, `tlsFailed`,
   ///   `redirectRefused`, `responseTooLarge`, `transport` after. No error
   ///   carries the bearer token.
   public func send(
-    _ request: HTTPRequest, limits: HTTPLimits, allowPlainHTTP: Bool
+    _ request: HTTPRequest, limits: HTTPLimits, allowPlainHTTP: Bool, streaming: HTTPStreaming? = nil
   ) throws(HTTPClientError) -> HTTPResponse {
     let endpoint = request.endpoint
     if endpoint.scheme == "http" {
@@ -75,7 +78,11 @@ public struct HTTPClient: Sendable {
     guard Self.methods.contains(request.method) else {
       throw .transport(reason: "the method is not one of GET, HEAD, POST, PUT, PATCH, DELETE, PROPFIND, MKCOL")
     }
+    if streaming?.upload != nil, request.method != "PUT" {
+      throw .transport(reason: "only a PUT streams its body")
+    }
     let transfer = try CurlTransfer(limit: limits.maximumResponseBytes)
+    transfer.streaming = streaming
     for header in request.headers {
       try transfer.appendHeader(HeaderField.checkedRequestLine(name: header.name, value: header.value))
     }

@@ -74,6 +74,29 @@ public struct HTTPRequest: Sendable {
   }
 }
 
+/// A body streamed in both directions in flat memory: what a request
+/// sends is read in pieces as libcurl asks for them, and a successful
+/// (2xx) response's body is handed on in pieces as it arrives; neither is
+/// held whole. Other responses' bodies are kept as usual (for messages).
+public final class HTTPStreaming {
+  /// The request body's exact length, sent as `Content-Length`.
+  let uploadByteCount: Int
+  /// Fills the buffer with the next bytes of the request body; 0 at the end.
+  let upload: ((UnsafeMutableRawBufferPointer) throws -> Int)?
+  /// Takes the next bytes of a 2xx response body.
+  let download: ((UnsafeRawBufferPointer) throws -> Void)?
+
+  /// A stream for a `PUT` of `byteCount` bytes read by `read`.
+  public init(uploading byteCount: Int, read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {
+    (uploadByteCount, upload, download) = (byteCount, read, nil)
+  }
+
+  /// A stream for a `GET` whose 2xx body goes to `write`.
+  public init(downloadingInto write: @escaping (UnsafeRawBufferPointer) throws -> Void) {
+    (uploadByteCount, upload, download) = (0, nil, write)
+  }
+}
+
 /// The bounds of one exchange.
 public struct HTTPLimits: Sendable {
   /// Seconds allowed to resolve the name and connect (TLS handshake included).

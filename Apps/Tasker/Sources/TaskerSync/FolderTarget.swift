@@ -67,6 +67,38 @@ public struct FolderTarget: SyncTarget {
     return try createNew(root + "/d/" + device + "/" + syncSeqName(seq), bytes)
   }
 
+  /// See `SyncTarget.createBlob(device:blob:from:)`: copied into `t/`,
+  /// then linked to `a/<device>/<blob>`.
+  public func createBlob(device: String, blob: String, from path: String) throws -> Bool {
+    for folder in [root + "/a", root + "/a/" + device, root + "/t"] { try makeFolder(folder) }
+    let name = root + "/a/" + device + "/" + blob
+    let temporary = root + "/t/" + SyncHex.randomID()
+    try SyncFiles.copy(path, to: temporary, limit: UInt64.max - 1)
+    defer { SyncFiles.remove(temporary) }
+    do {
+      try files.link(temporary, to: name)
+      try files.fsyncDirectory(root + "/a/" + device)
+      return true
+    } catch let error as SystemError where error.isAlreadyExisting {
+      return false
+    } catch let error as SystemError {
+      throw SyncError.storage(error)
+    }
+  }
+
+  /// See `SyncTarget.readBlob(device:blob:to:limit:)`.
+  public func readBlob(device: String, blob: String, to path: String, limit: UInt64) throws -> Bool {
+    let folder = root + "/a/" + device
+    guard try status(folder) != nil else { return false }
+    try checkFolder(folder)
+    guard let found = try status(folder + "/" + blob) else { return false }
+    guard found.kind == .regular else {
+      throw SyncError.targetUnsafe(path: folder + "/" + blob, reason: "not a regular file")
+    }
+    try SyncFiles.copy(folder + "/" + blob, to: path, limit: limit)
+    return true
+  }
+
   // MARK: - Files
 
   private func createNew(_ path: String, _ bytes: [UInt8]) throws -> SyncCreation {

@@ -36,6 +36,10 @@ struct SyncApply {
     let before = try kept.map { try SyncRecord.stored($0.state) } ?? SyncRecord(kind: record.kind, id: record.id)
     let joined = before.joined(with: record)
     guard joined != before else { return false }
+    if record.kind == .attachment {
+      try show(attachment: joined, changed: joined.fields != before.fields, localID: kept?.localID, removing: &removed)
+      return true
+    }
     var localID = kept?.localID
     if joined.deleted != nil {
       if let id = localID { removed += try rows.deleteRow(kind: kind, localID: id) }
@@ -48,10 +52,58 @@ struct SyncApply {
           try shown.map { try rows.openFromSync(joined.heads[$0]!.text, context: joined.bodyContext(version: $0)) }
           ?? ""
       }
+      let wasShown = localID != nil
       localID = try rows.writeRow(
         kind: kind, localID: localID, fields: joined.fields.mapValues(\.value), body: body)
+      try rows.putState(kind: kind, uid: joined.id, localID: localID, state: joined.storedBytes)
+      // Attachments that arrived before their owner are shown with it.
+      if !wasShown {
+        for uid in try rows.waiting(for: "\(kind)/\(joined.id)") {
+          guard let waiting = try rows.state(kind: SyncRecord.Kind.attachment.rawValue, uid: uid) else { continue }
+          try show(
+            attachment: try SyncRecord.stored(waiting.state), changed: false, localID: waiting.localID,
+            removing: &removed)
+        }
+      }
+      return true
     }
     try rows.putState(kind: kind, uid: joined.id, localID: localID, state: joined.storedBytes)
     return true
+  }
+
+  /// Shows the joined state of an attachment: a row (its content still at
+  /// the storage) when it is not deleted and its owner is shown, none
+  /// otherwise, waiting for the owner when that is what it lacks. A row
+  /// whose fields changed is made again (honest writers never change
+  /// them; this keeps every device alike if one did).
+  func show(attachment state: SyncRecord, changed: Bool, localID: Int64?, removing removed: inout [String]) throws {
+    var localID = localID
+    let kind = SyncRecord.Kind.attachment.rawValue
+    guard case .string(let ownerText) = state.fields["owner"]?.value,
+      let owner = SyncAttachmentContent.owner(ownerText),
+      case .string(let name) = state.fields["name"]?.value,
+      case .string(let mediaType) = state.fields["media_type"]?.value,
+      case .integer(let createdAt) = state.fields["created_at"]?.value,
+      let content = state.fields["content"].flatMap({ SyncAttachmentContent($0.value) })
+    else { throw SyncError.store(.damagedDatabase(path: "sync_records", reason: "an attachment state lacks a field")) }
+    let ownerLocalID = try rows.state(kind: owner.kind.rawValue, uid: owner.id)?.localID
+    if let id = localID, state.deleted != nil || ownerLocalID == nil || changed {
+      removed += try rows.deleteAttachmentRow(localID: id)
+      localID = nil
+    }
+    if state.deleted != nil {
+      try rows.stopWaiting(attachment: state.id)
+    } else if let ownerLocalID {
+      try rows.stopWaiting(attachment: state.id)
+      if localID == nil {
+        let row = SyncAttachmentRow(
+          owner: owner.kind == .task ? .task(ownerLocalID) : .page(ownerLocalID), name: name, mediaType: mediaType,
+          byteCount: content.size, createdAt: createdAt, remote: true)
+        localID = try rows.addRemoteAttachment(row)
+      }
+    } else {
+      try rows.wait(attachment: state.id, for: ownerText)
+    }
+    try rows.putState(kind: kind, uid: state.id, localID: localID, state: state.storedBytes)
   }
 }

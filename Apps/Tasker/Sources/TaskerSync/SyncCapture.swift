@@ -50,7 +50,11 @@ struct SyncCapture {
     let resend = try rows.value("resend") == "1"
     for (kindName, localID) in try rows.dirty() {
       guard let kind = SyncRecord.Kind(rawValue: kindName) else { continue }
-      if let record = try capture(kind: kind, localID: localID, resend: resend), let full = batches.add(record) {
+      let captured =
+        kind == .attachment
+        ? try captureAttachment(localID: localID, resend: resend)
+        : try capture(kind: kind, localID: localID, resend: resend)
+      if let record = captured, let full = batches.add(record) {
         try sealObject(full)
         made += 1
       }
@@ -94,6 +98,41 @@ struct SyncCapture {
     }
     guard state != before || kept == nil || resend else { return nil }
     try rows.putState(kind: kind.rawValue, uid: state.id, localID: localID, state: state.storedBytes)
+    return state
+  }
+
+  /// An attachment's record: a new local attachment gets its identity,
+  /// its fields (all at one clock) and a blob to upload; one removed here
+  /// is deleted; a known one never changes (it is sent again only with
+  /// `resend`).
+  private func captureAttachment(localID: Int64, resend: Bool) throws -> SyncRecord? {
+    let kept = try rows.state(kind: SyncRecord.Kind.attachment.rawValue, localID: localID)
+    guard let row = try rows.attachmentRow(localID: localID) else {
+      guard let kept else { return nil }
+      var state = try SyncRecord.stored(kept.state)
+      guard state.deleted == nil else { return nil }
+      state.deleted = try tick()
+      try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: nil, state: state.storedBytes)
+      return state
+    }
+    if let kept { return resend ? try SyncRecord.stored(kept.state) : nil }
+    let (ownerKind, ownerLocalID) =
+      switch row.owner {
+      case .task(let id): (SyncRecord.Kind.task, id)
+      case .page(let id): (SyncRecord.Kind.page, id)
+      }
+    // The owner is captured first (attachments come last), so it has its identity.
+    guard let owner = try rows.state(kind: ownerKind.rawValue, localID: ownerLocalID) else { return nil }
+    var state = SyncRecord(kind: .attachment, id: SyncHex.randomID())
+    let content = SyncAttachmentContent(device: configuration.device, blob: SyncHex.randomID(), size: row.byteCount)
+    let clock = try tick()
+    let values: [String: JSONValue] = [
+      "owner": .string("\(ownerKind.rawValue)/\(owner.uid)"), "name": .string(row.name),
+      "media_type": .string(row.mediaType), "created_at": .integer(row.createdAt), "content": content.value,
+    ]
+    state.fields = values.mapValues { SyncRecord.Field(value: $0, clock: clock) }
+    try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: localID, state: state.storedBytes)
+    try rows.addBlob(content.blob, localID: localID, uid: state.id)
     return state
   }
 

@@ -126,13 +126,15 @@ public struct SyncEngine {
     }
   }
 
-  /// Uploads the outbox in seq order; each object leaves it once the
-  /// storage holds exactly its bytes.
+  /// Uploads the pending blobs, then the outbox in seq order; each object
+  /// leaves it once the storage holds exactly its bytes.
   ///
   /// - Returns: how many were uploaded.
   /// - Throws: `SyncError.positionTaken` when the storage holds other bytes
   ///   at one of this device's positions; `.storage`.
   func upload(progress: ((String) -> Void)? = nil) throws -> Int {
+    // Blobs first, so that a record never reaches the storage before its attachment's content.
+    _ = try uploadBlobs(progress: progress)
     // One object in memory at a time.
     let pending = try store.withSyncTransaction { try $0.outboxSeqs() }
     for (index, seq) in pending.enumerated() {

@@ -37,6 +37,10 @@ public enum SyncOutcome: String, Error, Sendable, Equatable, CaseIterable {
   case malformed
   /// A configuration record names another database.
   case wrongDatabase = "wrong_database"
+  /// A blob without the attachment magic or of another version.
+  case malformedBlob = "malformed_blob"
+  /// An attachment's blob is not (or not yet) at the storage.
+  case blobMissing = "blob_missing"
 }
 
 /// Every way `tasker sync` can fail. No case carries note text, a body, a
@@ -86,6 +90,11 @@ public enum SyncError: Error, Equatable, Sendable {
   case storageFull(url: String)
   /// The WebDAV server answered a status the exchange does not allow.
   case serverFailed(url: String, status: Int)
+  /// Attachment `attachment`'s blob at `path` was refused (or is missing):
+  /// nothing of it was kept.
+  case blobRefused(attachment: Int64, path: String, outcome: SyncOutcome)
+  /// The attachment's content is here already, or it has no synced record.
+  case notFetchable(attachment: Int64, reason: String)
 }
 
 extension SyncError: CustomStringConvertible {
@@ -121,6 +130,9 @@ extension SyncError: CustomStringConvertible {
       return "the sync storage refused the credential (HTTP \(status)) at \(url)"
     case .storageFull(let url): return "the sync storage is full (HTTP 507) at \(url)"
     case .serverFailed(let url, let status): return "the sync storage answered HTTP \(status) at \(url)"
+    case .blobRefused(let attachment, let path, let outcome):
+      return "refused the content of attachment \(attachment) at \(path): \(outcome.rawValue); nothing was kept"
+    case .notFetchable(let attachment, let reason): return "attachment \(attachment) cannot be fetched: \(reason)"
     }
   }
 
@@ -162,6 +174,11 @@ extension SyncError: CustomStringConvertible {
       return "make a new app password on the server and run 'tasker sync off' and 'tasker sync setup' again"
     case .storageFull: return "free space on the server; the local database is unchanged, the next sync carries on"
     case .serverFailed: return "try again later; the local database is unchanged, the next sync carries on"
+    case .blobRefused(_, _, .blobMissing):
+      return "the device that added it has not uploaded it yet: run 'tasker sync' there, then try again"
+    case .blobRefused:
+      return "the storage holds altered content; ask the device that added it to attach the file again"
+    case .notFetchable: return nil
     }
   }
 }

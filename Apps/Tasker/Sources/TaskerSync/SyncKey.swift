@@ -41,8 +41,19 @@ public struct SyncKey: Sendable {
   ///
   /// - Throws: `TaskCryptoError` when locked memory is refused.
   public func targetKey(for targetID: [UInt8]) throws -> SymmetricKey {
-    var info = Array("tasker-sync v1 target".utf8)
-    info += [UInt8(epoch >> 24), UInt8(epoch >> 16 & 0xff), UInt8(epoch >> 8 & 0xff), UInt8(epoch & 0xff)]
+    try derivedKey(label: "tasker-sync v1 target", targetID: targetID)
+  }
+
+  /// The blob key A(T, epoch) that seals attachment contents: as the
+  /// target key, with the info `"tasker-sync v1 attachment" || u32(epoch)`.
+  ///
+  /// - Throws: `TaskCryptoError` when locked memory is refused.
+  public func attachmentKey(for targetID: [UInt8]) throws -> SymmetricKey {
+    try derivedKey(label: "tasker-sync v1 attachment", targetID: targetID)
+  }
+
+  private func derivedKey(label: String, targetID: [UInt8]) throws -> SymmetricKey {
+    let info = Array(label.utf8) + SyncObjectFormat.bigEndian(epoch)
     let derived = try key.withUnsafeBytes { raw in
       try HKDFSHA512.deriveBytes(inputKeyMaterial: raw, salt: targetID, info: info, outputByteCount: 32)
     }

@@ -133,6 +133,12 @@ public struct SyncPayload: Sendable, Equatable {
       record.fields[name] = SyncRecord.Field(value: value, clock: try clock(parts["clock"]))
     }
     if let deleted = members["deleted"] { record.deleted = try clock(deleted) }
+    // An attachment is written whole, once: every field, and no body.
+    if kind == .attachment {
+      guard Set(record.fields.keys) == SyncFieldRules.attachmentFields, members["body"] == nil else {
+        throw .malformedPayload
+      }
+    }
     if let body = members["body"] {
       guard case .object(let parts) = body else { throw .malformedPayload }
       try only(parts, ["heads", "superseded"], required: ["heads", "superseded"])

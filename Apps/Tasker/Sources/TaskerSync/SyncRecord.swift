@@ -57,6 +57,8 @@ public struct SyncRecord: Sendable, Equatable {
     case task
     /// A page; its body is the page body.
     case page
+    /// An attachment of a task or page; no body, its content a blob.
+    case attachment
   }
 
   /// A field's value and the clock it was written at.

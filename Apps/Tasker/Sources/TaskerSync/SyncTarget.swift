@@ -49,6 +49,23 @@ public protocol SyncTarget {
   /// - Returns: `.created`, or `.existed(bytes)` with what is there.
   /// - Throws: `SyncError.storage`, `.targetUnsafe`.
   func create(device: String, seq: UInt64, bytes: [UInt8]) throws -> SyncCreation
+
+  /// Writes `device`'s blob `blob` (32 hex) as a new name, streamed from
+  /// the file at `path`: it appears whole or not at all, never over
+  /// another.
+  ///
+  /// - Returns: false when the name existed already (nothing written: a
+  ///   reader checks whatever is there).
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func createBlob(device: String, blob: String, from path: String) throws -> Bool
+
+  /// Copies `device`'s blob `blob` into a new file at `path`, streamed,
+  /// at most `limit` bytes (a larger one is cut to `limit + 1`, so the
+  /// reader refuses it as too large).
+  ///
+  /// - Returns: false when there is none (nothing written).
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func readBlob(device: String, blob: String, to path: String, limit: UInt64) throws -> Bool
 }
 
 /// What `SyncTarget.create` found.

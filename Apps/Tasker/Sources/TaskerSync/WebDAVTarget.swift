@@ -45,9 +45,10 @@ public struct WebDAVTarget: SyncTarget {
       maximumResponseBytes: SyncObjectFormat.maximumObjectByteCount + (1 << 20), caFile: caFile)
   }
 
-  func send(_ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = []) throws
-    -> HTTPResponse
-  {
+  func send(
+    _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [],
+    streaming: HTTPStreaming? = nil, limit: Int? = nil
+  ) throws -> HTTPResponse {
     let endpoint = path.isEmpty ? root : root.appending(path: path)
     let credential = user.flatMap { user in password.map { HTTPCredential.basic(user: user, password: $0) } }
     let request = HTTPRequest(
@@ -55,7 +56,13 @@ public struct WebDAVTarget: SyncTarget {
       credential: credential)
     let response: HTTPResponse
     do {
-      response = try client.send(request, limits: limits, allowPlainHTTP: root.scope == .loopback)
+      let bounds = limit.map {
+        HTTPLimits(
+          connectTimeoutSeconds: limits.connectTimeoutSeconds, totalTimeoutSeconds: limits.totalTimeoutSeconds,
+          maximumResponseBytes: $0, caFile: caFile)
+      }
+      response = try client.send(
+        request, limits: bounds ?? limits, allowPlainHTTP: root.scope == .loopback, streaming: streaming)
     } catch {
       throw SyncError.network(error)
     }
@@ -118,6 +125,44 @@ public struct WebDAVTarget: SyncTarget {
       // The device's folder is missing: make it, then try once more.
       try makeFolder("d/\(device)/")
       return try put(path, bytes)
+    }
+  }
+
+  /// See `SyncTarget.createBlob(device:blob:from:)`: a streamed `PUT`
+  /// with `If-None-Match: *` to `a/<device>/<blob>`.
+  public func createBlob(device: String, blob: String, from path: String) throws -> Bool {
+    try makeFolder("a/")
+    try makeFolder("a/\(device)/")
+    let file = try SyncFiles.reader(path)
+    let response = try send(
+      "PUT", "a/\(device)/\(blob)", headers: [("If-None-Match", "*"), ("Content-Type", "application/octet-stream")],
+      streaming: HTTPStreaming(uploading: file.byteCount, read: file.read))
+    switch response.status {
+    case 200, 201, 204: return true
+    case 412: return false
+    default: throw failed(response, "a/\(device)/\(blob)")
+    }
+  }
+
+  /// See `SyncTarget.readBlob(device:blob:to:limit:)`: a streamed `GET`.
+  public func readBlob(device: String, blob: String, to path: String, limit: UInt64) throws -> Bool {
+    var response: HTTPResponse?
+    try SyncFiles.createNew(path) { write in
+      // The stream lives only as long as the exchange.
+      try withoutActuallyEscaping(write) { write in
+        response = try send(
+          "GET", "a/\(device)/\(blob)", streaming: HTTPStreaming(downloadingInto: write),
+          limit: Int(min(limit + 1, 1 << 62)))
+      }
+    }
+    switch response?.status {
+    case 200: return true
+    case 404, 410:
+      SyncFiles.remove(path)
+      return false
+    default:
+      SyncFiles.remove(path)
+      throw failed(response!, "a/\(device)/\(blob)")
     }
   }
 

@@ -197,6 +197,35 @@ struct SyncVectorTests {
     }
   }
 
+  /// Every blob through `SyncBlobs.open`, from a file as the engine reads
+  /// it, its content read to the end (the padding is checked there).
+  @Test func blobs() throws {
+    let tests = try Self.cases("blobs")
+    #expect(tests.count >= 20)
+    let targetID = try Self.hex(try Self.document()["target_id_hex"])
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sync-blobs-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for test in tests {
+      let id = test["id"]?.integerValue ?? 0
+      let path = folder.appendingPathComponent("\(id)").path
+      try Data(try Self.hex(test["blob_hex"])).write(to: URL(fileURLWithPath: path))
+      let content = try #require(test["content"].flatMap(SyncAttachmentContent.init), "blob \(id)")
+      let keyring = try Self.keyring(entries: Int(test["keyring_entries"]?.integerValue ?? 1))
+      let uid = try #require(test["record_id"]?.stringValue)
+      var got = "success"
+      var read: [UInt8] = []
+      do {
+        let next = try SyncBlobs.open(path, content: content, uid: uid, keyring: keyring, targetID: targetID)
+        while case let chunk = try next(), !chunk.isEmpty { read += chunk }
+      } catch let outcome as SyncOutcome {
+        got = outcome.rawValue
+      }
+      #expect(got == test["result"]?.stringValue, "blob \(id) (\(test["comment"]?.stringValue ?? ""))")
+      if got == "success" { #expect(Hex.encode(read) == test["content_hex"]?.stringValue, "blob \(id)") }
+    }
+  }
+
   @Test func aSealedObjectOpensAndEveryHeaderByteIsBound() throws {
     let keyring = try SyncKeyring.generate().keyring
     let key = keyring.newest

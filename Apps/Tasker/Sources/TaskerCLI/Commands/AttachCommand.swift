@@ -1,5 +1,6 @@
 import CommandKit
 import FoundationEssentials
+import TaskVault
 import TaskerCore
 
 /// `tasker attach add|get|list|remove`: files attached to tasks and pages.
@@ -89,7 +90,9 @@ struct AttachGetCommand: Command {
     "--range", "START-END",
     help: "Only bytes START to END (inclusive, counted from 0, as HTTP ranges), or START- to the end.")
   static let spec = CommandSpec(
-    name: "get", abstract: "Write an attachment's content to standard output (or --out FILE), streaming it.",
+    name: "get",
+    abstract: "Write an attachment's content to standard output (or --out FILE), streaming it; one from another "
+      + "device is fetched from the sync storage first.",
     arguments: [ArgumentSpec(name: "ID", kind: .attachmentID, help: "The attachment's id.")], options: [out, range],
     example: """
       tasker attach get 1 --out results.pdf
@@ -111,7 +114,12 @@ struct AttachGetCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let store = try context.reader()
+    // An attachment from another device is fetched from the sync storage when first read (which
+    // writes); any other read stays read-only.
+    let probe = try TaskStore.reading(home: context.home(), keys: VaultKeySource(environment: context.environment))
+    let remote = try probe.attachmentIsRemote(id: id)
+    if remote { try SyncCommand.engine(context).fetchAttachment(id: id) }
+    let store = remote ? try context.store() : try context.reader()
     _ = try store.attachment(id: id)
     switch (output, byteRange) {
     case (nil, nil): try store.readAttachment(id: id) { try context.write($0) }
@@ -128,7 +136,9 @@ struct AttachListCommand: Command {
     name: "list", abstract: "List attachments (names and sizes; needs no key).",
     options: [AttachCommand.task, AttachCommand.page],
     json: JSONShape(
-      fields: ["attachments"], help: "attachments, each with \(RecordJSON.attachmentFields.joined(separator: ", "))."),
+      fields: ["attachments"],
+      help: "attachments, each with \(RecordJSON.attachmentFields.joined(separator: ", ")) and remote (its "
+        + "content still at the sync storage, fetched by 'attach get')."),
     example: "tasker attach list --task 3")
 
   let owner: AttachmentOwner?
@@ -140,12 +150,22 @@ struct AttachListCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    let records = try context.readerIfPresent()?.attachments(of: owner) ?? []
-    if json { return try context.printJSON(.object(["attachments": .array(records.map(RecordJSON.attachment))])) }
+    let store = try context.readerIfPresent()
+    let records = try store?.attachments(of: owner) ?? []
+    let remote = try Set(records.filter { try store?.attachmentIsRemote(id: $0.id) == true }.map(\.id))
+    if json {
+      let rows = records.map { record -> JSONValue in
+        guard case .object(var members) = RecordJSON.attachment(record) else { return .null }
+        members["remote"] = .bool(remote.contains(record.id))
+        return .object(members)
+      }
+      return try context.printJSON(.object(["attachments": .array(rows)]))
+    }
     for record in records {
+      let state = remote.contains(record.id) ? "\tat the sync storage" : record.sealed ? "\tsealed" : ""
       try context.print(
         "\(record.id)\t\(record.owner.record)\t\(TerminalText.visible(record.name))\t\(record.byteCount) bytes\t"
-          + TerminalText.visible(record.mediaType) + (record.sealed ? "\tsealed" : ""))
+          + TerminalText.visible(record.mediaType) + state)
     }
   }
 }

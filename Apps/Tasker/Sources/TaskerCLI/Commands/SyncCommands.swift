@@ -9,12 +9,13 @@ import TaskerSync
 struct SyncCommand: Command, CommandGroup {
   static let spec = CommandSpec(
     name: "sync",
-    abstract: "Sync tasks and pages through a folder you own, everything sealed (off until 'sync setup').",
+    abstract: "Sync tasks, pages and attachments through storage you own, everything sealed (off until 'sync setup').",
     discussion: "Everything written to the storage is sealed under the vault's sync key, which travels only with "
       + "the note keys ('taskkey pair', 'taskkey export-sync'); note text and page bodies are sealed once more "
       + "under the note keys. Each device appends only its own numbered objects and never replaces one, so a "
-      + "folder kept in step by Syncthing, Nextcloud's client or Dropbox, or a USB stick, works as it is. With "
-      + "sync not set up, Tasker writes nothing outside its home. The formats: docs/formats/sync-storage.md.",
+      + "folder kept in step by Syncthing, Nextcloud's client or Dropbox, or a USB stick, works as it is. An "
+      + "attachment's content travels as a sealed blob of its own, fetched by another device when 'tasker attach "
+      + "get' first reads it. With sync not set up, Tasker writes nothing outside its home. The formats: docs/formats/sync-storage.md.",
     example: """
       tasker sync setup ~/Sync --name laptop
       tasker sync now

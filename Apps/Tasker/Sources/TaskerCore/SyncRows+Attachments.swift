@@ -1,0 +1,162 @@
+import CommandKit
+
+/// An attachment's row as sync sees it: what the record's fields come from
+/// and go to (the content itself stays in its file).
+public struct SyncAttachmentRow: Sendable, Equatable {
+  /// The task or page it belongs to (local ids).
+  public var owner: AttachmentOwner
+  /// Its name.
+  public var name: String
+  /// Its media type.
+  public var mediaType: String
+  /// Its content's length in bytes.
+  public var byteCount: Int64
+  /// When it was added, in Unix seconds.
+  public var createdAt: Int64
+  /// Whether its content is still at the sync storage.
+  public var remote: Bool
+
+  /// A row.
+  public init(
+    owner: AttachmentOwner, name: String, mediaType: String, byteCount: Int64, createdAt: Int64, remote: Bool
+  ) {
+    self.owner = owner
+    self.name = name
+    self.mediaType = mediaType
+    self.byteCount = byteCount
+    self.createdAt = createdAt
+    self.remote = remote
+  }
+}
+
+extension SyncRows {
+  // MARK: - Attachment rows
+
+  /// The attachment row `localID`, or nil when there is none.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func attachmentRow(localID: Int64) throws -> SyncAttachmentRow? {
+    try store.connection.prepare(
+      "SELECT task_id, page_id, name, media_type, byte_count, created_at, remote FROM attachments WHERE id = ?"
+    ).first([.integer(localID)]) { row in
+      SyncAttachmentRow(
+        owner: row.optionalInteger(0).map(AttachmentOwner.task) ?? .page(row.optionalInteger(1) ?? 0),
+        name: row.text(2), mediaType: row.text(3), byteCount: row.integer(4), createdAt: row.integer(5),
+        remote: row.integer(6) == 1)
+    }
+  }
+
+  /// Adds a row for an attachment from another device, its content still
+  /// at the storage (`remote`), named as `addAttachment` names rows; the
+  /// change is not noted as dirty.
+  ///
+  /// - Returns: the row's id.
+  /// - Throws: `TaskerError.invalidValue` for a name or media type the
+  ///   store does not take, `.database`.
+  public func addRemoteAttachment(_ row: SyncAttachmentRow) throws -> Int64 {
+    try TaskStore.check(attachmentName: row.name, field: "attachment name")
+    try TaskStore.check(attachmentName: row.mediaType, field: "media type")
+    let id = try store.reserveAttachmentID()
+    let file = AttachmentFile.current(id: id, owner: row.owner)
+    let (task, page) = TaskStore.ownerColumns(row.owner)
+    try store.connection.prepare(
+      """
+      INSERT INTO attachments (id, task_id, page_id, name, byte_count, media_type, file, key_id, created_at, remote)
+      VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, 1)
+      """
+    ).run([
+      .integer(id), task, page, .text(row.name), .integer(row.byteCount), .text(row.mediaType), .text(file.name),
+      .integer(row.createdAt),
+    ])
+    try clearDirty(kind: "attachment", localID: id)
+    return id
+  }
+
+  /// Deletes an attachment row (applying another device's deletion); the
+  /// change is not noted as dirty.
+  ///
+  /// - Returns: the file to remove once the transaction commits, if any.
+  /// - Throws: `TaskerError.attachmentRefused`, `.database`.
+  public func deleteAttachmentRow(localID: Int64) throws -> [String] {
+    guard let row = try? store.attachmentRow(id: localID) else { return [] }
+    let file = try row.location()
+    try store.connection.prepare("DELETE FROM attachments WHERE id = ?").run([.integer(localID)])
+    try clearDirty(kind: "attachment", localID: localID)
+    return [file.name]
+  }
+
+  /// Unlinks the synced states of `owner`'s attachments from their rows,
+  /// which deleting the owner removes, and forgets those removals (the
+  /// deletion came from another device, which wrote the attachments'
+  /// deletions itself).
+  ///
+  /// - Throws: `TaskerError.database`.
+  func forgetAttachments(ofDeleted owner: AttachmentOwner) throws {
+    let (column, id): (String, Int64)
+    switch owner {
+    case .task(let task): (column, id) = ("task_id", task)
+    case .page(let page): (column, id) = ("page_id", page)
+    }
+    // Only the two fixed column names above are joined into the SQL.
+    let ids = try store.connection.prepare("SELECT id FROM attachments WHERE \(column) = ?")
+      .rows([.integer(id)]) { $0.integer(0) }
+    for attachment in ids {
+      try store.connection.prepare("UPDATE sync_records SET local_id = NULL WHERE kind = 'attachment' AND local_id = ?")
+        .run([.integer(attachment)])
+      try store.connection.prepare("DELETE FROM sync_dirty WHERE kind = 'attachment' AND local_id = ?")
+        .run([.integer(attachment)])
+    }
+  }
+
+  // MARK: - Blobs to upload
+
+  /// Notes that `blob` (the content of attachment row `localID`, record
+  /// `uid`) is to be uploaded.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func addBlob(_ blob: String, localID: Int64, uid: String) throws {
+    try store.connection.prepare("INSERT INTO sync_blobs (blob, local_id, uid) VALUES (?, ?, ?)")
+      .run([.text(blob), .integer(localID), .text(uid)])
+  }
+
+  /// The blobs still to upload, in name order.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func blobs() throws -> [(blob: String, localID: Int64, uid: String)] {
+    try store.connection.prepare("SELECT blob, local_id, uid FROM sync_blobs ORDER BY blob").rows {
+      (blob: $0.text(0), localID: $0.integer(1), uid: $0.text(2))
+    }
+  }
+
+  /// Forgets a blob once it is uploaded (or its attachment is gone).
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func removeBlob(_ blob: String) throws {
+    try store.connection.prepare("DELETE FROM sync_blobs WHERE blob = ?").run([.text(blob)])
+  }
+
+  // MARK: - Attachments waiting for their owner
+
+  /// Notes that attachment `uid` waits for `owner` (`task/<uid>`) to be shown.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func wait(attachment uid: String, for owner: String) throws {
+    try store.connection.prepare("INSERT OR REPLACE INTO sync_waiting (uid, owner) VALUES (?, ?)")
+      .run([.text(uid), .text(owner)])
+  }
+
+  /// The attachments waiting for `owner`.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func waiting(for owner: String) throws -> [String] {
+    try store.connection.prepare("SELECT uid FROM sync_waiting WHERE owner = ? ORDER BY uid")
+      .rows([.text(owner)]) { $0.text(0) }
+  }
+
+  /// Stops waiting for attachment `uid`.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func stopWaiting(attachment uid: String) throws {
+    try store.connection.prepare("DELETE FROM sync_waiting WHERE uid = ?").run([.text(uid)])
+  }
+}

@@ -1,0 +1,197 @@
+import CommandKit
+import TaskAttachments
+import TaskCrypto
+import TaskSystem
+
+/// The `content` of an attachment record (docs/formats/sync-storage.md,
+/// *The attachment record*): which blob holds it and how long it is.
+public struct SyncAttachmentContent: Sendable, Equatable {
+  /// The device that wrote the blob (32 hex).
+  public var device: String
+  /// The blob's name (32 hex).
+  public var blob: String
+  /// The content's length in bytes.
+  public var size: Int64
+
+  /// A content.
+  public init(device: String, blob: String, size: Int64) {
+    (self.device, self.blob, self.size) = (device, blob, size)
+  }
+
+  /// Reads a `content` value: exactly `device`, `blob` and `size`.
+  ///
+  /// - Returns: nil for any other value.
+  public init?(_ value: JSONValue) {
+    guard case .object(let members) = value, members.count == 3, case .string(let device) = members["device"],
+      SyncHex.isID(device), case .string(let blob) = members["blob"], SyncHex.isID(blob),
+      case .integer(let size) = members["size"], (0...SyncPayload.largestInteger).contains(size)
+    else { return nil }
+    (self.device, self.blob, self.size) = (device, blob, size)
+  }
+
+  /// The value as the record writes it.
+  public var value: JSONValue { ["device": .string(device), "blob": .string(blob), "size": .integer(size)] }
+
+  /// Reads an `owner` value, `task/<32 hex>` or `page/<32 hex>`.
+  ///
+  /// - Returns: the owner's kind and id, or nil.
+  public static func owner(_ text: String) -> (kind: SyncRecord.Kind, id: String)? {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+    guard parts.count == 2, let kind = SyncRecord.Kind(rawValue: String(parts[0])), kind != .attachment,
+      SyncHex.isID(String(parts[1]))
+    else { return nil }
+    return (kind, String(parts[1]))
+  }
+
+  /// The padded plaintext's length P: Padmé of the size, at least 512.
+  public var paddedByteCount: UInt64 { UInt64(SyncObjectFormat.paddedSize(Int(size))) }
+
+  /// The blob's exact length L.
+  public var blobByteCount: UInt64 {
+    get throws { try Attachment.sealedByteCount(plaintextByteCount: paddedByteCount) }
+  }
+
+  /// The record name the blob is sealed for: `sync/attachment/<uid>/<blob>`.
+  public func sealedRecord(uid: String) -> String { "sync/attachment/\(uid)/\(blob)" }
+}
+
+/// Sealing and opening blobs (docs/formats/sync-storage.md, *The blob*):
+/// the attachment format under the blob key of an epoch, the content
+/// padded with zeros. Both stream through files in flat memory.
+enum SyncBlobs {
+  /// The blob keys of every epoch of `keyring` for `targetID`, as a note
+  /// keyring whose key ids are the epochs (the newest primary).
+  ///
+  /// - Throws: `TaskCryptoError` when locked memory is refused.
+  static func keys(_ keyring: SyncKeyring, targetID: [UInt8]) throws -> Keyring {
+    let keys = try keyring.entries.map {
+      NoteKey(id: KeyID(rawValue: $0.epoch), key: try $0.attachmentKey(for: targetID))
+    }
+    return try Keyring(keys: keys, primaryID: KeyID(rawValue: keyring.newest.epoch))
+  }
+
+  /// Seals `content` (pulled in chunks, exactly `size` bytes) as the blob
+  /// of `uid` into a new file at `path` under the newest epoch.
+  ///
+  /// - Throws: `SyncError.storage` for the file; the content's errors;
+  ///   `SyncError.store` when the content's length is not `size`.
+  static func seal(
+    _ read: @escaping () throws -> [UInt8], content: SyncAttachmentContent, uid: String, keyring: SyncKeyring,
+    targetID: [UInt8], to path: String
+  ) throws {
+    let keys = try Self.keys(keyring, targetID: targetID)
+    let source = PaddedSource(read, size: UInt64(content.size), padded: content.paddedByteCount)
+    try SyncFiles.createNew(path) { write in
+      _ = try Attachment.seal(
+        reading: source.fill, writing: { try write($0) }, using: keys, record: content.sealedRecord(uid: uid))
+    }
+    guard source.sawExactSize else {
+      try? PosixFileSystem().unlink(path)
+      throw SyncError.store(.fileAccess(path: path, reason: "the attachment's content is not its recorded length"))
+    }
+  }
+
+  /// Opens the blob at `path` for the record `uid`: steps 1 to 4 of the
+  /// reading rules at once, step 5 (the padding) as the content is read.
+  ///
+  /// - Returns: the content in chunks, empty at the end; it throws
+  ///   `SyncOutcome.authenticationFailed` or `.badPadding` when a later
+  ///   chunk or the padding fails (before its end is reported).
+  /// - Throws: `SyncOutcome` (`too_large`, `truncated`, `malformed_blob`,
+  ///   `unknown_epoch`, `authentication_failed`).
+  static func open(
+    _ path: String, content: SyncAttachmentContent, uid: String, keyring: SyncKeyring, targetID: [UInt8]
+  ) throws -> () throws -> [UInt8] {
+    let expected = try content.blobByteCount
+    let size = try SyncFiles.size(of: path)
+    guard size <= expected else { throw SyncOutcome.tooLarge }
+    guard size == expected else { throw SyncOutcome.truncated }
+    let keys = try Self.keys(keyring, targetID: targetID)
+    let reader: AttachmentReader
+    do {
+      reader = try AttachmentReader(path: path, keyring: keys, record: content.sealedRecord(uid: uid))
+    } catch AttachmentError.truncatedWrapper, AttachmentError.unsupportedVersion {
+      throw SyncOutcome.malformedBlob
+    } catch AttachmentError.crypto(.unknownKeyID) {
+      throw SyncOutcome.unknownEpoch
+    } catch is AttachmentError {
+      throw SyncOutcome.authenticationFailed
+    }
+    guard reader.isSealed else { throw SyncOutcome.malformedBlob }
+    guard reader.byteCount == content.paddedByteCount else { throw SyncOutcome.authenticationFailed }
+    let total = UInt64(content.size)
+    let padded = content.paddedByteCount
+    var offset: UInt64 = 0
+    return {
+      guard offset < total else {
+        // The content is whole: every padding byte must be zero before the end is told.
+        while offset < padded {
+          let chunk = try Self.read(reader, at: offset, count: Int(min(1 << 20, padded - offset)))
+          guard chunk.allSatisfy({ $0 == 0 }) else { throw SyncOutcome.badPadding }
+          offset += UInt64(chunk.count)
+        }
+        return []
+      }
+      let chunk = try Self.read(reader, at: offset, count: Int(min(1 << 20, total - offset)))
+      offset += UInt64(chunk.count)
+      return chunk
+    }
+  }
+
+  private static func read(_ reader: AttachmentReader, at offset: UInt64, count: Int) throws -> [UInt8] {
+    do {
+      return try reader.read(offset: offset, count: count)
+    } catch is AttachmentError {
+      throw SyncOutcome.authenticationFailed
+    }
+  }
+}
+
+/// A content of `size` bytes followed by zeros up to `padded` bytes, read
+/// into buffers as TaskAttachments asks for them.
+final class PaddedSource {
+  private let read: () throws -> [UInt8]
+  private let size: UInt64
+  private let padded: UInt64
+  private var pending: [UInt8] = []
+  private var offset = 0
+  private var given: UInt64 = 0
+  private var ended = false
+  /// Whether the content ended at exactly `size` bytes.
+  private(set) var sawExactSize = true
+
+  init(_ read: @escaping () throws -> [UInt8], size: UInt64, padded: UInt64) {
+    (self.read, self.size, self.padded) = (read, size, padded)
+  }
+
+  /// Fills `buffer`; 0 only at the end of the padded length.
+  func fill(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    guard given < padded, !buffer.isEmpty else { return 0 }
+    if given < size {
+      if offset >= pending.count {
+        pending = try read()
+        offset = 0
+        if pending.isEmpty {
+          sawExactSize = false
+          return 0
+        }
+      }
+      let count = Int(min(UInt64(buffer.count), UInt64(pending.count - offset), size - given))
+      pending.withUnsafeBytes {
+        buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]))
+      }
+      offset += count
+      given += UInt64(count)
+      if given == size {
+        // The content must end here: nothing left over, nothing more to read.
+        let more = try offset < pending.count || !read().isEmpty
+        if more { sawExactSize = false }
+      }
+      return count
+    }
+    let count = Int(min(UInt64(buffer.count), padded - given))
+    buffer.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+    given += UInt64(count)
+    return count
+  }
+}

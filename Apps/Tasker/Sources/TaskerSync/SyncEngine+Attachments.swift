@@ -1,0 +1,86 @@
+import TaskSystem
+import TaskerCore
+
+extension SyncEngine {
+  /// Uploads the blobs of attachments added here, before the objects that
+  /// carry their records: each is sealed from the local file into the
+  /// staging folder, streamed to the storage as a new name, and
+  /// forgotten once there. A blob whose attachment is gone (removed
+  /// before it left) is forgotten: its record says it is deleted.
+  ///
+  /// - Returns: how many were uploaded.
+  /// - Throws: `SyncError.storage`, the target's errors, store and key
+  ///   errors (the blob stays pending).
+  func uploadBlobs(progress: ((String) -> Void)? = nil) throws -> Int {
+    let pending = try store.withSyncTransaction { try $0.blobs() }
+    guard !pending.isEmpty else { return 0 }
+    let staging = try SyncFiles.stagingFolder(forDatabase: store.databasePath)
+    var sent = 0
+    for (index, item) in pending.enumerated() {
+      let kept = try store.withSyncTransaction {
+        try $0.state(kind: SyncRecord.Kind.attachment.rawValue, uid: item.uid)
+      }
+      guard let kept, kept.localID == item.localID, let record = try? SyncRecord.stored(kept.state),
+        record.deleted == nil, let content = record.fields["content"].flatMap({ SyncAttachmentContent($0.value) }),
+        content.blob == item.blob, content.device == configuration.device
+      else {
+        try store.withSyncTransaction { try $0.removeBlob(item.blob) }
+        continue
+      }
+      progress?("sending attachment \(index + 1) of \(pending.count)")
+      let path = staging + "/" + item.blob + ".up"
+      SyncFiles.remove(path)
+      defer { SyncFiles.remove(path) }
+      try SyncError.storing {
+        let read = try store.attachmentContent(id: item.localID)
+        try SyncBlobs.seal(read, content: content, uid: item.uid, keyring: keys.keyring, targetID: targetID, to: path)
+      }
+      _ = try target.createBlob(device: configuration.device, blob: item.blob, from: path)
+      try store.withSyncTransaction { try $0.removeBlob(item.blob) }
+      sent += 1
+    }
+    return sent
+  }
+
+  /// Fetches the content of attachment `id` (a row that came from another
+  /// device): its blob is copied into the staging folder, checked by the
+  /// reading rules of the blob, and kept as the local attachment setting
+  /// says; holding the home's sync lock, after checking the marker.
+  ///
+  /// - Throws: `SyncError.notFetchable` (its content is here, or it has
+  ///   no synced record), `.blobRefused` naming the outcome (`blob_missing`
+  ///   when it is not at the storage yet); the marker's, the storage's and
+  ///   the store's errors. On any error nothing is kept.
+  public func fetchAttachment(id: Int64) throws {
+    let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
+    try SyncError.storing {
+      try FileLock.withExclusive(lock) {
+        guard try store.attachmentIsRemote(id: id) else {
+          throw SyncError.notFetchable(attachment: id, reason: "its content is here already")
+        }
+        let kept = try store.withSyncTransaction {
+          try $0.state(kind: SyncRecord.Kind.attachment.rawValue, localID: id)
+        }
+        guard let kept, let record = try? SyncRecord.stored(kept.state),
+          let content = record.fields["content"].flatMap({ SyncAttachmentContent($0.value) })
+        else { throw SyncError.notFetchable(attachment: id, reason: "it has no synced record") }
+        try checkMarker()
+        let name = "a/\(content.device)/\(content.blob)"
+        let path = try SyncFiles.stagingFolder(forDatabase: store.databasePath) + "/" + content.blob + ".down"
+        SyncFiles.remove(path)
+        defer { SyncFiles.remove(path) }
+        do {
+          guard try target.readBlob(device: content.device, blob: content.blob, to: path, limit: content.blobByteCount)
+          else { throw SyncOutcome.blobMissing }
+          let read = try SyncBlobs.open(
+            path, content: content, uid: record.id, keyring: keys.keyring, targetID: targetID)
+          try store.keepFetchedAttachment(id: id, read: read)
+        } catch let outcome as SyncOutcome {
+          throw SyncError.blobRefused(attachment: id, path: target.location + "/" + name, outcome: outcome)
+        } catch SyncError.network(.responseTooLarge) {
+          throw SyncError.blobRefused(attachment: id, path: target.location + "/" + name, outcome: .tooLarge)
+        }
+      }
+    }
+  }
+}
