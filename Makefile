@@ -191,11 +191,15 @@ plan-bench: deps
 # the first sync and a fresh device's pull beside one curl process doing the
 # same PUTs and GETs, one change with 10^4 tasks beside 10, the peak RSS of
 # every tasker run and the bytes the server received and sent beside the
-# objects'. Exits 1 on a missed goal (sync_bench.py names them).
+# objects'; then a 1 GiB attachment's sync and fetch beside curl's PUT and
+# GET of the same blob, with every run's peak RSS (sync_attachment_bench.py).
+# Exits 1 on a missed goal (the scripts name them).
 sync-bench: deps test-servers
 	cd Apps/Tasker && $(SWIFT) build -c release --product tasker
 	$(SWIFT) build -c release --product taskkey
 	python3 Apps/Tasker/scripts/sync_bench.py --tasker Apps/Tasker/.build/release/tasker \
+	  --taskkey "$$($(SWIFT) build -c release --show-bin-path)/taskkey"
+	python3 Apps/Tasker/scripts/sync_attachment_bench.py --tasker Apps/Tasker/.build/release/tasker \
 	  --taskkey "$$($(SWIFT) build -c release --show-bin-path)/taskkey"
 
 LINTED := Sources Tests Package.swift Apps/Tasker/Sources Apps/Tasker/Tests Apps/Tasker/Package.swift Examples/NoteApp

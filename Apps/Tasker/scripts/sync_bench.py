@@ -112,7 +112,9 @@ class Apache:
             'LogFormat "%m %U %>s %I %O %k %{begin:usec}t %D" wire', f"CustomLog {root}/access.log wire",
             f"DavLockDB {root}/lock/DavLock", f"DocumentRoot {root}/root",
             f"<Directory {root}/root>", "  Dav On", "  AuthType Basic", '  AuthName "dav"',
-            f"  AuthUserFile {root}/htpasswd", "  Require valid-user", "</Directory>",
+            f"  AuthUserFile {root}/htpasswd", "  Require valid-user",
+            # Apache's default cap (1 GiB) is below a 1 GiB attachment's blob (sync_attachment_bench.py).
+            "  LimitRequestBody 0", "</Directory>",
         ]
         return "\n".join(lines) + "\n"
 

@@ -173,6 +173,9 @@ extension SyncError: CustomStringConvertible {
     case .credentialRejected:
       return "make a new app password on the server and run 'tasker sync off' and 'tasker sync setup' again"
     case .storageFull: return "free space on the server; the local database is unchanged, the next sync carries on"
+    case .serverFailed(_, 413):
+      return "the server refuses a body this large (HTTP 413): raise its upload limit (Apache: LimitRequestBody); "
+        + "the local database is unchanged"
     case .serverFailed: return "try again later; the local database is unchanged, the next sync carries on"
     case .blobRefused(_, _, .blobMissing):
       return "the device that added it has not uploaded it yet: run 'tasker sync' there, then try again"

@@ -341,7 +341,7 @@ extension TestDevice {
   }
 
   /// A 0600 file in this device's directory holding `password` and a newline.
-  fileprivate func passwordFile(_ password: String) throws -> String {
+  func passwordFile(_ password: String) throws -> String {
     let path = root.path("webdav-password-\(UUID().uuidString)")
     guard
       FileManager.default.createFile(
@@ -350,7 +350,7 @@ extension TestDevice {
     return path
   }
 
-  fileprivate func davSetUp(
+  func davSetUp(
     _ url: String, user: String, password: String, caFile: String? = nil, allowHTTP: Bool = false, name: String
   ) throws {
     var arguments = ["sync", "setup", url, "--user", user, "--password-file", try passwordFile(password)]
@@ -361,7 +361,7 @@ extension TestDevice {
 
   /// Imports `source`'s keys through a sync bundle, sets up with its own
   /// credential, syncs.
-  fileprivate func davJoin(
+  func davJoin(
     keysFrom source: TestDevice, url: String, user: String, password: String, caFile: String? = nil,
     allowHTTP: Bool = false, name: String
   ) throws {
