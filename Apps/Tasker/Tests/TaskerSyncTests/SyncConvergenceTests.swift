@@ -351,6 +351,23 @@ final class SyncScenario {
           "\(label) edit page \(page.id) body \(quoted(before)) -> \(quoted(body))\(title.map { " title \(quoted($0))" } ?? "")"
         )
       }
+    case 94..<97:
+      let attachments = try store.attachments()
+      if !attachments.isEmpty && random.percent(40) {
+        let gone = try store.removeAttachment(id: attachments[random.below(attachments.count)].id)
+        log.append("\(label) remove attachment \(gone.id) \(quoted(gone.name))")
+      } else if !tasks.isEmpty || !pages.isEmpty {
+        let owner: AttachmentOwner =
+          pages.isEmpty || (!tasks.isEmpty && random.percent(60))
+          ? .task(tasks[random.below(tasks.count)].id) : .page(pages[random.below(pages.count)].id)
+        let name = "file \(step)-\(random.below(1_000_000)).txt"
+        var content = Array(name.utf8)
+        let added = try store.addAttachment(to: owner, name: name, mediaType: "text/plain") {
+          defer { content = [] }
+          return content
+        }
+        log.append("\(label) attach \(added.id) \(quoted(name)) to \(owner.record)")
+      }
     default:
       let page = pages[random.below(pages.count)]
       let before = try store.page(id: page.id).body
@@ -434,6 +451,8 @@ final class SyncScenario {
     var pages: [PageView]
     var conflicts: [ConflictView]
     var states: [String: SyncRecord]
+    /// Shown attachments: the owner's title, the name and the size.
+    var attachments: [String]
     /// Shown bodies and conflict texts, empty bodies left out.
     var texts: Set<String>
   }
@@ -458,11 +477,15 @@ final class SyncScenario {
     let states = try store.withSyncTransaction { rows in
       try rows.states().map { ("\($0.kind)/\($0.uid)", try SyncRecord.stored($0.state)) }
     }
+    let attachments = try store.attachments().map { attachment -> String in
+      let owner = try attachment.taskID.map { try store.task(id: $0).title } ?? store.page(id: attachment.pageID!).title
+      return "\(owner) / \(attachment.name) / \(attachment.byteCount)"
+    }.sorted()
     var texts = Set(tasks.map(\.notes) + pages.map(\.body)).subtracting([""])
     for conflict in conflicts { texts.formUnion(conflict.texts) }
     return View(
       tasks: tasks, pages: pages, conflicts: conflicts, states: Dictionary(uniqueKeysWithValues: states),
-      texts: texts)
+      attachments: attachments, texts: texts)
   }
 
   func check() throws {
@@ -484,6 +507,12 @@ final class SyncScenario {
             + Set(first.pages).subtracting(view.pages).map(\.description).sorted().joined(separator: "; ")
             + "\n    only \(device.name): "
             + Set(view.pages).subtracting(first.pages).map(\.description).sorted().joined(separator: "; "))
+      }
+      if view.attachments != first.attachments {
+        failures.append(
+          "attachments differ between \(one) and \(device.name):\n    \(one): "
+            + first.attachments.joined(separator: "; ") + "\n    \(device.name): "
+            + view.attachments.joined(separator: "; "))
       }
       if view.conflicts != first.conflicts {
         failures.append(
