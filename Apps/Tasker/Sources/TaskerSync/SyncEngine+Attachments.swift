@@ -55,6 +55,7 @@ extension SyncEngine {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     try SyncError.storing {
       try FileLock.withExclusive(lock) {
+        SyncFiles.clearStaging(forDatabase: store.databasePath)
         guard try store.attachmentIsRemote(id: id) else {
           throw SyncError.notFetchable(attachment: id, reason: "its content is here already")
         }

@@ -63,6 +63,7 @@ public struct SyncEngine {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     return try SyncError.storing {
       try FileLock.withExclusive(lock) {
+        SyncFiles.clearStaging(forDatabase: store.databasePath)
         if let pending = try store.withSyncTransaction({ try SyncEpochState(rows: $0).pendingRemoval() }) {
           throw SyncError.removalInterrupted(devices: pending.devices.sorted())
         }

@@ -17,6 +17,21 @@ enum SyncFiles {
     return folder
   }
 
+  /// Removes what a killed upload or fetch left in the staging folder:
+  /// every regular file whose name is a blob's staging name (32 hex and
+  /// `.up` or `.down`). Only called with the home's sync lock held, when
+  /// no other staging can be under way.
+  static func clearStaging(forDatabase databasePath: String) {
+    let folder = PosixFileSystem.directory(of: databasePath) + "/sync-blobs"
+    for name in (try? DirectoryListing.names(of: folder)) ?? [] {
+      let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+      guard parts.count == 2, SyncHex.isID(String(parts[0])), parts[1] == "up" || parts[1] == "down",
+        (try? FileStatus.of(folder + "/" + name))??.kind == .regular
+      else { continue }
+      remove(folder + "/" + name)
+    }
+  }
+
   /// Writes a new file at `path` through `body`.
   ///
   /// - Throws: `SyncError.storage` (also when `path` exists), or what
