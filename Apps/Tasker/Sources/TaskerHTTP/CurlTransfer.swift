@@ -140,8 +140,10 @@ final class CurlTransfer {
       }
       return true
     }
-    guard headerBytes + body.count + chunk.count <= limit else {
-      refusal = .responseTooLarge(limit: limit)
+    // A streamed exchange keeps only a short answer of another status in memory (for its message).
+    let kept = streaming?.download == nil ? limit : min(limit, HTTPStreaming.keptErrorBodyBytes)
+    guard headerBytes + body.count + chunk.count <= kept else {
+      refusal = .responseTooLarge(limit: kept)
       return false
     }
     body.append(contentsOf: chunk)

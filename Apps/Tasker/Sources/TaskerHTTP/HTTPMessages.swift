@@ -85,6 +85,9 @@ public final class HTTPStreaming {
   let upload: ((UnsafeMutableRawBufferPointer) throws -> Int)?
   /// Takes the next bytes of a 2xx response body.
   let download: ((UnsafeRawBufferPointer) throws -> Void)?
+  /// The most a streamed download keeps of an answer of another status
+  /// (headers included): a server cannot make it hold a large error page.
+  public static let keptErrorBodyBytes = 64 << 10
 
   /// A stream for a `PUT` of `byteCount` bytes read by `read`.
   public init(uploading byteCount: Int, read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int) {

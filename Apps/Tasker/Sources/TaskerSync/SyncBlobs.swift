@@ -47,8 +47,16 @@ public struct SyncAttachmentContent: Sendable, Equatable {
   public var paddedByteCount: UInt64 { UInt64(SyncObjectFormat.paddedSize(Int(size))) }
 
   /// The blob's exact length L.
+  ///
+  /// - Throws: `SyncOutcome.tooLarge` for a size past what the attachment
+  ///   format can seal.
   public var blobByteCount: UInt64 {
-    get throws { try Attachment.sealedByteCount(plaintextByteCount: paddedByteCount) }
+    get throws {
+      guard let count = try? Attachment.sealedByteCount(plaintextByteCount: paddedByteCount) else {
+        throw SyncOutcome.tooLarge
+      }
+      return count
+    }
   }
 
   /// The record name the blob is sealed for: `sync/attachment/<uid>/<blob>`.

@@ -47,7 +47,7 @@ public struct WebDAVTarget: SyncTarget {
 
   func send(
     _ method: String, _ path: String, headers: [(String, String)] = [], body: [UInt8] = [],
-    streaming: HTTPStreaming? = nil, limit: Int? = nil
+    streaming: HTTPStreaming? = nil, limit: Int? = nil, seconds: Int? = nil
   ) throws -> HTTPResponse {
     let endpoint = path.isEmpty ? root : root.appending(path: path)
     let credential = user.flatMap { user in password.map { HTTPCredential.basic(user: user, password: $0) } }
@@ -56,11 +56,13 @@ public struct WebDAVTarget: SyncTarget {
       credential: credential)
     let response: HTTPResponse
     do {
-      let bounds = limit.map {
-        HTTPLimits(
-          connectTimeoutSeconds: limits.connectTimeoutSeconds, totalTimeoutSeconds: limits.totalTimeoutSeconds,
-          maximumResponseBytes: $0, caFile: caFile)
-      }
+      let bounds =
+        limit == nil && seconds == nil
+        ? nil
+        : HTTPLimits(
+          connectTimeoutSeconds: limits.connectTimeoutSeconds,
+          totalTimeoutSeconds: seconds ?? limits.totalTimeoutSeconds,
+          maximumResponseBytes: limit ?? limits.maximumResponseBytes, caFile: caFile)
       response = try client.send(
         request, limits: bounds ?? limits, allowPlainHTTP: root.scope == .loopback, streaming: streaming)
     } catch {
@@ -136,7 +138,8 @@ public struct WebDAVTarget: SyncTarget {
     let file = try SyncFiles.reader(path)
     let response = try send(
       "PUT", "a/\(device)/\(blob)", headers: [("If-None-Match", "*"), ("Content-Type", "application/octet-stream")],
-      streaming: HTTPStreaming(uploading: file.byteCount, read: file.read))
+      streaming: HTTPStreaming(uploading: file.byteCount, read: file.read),
+      seconds: seconds(for: UInt64(file.byteCount)))
     switch response.status {
     case 200, 201, 204: return true
     case 412: return false
@@ -152,7 +155,7 @@ public struct WebDAVTarget: SyncTarget {
       try withoutActuallyEscaping(write) { write in
         response = try send(
           "GET", "a/\(device)/\(blob)", streaming: HTTPStreaming(downloadingInto: write),
-          limit: Int(min(limit + 1, 1 << 62)))
+          limit: Int(min(limit + 1, 1 << 62)), seconds: seconds(for: limit))
       }
     }
     switch response?.status {
@@ -164,6 +167,12 @@ public struct WebDAVTarget: SyncTarget {
       SyncFiles.remove(path)
       throw failed(response!, "a/\(device)/\(blob)")
     }
+  }
+
+  /// The time a blob's exchange may take: the timeout, and one second
+  /// more per 256 KiB (a large attachment on a slow link still fits).
+  func seconds(for byteCount: UInt64) -> Int {
+    timeoutSeconds + Int(min(byteCount >> 18, 1 << 40))
   }
 
   /// MKCOL `path`; one that exists already (405) is fine.

@@ -69,6 +69,57 @@ import Testing
     #expect(try client.send(fits, limits: limits, allowPlainHTTP: true).body.count == 60000)
   }
 
+  /// A streamed GET hands a 2xx body on in pieces, never whole; a PUT
+  /// streams its body from a read function with its exact length; an
+  /// answer of another status is kept only up to 64 KiB.
+  @Test func bodiesStreamBothWaysAndAnErrorPageStaysSmall() throws {
+    let server = try LocalServer()
+    let limits = HTTPLimits(connectTimeoutSeconds: 5, totalTimeoutSeconds: 20, maximumResponseBytes: 8 << 20)
+    var received: [UInt8] = []
+    var pieces = 0
+    let get = HTTPRequest(
+      method: "GET", endpoint: try server.endpoint("/big?n=3000000"), headers: [], body: [], bearer: nil)
+    let answer = try client.send(
+      get, limits: limits, allowPlainHTTP: true,
+      streaming: HTTPStreaming { bytes in
+        received += bytes
+        pieces += 1
+      })
+    #expect(
+      answer.status == 200 && answer.body.isEmpty && received == [UInt8](repeating: UInt8(ascii: "x"), count: 3_000_000)
+    )
+    #expect(pieces > 1)
+
+    let body = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+    var offset = 0
+    let put = HTTPRequest(method: "PUT", endpoint: try server.endpoint("/echo"), headers: [], body: [], bearer: nil)
+    let echoed = try client.send(
+      put, limits: limits, allowPlainHTTP: true,
+      streaming: HTTPStreaming(uploading: body.count) { buffer in
+        let count = min(buffer.count, body.count - offset, 10_000)
+        body[offset..<(offset + count)].withUnsafeBytes { buffer.copyMemory(from: $0) }
+        offset += count
+        return count
+      })
+    let split = try #require(echoed.body.indices.first { echoed.body[$0...].starts(with: Array("\r\n\r\n".utf8)) })
+    #expect(String(decoding: echoed.body[..<split], as: UTF8.self).contains("Content-Length: 200000"))
+    #expect(Array(echoed.body[(split + 4)...]) == body)
+
+    let fail = HTTPRequest(
+      method: "GET", endpoint: try server.endpoint("/fail?n=200000"), headers: [], body: [], bearer: nil)
+    #expect(throws: HTTPClientError.responseTooLarge(limit: HTTPStreaming.keptErrorBodyBytes)) {
+      try client.send(fail, limits: limits, allowPlainHTTP: true, streaming: HTTPStreaming { _ in })
+    }
+    let small = HTTPRequest(
+      method: "GET", endpoint: try server.endpoint("/fail?n=100"), headers: [], body: [], bearer: nil)
+    let refused = try client.send(
+      small, limits: limits, allowPlainHTTP: true,
+      streaming: HTTPStreaming { _ in
+        Issue.record("a 500's body reached the stream")
+      })
+    #expect(refused.status == 500 && refused.body.count == 100)
+  }
+
   @Test func aStalledServerTimesOut() throws {
     let server = try LocalServer()
     let limits = HTTPLimits(connectTimeoutSeconds: 1, totalTimeoutSeconds: 1, maximumResponseBytes: 1024)

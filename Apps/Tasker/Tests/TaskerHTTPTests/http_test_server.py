@@ -79,6 +79,8 @@ def serve(conn, context):
             respond(conn, b"200 OK", b"", length=False)
             for _ in range(size // 16384):
                 conn.sendall(b"y" * 16384)
+        elif path == "/fail":
+            respond(conn, b"500 Internal Server Error", b"e" * size)
         elif path == "/stall":
             time.sleep(30)
         elif path == "/bad-header":
