@@ -425,7 +425,7 @@ def read_payload(data, seq, writer, header_epoch):
         p = strict_json(data)
     except NotStrict as error:
         bad(str(error))
-    members(p, ("format", "version", "made", "records"), ("device", "epoch"))
+    members(p, ("format", "version", "made", "records"), ("device", "epoch", "seen", "floor"))
     need(p["format"] == "tasker-sync-changes", "format")
     need(type(p["version"]) is int and p["version"] == 1, "version")
     need(is_int(p["made"], 0, MAX_SAFE), "made")
@@ -438,6 +438,11 @@ def read_payload(data, seq, writer, header_epoch):
     if "epoch" in p:
         need("device" in p, "epoch without device")
         check_epoch_change(p["epoch"], writer, seq, header_epoch)
+    if "seen" in p:  # the writer's positions of the other devices (Compaction)
+        need(isinstance(p["seen"], dict) and len(p["seen"]) <= 1024, "seen")
+        need(all(is_device_id(k) and k != writer and is_int(v, 0, MAX_SAFE) for k, v in p["seen"].items()), "seen")
+    if "floor" in p:
+        need(is_int(p["floor"], 1, MAX_SAFE) and p["floor"] < seq, "floor")
     need(isinstance(p["records"], list) and len(p["records"]) <= 10000, "records")
     for r in p["records"]:
         check_record(r)
@@ -1065,6 +1070,21 @@ def build_objects():
     refuse_change("the writer's cut written 5.0", raw=plain.replace(cut_a, cut_a + b".0"))
     refuse_change("one device twice in cuts", raw=plain.replace(cut_a, cut_a + b"," + cut_a))
     refuse_change("the epoch change without device", p=with_change(epoch_change(), device=False))
+
+    # Compaction: `seen` and `floor` (docs/formats/sync-storage.md, *Compaction*).
+    seen = {DEV_B.hex(): 3, DEV_C.hex(): 0}
+    good("seen and floor", dict(payload([full_task()], "laptop"), seen=seen, floor=1))
+    good("an empty seen, a floor of seq - 1", dict(payload([], "laptop"), seen={}, floor=1))
+    good("a fold at seq 9 below a floor of 8", dict(payload([full_task(), page_with_body()], "laptop"), floor=8), seq=9)
+    for comment, changes in (
+            ("seen naming the writer", {"seen": {DEV_A.hex(): 1}}), ("a seen seq of -1", {"seen": {DEV_B.hex(): -1}}),
+            ("a seen seq of 2^53", {"seen": {DEV_B.hex(): 2**53}}), ("a seen seq a string", {"seen": {DEV_B.hex(): "3"}}),
+            ("a seen id in upper case", {"seen": {DEV_B.hex().upper(): 3}}), ("seen an array", {"seen": [DEV_B.hex()]}),
+            ("seen with 1,025 devices", {"seen": {det(f"seen device {i}", 16).hex(): 1 for i in range(1025)}}),
+            ("a floor of 0", {"floor": 0}), ("a floor equal to the seq", {"floor": 2}), ("a floor above the seq", {"floor": 3}),
+            ("a floor a string", {"floor": "1"}), ("a floor null", {"floor": None}), ("a floor of 1.5", {"floor": 1.5})):
+        refuse(comment, dict(payload([], "laptop"), **changes))
+    refuse_raw("a floor written 1.0", canonical(dict(payload([], "laptop"), floor=1)).replace(b'"floor":1', b'"floor":1.0'))
 
     # Attachment records: every field, no body (docs/formats/sync-storage.md, *The attachment record*).
     good("a task's attachment and a page's", payload([full_task(), attachment_record(),

@@ -99,6 +99,16 @@ public struct FolderTarget: SyncTarget {
     return true
   }
 
+  /// See `SyncTarget.remove(device:seq:)`.
+  public func remove(device: String, seq: UInt64) throws {
+    try checkFolder(root + "/d/" + device)
+    do {
+      try files.unlink(root + "/d/" + device + "/" + syncSeqName(seq))
+    } catch let error as SystemError {
+      throw SyncError.storage(error)
+    }
+  }
+
   // MARK: - Files
 
   private func createNew(_ path: String, _ bytes: [UInt8]) throws -> SyncCreation {

@@ -180,9 +180,13 @@ struct SyncCapture {
   func sealObject(_ records: [SyncRecord], epochChange: SyncEpochChange? = nil) throws {
     let key = epochChange.flatMap { keyring.key(epoch: $0.number - 1) } ?? keyring.newest
     let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
+    var seen: [String: UInt64] = [:]
+    for device in try rows.devices() where device.device != configuration.device {
+      seen[device.device] = device.lastSeq
+    }
     let payload = SyncPayload(
       made: Int64(Date().timeIntervalSince1970), deviceName: configuration.name, deviceBox: boxPublicKey,
-      epochChange: epochChange, records: records)
+      epochChange: epochChange, records: records, seen: seen, floor: UInt64(try rows.value("floor") ?? "0") ?? 0)
     let object: [UInt8]
     do {
       object = try SyncObjectFormat.seal(
@@ -192,6 +196,8 @@ struct SyncCapture {
         ?? SyncError.invalidArgument(reason: "an epoch change does not fit in one object")
     }
     try rows.addToOutbox(seq: seq, object: object)
+    // An object with an epoch change stays at the storage for good (compaction never removes it).
+    if epochChange != nil { try rows.setValue("kept", ((try rows.value("kept")) ?? "") + " \(seq)") }
     try rows.setValue("next_seq", String(seq + 1))
     try rows.setValue(SyncEpochState.wroteName(key.epoch), String(seq))
   }

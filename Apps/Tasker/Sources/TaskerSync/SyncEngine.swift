@@ -41,6 +41,12 @@ public struct SyncEngine {
     /// Objects void after an epoch change (sealed at an old epoch after
     /// their device's cut): read past, nothing of them applied.
     public var void = 0
+    /// Objects of other devices read past because a fold holds them.
+    public var folded = 0
+    /// What compaction did after the exchange.
+    public var compaction = Compaction()
+    /// Objects applied that carried records (an acknowledgement is owed).
+    var appliedWithRecords = 0
 
     /// An object that was refused, or a gap before one.
     public struct Refusal: Sendable, Equatable {
@@ -59,7 +65,7 @@ public struct SyncEngine {
   /// - Throws: `SyncError` for the marker, the storage or this device's
   ///   position; store and key errors. An object refused is not thrown:
   ///   it is in the report.
-  public func run(progress: ((String) -> Void)? = nil) throws -> Report {
+  public func run(progress: ((String) -> Void)? = nil, compacting force: Bool = false) throws -> Report {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     return try SyncError.storing {
       try FileLock.withExclusive(lock) {
@@ -67,7 +73,8 @@ public struct SyncEngine {
         if let pending = try store.withSyncTransaction({ try SyncEpochState(rows: $0).pendingRemoval() }) {
           throw SyncError.removalInterrupted(devices: pending.devices.sorted())
         }
-        let report = try exchange(progress: progress)
+        var report = try exchange(progress: progress)
+        report.compaction = try compact(force: force, progress: progress)
         let newest = keys.keyring.newest.epoch
         if try store.withSyncTransaction({ try SyncEpochState(rows: $0).applied(from: newest) }) != nil {
           throw SyncError.outsideEpoch(epoch: newest + 1)
@@ -87,6 +94,12 @@ public struct SyncEngine {
     try pull(into: &report, progress: progress)
     // What applying changed here (an epoch change can ask for every record again) goes out now.
     try capture()
+    // Objects with records were applied and nothing is going out: an acknowledgement does.
+    try store.withSyncTransaction { rows in
+      if report.appliedWithRecords > 0, report.uploaded == 0, try rows.outboxSeqs().isEmpty {
+        try capturing(rows).sealObject([])
+      }
+    }
     report.uploaded += try upload(progress: progress)
     return report
   }
@@ -162,6 +175,8 @@ public struct SyncEngine {
       report.uploaded += pass.uploaded
       report.recordsChanged += pass.recordsChanged
       report.void += pass.void
+      report.folded += pass.folded
+      report.appliedWithRecords += pass.appliedWithRecords
       report.applied.merge(pass.applied, uniquingKeysWith: +)
       let grew = keys.keyring.newest.epoch > newest
       let waiting = pass.refused.contains { $0.reason == SyncOutcome.unknownEpoch.rawValue }
@@ -180,7 +195,20 @@ public struct SyncEngine {
       var row = known[device] ?? SyncDeviceRow(device: device, name: nil, lastSeq: 0, lastMade: nil, lastSeen: nil)
       let present = Set(try target.sequence(of: device))
       var next = row.lastSeq + 1
-      while present.contains(next) {
+      var floor: UInt64?
+      while true {
+        if !present.contains(next) {
+          // Missing: read past it only when the device's newest object says a fold holds it.
+          guard let newest = present.max(), newest > next else { break }
+          if floor == nil { floor = try floorAllowingGap(device: device, newest: newest) }
+          guard let floor, floor >= next, let later = present.filter({ $0 > next }).min() else { break }
+          let skipped = min(floor, later - 1)
+          report.folded += Int(skipped - next + 1)
+          row.lastSeq = skipped
+          try store.withSyncTransaction { try $0.putDevice(row) }
+          next = skipped + 1
+          continue
+        }
         progress?("applying object \(next) of device \(row.name ?? device)")
         guard let applied = try apply(device: device, seq: next, row: &row, report: &report) else { break }
         report.applied[device, default: 0] += 1
@@ -233,6 +261,7 @@ public struct SyncEngine {
           if let change = payload.epochChange { try enter(change, from: epoch, writer: device, seq: seq, rows: rows) }
           row.name = payload.deviceName ?? row.name
           row.lastMade = payload.made
+          if let seen = payload.seen { try Self.keep(seen: seen, by: device, rows) }
         }
         row.lastSeq = seq
         row.lastSeen = Int64(Date().timeIntervalSince1970)
@@ -249,6 +278,7 @@ public struct SyncEngine {
     }
     store.removeAttachmentFiles(removed)
     if changed < 0 { report.void += 1 }
+    if changed >= 0, !payload.records.isEmpty { report.appliedWithRecords += 1 }
     return max(changed, 0)
   }
 

@@ -15,12 +15,18 @@ public struct SyncPayload: Sendable, Equatable {
   public var epochChange: SyncEpochChange?
   /// The records, no two with one kind and id.
   public var records: [SyncRecord]
+  /// The last seq of each other device the writer had applied (`seen`).
+  public var seen: [String: UInt64]?
+  /// The writer's floor: its objects up to it may be folded away (0: none).
+  public var floor: UInt64 = 0
 
   /// A payload.
   public init(
     made: Int64, deviceName: String?, deviceBox: [UInt8]? = nil, epochChange: SyncEpochChange? = nil,
-    records: [SyncRecord]
+    records: [SyncRecord], seen: [String: UInt64]? = nil, floor: UInt64 = 0
   ) {
+    self.seen = seen
+    self.floor = floor
     self.made = made
     self.deviceName = deviceName
     self.deviceBox = deviceBox
@@ -47,6 +53,8 @@ public struct SyncPayload: Sendable, Equatable {
       members["device"] = .object(device)
     }
     if let epochChange { members["epoch"] = epochChange.value }
+    if let seen { members["seen"] = .object(seen.mapValues { .integer(Int64($0)) }) }
+    if floor > 0 { members["floor"] = .integer(Int64(floor)) }
     return JSONValue.object(members).encoded
   }
 
@@ -78,7 +86,7 @@ public struct SyncPayload: Sendable, Equatable {
       throw .malformedPayload
     }
     try Self.only(
-      top, ["format", "version", "made", "device", "epoch", "records"],
+      top, ["format", "version", "made", "device", "epoch", "seen", "floor", "records"],
       required: ["format", "version", "made", "records"])
     guard top["format"] == "tasker-sync-changes", top["version"] == 1 else { throw .malformedPayload }
     made = try Self.integer(top["made"])
@@ -102,6 +110,20 @@ public struct SyncPayload: Sendable, Equatable {
     }
     epochChange = try top["epoch"].map { value throws(SyncOutcome) in
       try SyncEpochChange(reading: value, writer: Hex.encode(position.device), seq: position.seq, epoch: epoch)
+    }
+    if let value = top["seen"] {
+      guard case .object(let entries) = value, entries.count <= 1024 else { throw .malformedPayload }
+      var seen: [String: UInt64] = [:]
+      for (device, seq) in entries {
+        guard SyncHex.isID(device), device != Hex.encode(position.device) else { throw .malformedPayload }
+        seen[device] = UInt64(try Self.integer(seq))
+      }
+      self.seen = seen
+    }
+    if let value = top["floor"] {
+      let floor = try Self.integer(value)
+      guard floor >= 1, UInt64(floor) < position.seq else { throw .malformedPayload }
+      self.floor = UInt64(floor)
     }
     guard case .array(let values) = top["records"], values.count <= Self.maximumRecords else { throw .malformedPayload }
     var seen = Set<String>()

@@ -66,6 +66,12 @@ public protocol SyncTarget {
   /// - Returns: false when there is none (nothing written).
   /// - Throws: `SyncError.storage`, `.targetUnsafe`.
   func readBlob(device: String, blob: String, to path: String, limit: UInt64) throws -> Bool
+
+  /// Removes `device`'s object `seq` (this device's own, by compaction);
+  /// one that is gone already is fine.
+  ///
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func remove(device: String, seq: UInt64) throws
 }
 
 /// What `SyncTarget.create` found.

@@ -169,6 +169,13 @@ public struct WebDAVTarget: SyncTarget {
     }
   }
 
+  /// See `SyncTarget.remove(device:seq:)`: a `DELETE`; 404 is fine.
+  public func remove(device: String, seq: UInt64) throws {
+    let path = "d/\(device)/\(syncSeqName(seq))"
+    let response = try send("DELETE", path)
+    guard [200, 202, 204, 404, 410].contains(response.status) else { throw failed(response, path) }
+  }
+
   /// The time a blob's exchange may take: the timeout, and one second
   /// more per 256 KiB (a large attachment on a slow link still fits).
   func seconds(for byteCount: UInt64) -> Int {

@@ -23,7 +23,7 @@ struct SyncCommand: Command, CommandGroup {
       """)
   static let subcommands: [any CommandDeclaration.Type] = [
     SyncSetupCommand.self, SyncOffCommand.self, SyncStatusCommand.self, SyncDevicesCommand.self, SyncNowCommand.self,
-    SyncRemoveDeviceCommand.self,
+    SyncRemoveDeviceCommand.self, SyncCompactCommand.self,
   ]
 
   /// The vault directory of this environment.

@@ -7,9 +7,11 @@ struct SyncNowCommand: Command {
   static let spec = CommandSpec(
     name: "now", abstract: "Send this device's changes and apply every other device's new ones.",
     json: JSONShape(
-      fields: ["uploaded", "applied", "records_changed", "refused", "void"],
+      fields: ["uploaded", "applied", "records_changed", "refused", "void", "read_past_folds", "compaction"],
       help: "objects uploaded, objects applied (device, objects), records changed here, what was refused "
-        + "(device, seq, reason), and how many objects were void (sealed at an old epoch after their cut)."),
+        + "(device, seq, reason), how many objects were void (sealed at an old epoch after their cut), how many "
+        + "were read past because a fold holds them, and compaction: folded (objects the fold wrote), removed "
+        + "(this device's objects removed from the storage), floor."),
     discussion: "A second sync of the same database waits for the first. An object that is forged, altered, "
       + "moved, replayed or out of its place is refused whole: nothing of it is applied, its device's later "
       + "objects wait, and the command exits 61 after applying the rest. The local database is changed only by "
@@ -23,14 +25,26 @@ struct SyncNowCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
+    try Self.sync(context, json: json, compacting: false)
+  }
+
+  /// Runs one sync (compacting when asked), prints its report and exits
+  /// 61 when something was refused.
+  static func sync(_ context: CommandContext, json: Bool, compacting: Bool) throws {
     // A line per object sent or applied, only on a terminal (CommandKit's terminal note).
-    let report = try SyncCommand.engine(context).run(progress: { context.streams.terminalNote("tasker: " + $0) })
+    let report = try SyncCommand.engine(context).run(
+      progress: { context.streams.terminalNote("tasker: " + $0) }, compacting: compacting)
+    let compaction = report.compaction
     if json {
       try context.printJSON([
         "uploaded": .int(report.uploaded),
         "applied": .array(
           report.applied.sorted { $0.key < $1.key }.map { ["device": .string($0.key), "objects": .int($0.value)] }),
         "records_changed": .int(report.recordsChanged), "void": .int(report.void),
+        "read_past_folds": .int(report.folded),
+        "compaction": [
+          "folded": .int(compaction.folded), "removed": .int(compaction.removed), "floor": .int(Int(compaction.floor)),
+        ],
         "refused": .array(
           report.refused.map { ["device": .string($0.device), "seq": .int(Int($0.seq)), "reason": .string($0.reason)] }),
       ])
@@ -39,12 +53,39 @@ struct SyncNowCommand: Command {
       try context.print(
         "synced: \(report.uploaded) object(s) sent, \(applied) applied from \(report.applied.count) device(s), "
           + "\(report.recordsChanged) record(s) changed here")
+      if compaction.folded > 0 || compaction.removed > 0 {
+        try context.print(
+          "compacted: \(compaction.folded) object(s) hold the fold, \(compaction.removed) older one(s) removed")
+      }
       for refusal in report.refused {
         context.printError(
           "tasker: refused object \(refusal.seq) of device \(refusal.device): \(refusal.reason); nothing of it applied")
       }
     }
     guard report.refused.isEmpty else { throw SyncCommandFailure.refused(count: report.refused.count) }
+  }
+}
+
+/// `tasker sync compact`.
+struct SyncCompactCommand: Command {
+  static let spec = CommandSpec(
+    name: "compact",
+    abstract: "Sync, then fold this device's log into one copy of every record and remove what every device has.",
+    json: SyncNowCommand.spec.json,
+    discussion: "A sync folds by itself once this device has written more than 512 objects since its last fold. "
+      + "An object leaves the storage only once every device this one knows (and has not removed) has applied "
+      + "it; a device set up later reads the fold. Objects that carry an epoch change are never removed. Only "
+      + "this device's own objects are ever removed.",
+    example: "tasker sync compact")
+
+  let json: Bool
+
+  init(_ arguments: ParsedArguments) throws {
+    json = arguments.flag(CommandSpec.jsonOption)
+  }
+
+  func run(_ context: CommandContext) throws {
+    try SyncNowCommand.sync(context, json: json, compacting: true)
   }
 }
 

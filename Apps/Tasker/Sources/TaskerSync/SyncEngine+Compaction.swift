@@ -1,0 +1,137 @@
+import TaskCrypto
+import TaskerCore
+
+/// Compaction (docs/formats/sync-storage.md, *Compaction*): every object
+/// says what its writer has applied (`seen`); a device folds its log into
+/// the states it keeps, then removes its own objects below the fold that
+/// every device it knows has acknowledged; a reader reads past a fold.
+extension SyncEngine {
+  /// A device folds its log once it has written more objects than this
+  /// since its last floor.
+  public static let foldThreshold: UInt64 = 512
+
+  /// What one compaction did.
+  public struct Compaction: Sendable, Equatable {
+    /// Objects written by the fold (0 when none was due or asked for).
+    public var folded = 0
+    /// This device's objects removed from the storage.
+    public var removed = 0
+    /// The floor after it (0: never folded).
+    public var floor: UInt64 = 0
+  }
+
+  /// Folds when asked (`force`) or when the log has grown past the
+  /// threshold, uploads the fold, then removes what is safe to remove.
+  /// Runs inside `run`'s lock, after an exchange.
+  ///
+  /// - Throws: the store's and the storage's errors.
+  func compact(force: Bool, progress: ((String) -> Void)?) throws -> Compaction {
+    var result = Compaction()
+    let (floor, last) = try store.withSyncTransaction { rows in
+      (try Self.floor(rows), UInt64(try rows.value("next_seq") ?? "1").map { $0 - 1 } ?? 0)
+    }
+    if last > floor && (force || last - floor > Self.foldThreshold) {
+      result.folded = try fold()
+      _ = try upload(progress: progress)
+    }
+    result.removed = try prune()
+    result.floor = try store.withSyncTransaction { try Self.floor($0) }
+    return result
+  }
+
+  /// Writes every kept state again as this device's next objects, all of
+  /// them (and every later object) with the floor just below them.
+  ///
+  /// - Returns: how many objects the fold took.
+  func fold() throws -> Int {
+    try store.withSyncTransaction { rows in
+      let capture = capturing(rows)
+      try capture.emitChanges()
+      let next = UInt64(try rows.value("next_seq") ?? "1") ?? 1
+      guard next > 1 else { return 0 }
+      try rows.setValue("floor", String(next - 1))
+      var batches = SyncCapture.Batches()
+      var made = 0
+      for kept in try rows.states() {
+        if let full = batches.add(try SyncRecord.stored(kept.state)) {
+          try capture.sealObject(full)
+          made += 1
+        }
+      }
+      if !batches.current.isEmpty || made == 0 {
+        try capture.sealObject(batches.current)
+        made += 1
+      }
+      return made
+    }
+  }
+
+  /// Removes this device's objects at or below its floor that carry no
+  /// epoch change and that every device it knows, and has not removed,
+  /// has acknowledged. Never before the fold has left the outbox.
+  ///
+  /// - Returns: how many were removed.
+  func prune() throws -> Int {
+    let me = configuration.device
+    let (bound, kept) = try store.withSyncTransaction { rows -> (UInt64, Set<UInt64>) in
+      guard try rows.outboxSeqs().isEmpty else { return (0, []) }
+      let removed = try SyncEpochState(rows: rows).removedDevices(below: keys.keyring.newest.epoch + 1)
+      var bound = try Self.floor(rows)
+      for device in try rows.devices() where device.device != me && !removed.contains(device.device) {
+        bound = min(bound, try Self.seen(by: device.device, rows)[me] ?? 0)
+      }
+      return (bound, try Self.keptSeqs(rows))
+    }
+    guard bound > 0 else { return 0 }
+    var count = 0
+    for seq in try target.sequence(of: me) where seq <= bound && !kept.contains(seq) {
+      try target.remove(device: me, seq: seq)
+      count += 1
+    }
+    return count
+  }
+
+  // MARK: - Reading past a fold
+
+  /// The floor of `device`'s newest object at the storage, when it lets a
+  /// reader at `next` skip what is missing: read and opened by the rules,
+  /// not void. Zero when there is none.
+  func floorAllowingGap(device: String, newest: UInt64) throws -> UInt64 {
+    let position = SyncObjectFormat.Position(device: Hex.decode(device)!, seq: newest)
+    guard
+      let bytes = try target.read(device: device, seq: newest, limit: SyncObjectFormat.maximumObjectByteCount),
+      let opened = try? SyncObjectFormat.open(bytes, at: position, targetID: targetID, keyring: keys.keyring),
+      let payload = try? SyncPayload(reading: opened.payload, at: position, epoch: opened.epoch)
+    else { return 0 }
+    let void = try store.withSyncTransaction {
+      try SyncEpochState(rows: $0).isVoid(device: device, seq: newest, epoch: opened.epoch)
+    }
+    return void ? 0 : payload.floor
+  }
+
+  // MARK: - Named values
+
+  /// This device's floor (0: never folded).
+  static func floor(_ rows: SyncRows) throws -> UInt64 { UInt64(try rows.value("floor") ?? "0") ?? 0 }
+
+  /// What `device`'s latest applied object said it had seen.
+  static func seen(by device: String, _ rows: SyncRows) throws -> [String: UInt64] {
+    var seen: [String: UInt64] = [:]
+    for entry in (try rows.value("seen:" + device) ?? "").split(separator: " ") {
+      let parts = entry.split(separator: ":")
+      if parts.count == 2, let seq = UInt64(parts[1]) { seen[String(parts[0])] = seq }
+    }
+    return seen
+  }
+
+  /// Keeps what `device`'s latest applied object said it had seen.
+  static func keep(seen: [String: UInt64], by device: String, _ rows: SyncRows) throws {
+    try rows.setValue(
+      "seen:" + device, seen.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " "))
+  }
+
+  /// This device's objects that carry an epoch change (never removed).
+  static func keptSeqs(_ rows: SyncRows) throws -> Set<UInt64> {
+    Set((try rows.value("kept") ?? "").split(separator: " ").compactMap { UInt64($0) })
+  }
+}
