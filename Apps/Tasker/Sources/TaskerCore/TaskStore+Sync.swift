@@ -60,6 +60,26 @@ extension TaskStore {
       INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('page', old.id); END;
     """
 
+  /// The page cache of a store that syncs (16 MiB, as `encryptBodies`
+  /// has): a first sync or a new device's pull writes every record's
+  /// state, keyed by random ids, and with SQLite's default 2 MiB most of
+  /// those pages were written to the log and read back several times per
+  /// transaction. Small enough to keep the process under 64 MiB.
+  static let syncCacheKiB = 16_384
+
+  /// Sets the store's connection up for sync's large transactions: the
+  /// page cache of `syncCacheKiB`, and statement journals (copies of the
+  /// pages a statement changes, kept so it can be undone alone) and other
+  /// temporary data in memory rather than in temporary files, so they
+  /// are neither written nor left on the disk. Neither setting changes
+  /// what a commit makes durable (`synchronous` stays FULL).
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func prepareForSync() throws {
+    try connection.execute("PRAGMA temp_store = MEMORY")
+    try connection.execute("PRAGMA cache_size = -\(Self.syncCacheKiB)")
+  }
+
   /// Runs `body` in one write transaction with the sync tables: all of it
   /// commits, or none.
   ///

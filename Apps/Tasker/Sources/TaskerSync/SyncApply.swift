@@ -19,9 +19,11 @@ struct SyncApply {
   /// - Throws: `Refusal.bodyUnreadable` (the caller rolls the object
   ///   back), the store's errors.
   func apply(_ record: SyncRecord, removing removed: inout [String]) throws -> Bool {
+    // Every head must open before anything is written; the shown one is kept for the row.
+    var opened: [String: String] = [:]
     for (version, head) in record.heads {
       do {
-        _ = try rows.openFromSync(head.text, context: record.bodyContext(version: version))
+        opened[version] = try rows.openFromSync(head.text, context: record.bodyContext(version: version))
       } catch TaskerError.sealedBodyUnreadable {
         throw Refusal.bodyUnreadable
       }
@@ -49,8 +51,10 @@ struct SyncApply {
       var body: String?
       if shown != before.shownVersion || localID == nil {
         body =
-          try shown.map { try rows.openFromSync(joined.heads[$0]!.text, context: joined.bodyContext(version: $0)) }
-          ?? ""
+          try shown.map { version in
+            let context = joined.bodyContext(version: version)
+            return try opened[version] ?? rows.openFromSync(joined.heads[version]!.text, context: context)
+          } ?? ""
       }
       let wasShown = localID != nil
       localID = try rows.writeRow(

@@ -68,7 +68,9 @@ struct SyncCapture {
     return made
   }
 
-  private func capture(kind: SyncRecord.Kind, localID: Int64, resend: Bool) throws -> SyncRecord? {
+  /// The record of one changed row, its new state kept, encoded once for
+  /// both the store and the object; nil when nothing is to be sent.
+  private func capture(kind: SyncRecord.Kind, localID: Int64, resend: Bool) throws -> EncodedRecord? {
     let kept = try rows.state(kind: kind.rawValue, localID: localID)
     var state = try kept.map { try SyncRecord.stored($0.state) } ?? SyncRecord(kind: kind, id: SyncHex.randomID())
     let before = state
@@ -77,8 +79,9 @@ struct SyncCapture {
       state.deleted = try tick()
       state.superseded.formUnion(state.heads.keys)
       state.heads = [:]
-      try rows.putState(kind: kind.rawValue, uid: state.id, localID: nil, state: state.storedBytes)
-      return state
+      let encoded = EncodedRecord(state)
+      try rows.putState(kind: kind.rawValue, uid: state.id, localID: nil, state: encoded.bytes)
+      return encoded
     }
     for (name, value) in row.fields.sorted(by: { $0.key < $1.key }) where state.fields[name]?.value != value {
       state.fields[name] = SyncRecord.Field(value: value, clock: try tick())
@@ -97,25 +100,27 @@ struct SyncCapture {
       }
     }
     guard state != before || kept == nil || resend else { return nil }
-    try rows.putState(kind: kind.rawValue, uid: state.id, localID: localID, state: state.storedBytes)
-    return state
+    let encoded = EncodedRecord(state)
+    try rows.putState(kind: kind.rawValue, uid: state.id, localID: localID, state: encoded.bytes)
+    return encoded
   }
 
   /// An attachment's record: a new local attachment gets its identity,
   /// its fields (all at one clock) and a blob to upload; one removed here
   /// is deleted; a known one never changes (it is sent again only with
   /// `resend`).
-  private func captureAttachment(localID: Int64, resend: Bool) throws -> SyncRecord? {
+  private func captureAttachment(localID: Int64, resend: Bool) throws -> EncodedRecord? {
     let kept = try rows.state(kind: SyncRecord.Kind.attachment.rawValue, localID: localID)
     guard let row = try rows.attachmentRow(localID: localID) else {
       guard let kept else { return nil }
       var state = try SyncRecord.stored(kept.state)
       guard state.deleted == nil else { return nil }
       state.deleted = try tick()
-      try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: nil, state: state.storedBytes)
-      return state
+      let encoded = EncodedRecord(state)
+      try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: nil, state: encoded.bytes)
+      return encoded
     }
-    if let kept { return resend ? try SyncRecord.stored(kept.state) : nil }
+    if let kept { return resend ? EncodedRecord(try SyncRecord.stored(kept.state)) : nil }
     let (ownerKind, ownerLocalID) =
       switch row.owner {
       case .task(let id): (SyncRecord.Kind.task, id)
@@ -131,24 +136,42 @@ struct SyncCapture {
       "media_type": .string(row.mediaType), "created_at": .integer(row.createdAt), "content": content.value,
     ]
     state.fields = values.mapValues { SyncRecord.Field(value: $0, clock: clock) }
-    try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: localID, state: state.storedBytes)
+    let encoded = EncodedRecord(state)
+    try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: localID, state: encoded.bytes)
     try rows.addBlob(content.blob, localID: localID, uid: state.id)
-    return state
+    return encoded
   }
 
   // MARK: - Objects
+
+  /// A record in the record form's bytes (`SyncRecord.storedBytes`),
+  /// encoded once: the same bytes are kept as its state and carried in
+  /// its object.
+  struct EncodedRecord {
+    /// The record's kind and id, to name it in an error.
+    let kind: SyncRecord.Kind
+    let id: String
+    /// `SyncPayload.value(of:).encoded` of the record.
+    let bytes: [UInt8]
+
+    init(_ record: SyncRecord) {
+      kind = record.kind
+      id = record.id
+      bytes = record.storedBytes
+    }
+  }
 
   /// Records gathered into payloads of about 1 MiB and at most
   /// `SyncPayload.maximumRecords` records each.
   struct Batches {
     /// The batch being filled.
-    private(set) var current: [SyncRecord] = []
+    private(set) var current: [EncodedRecord] = []
     private var size = 0
 
     /// Adds `record`; returns the batch it did not fit in, to seal first.
-    mutating func add(_ record: SyncRecord) -> [SyncRecord]? {
-      let count = SyncPayload.value(of: record).encoded.count
-      var full: [SyncRecord]?
+    mutating func add(_ record: EncodedRecord) -> [EncodedRecord]? {
+      let count = record.bytes.count
+      var full: [EncodedRecord]?
       if !current.isEmpty, size + count > SyncCapture.payloadTarget || current.count == SyncPayload.maximumRecords {
         full = current
         (current, size) = ([], 0)
@@ -167,7 +190,7 @@ struct SyncCapture {
   func emit(_ records: [SyncRecord]) throws {
     var batches = Batches()
     for record in records {
-      if let full = batches.add(record) { try sealObject(full) }
+      if let full = batches.add(EncodedRecord(record)) { try sealObject(full) }
     }
     if !batches.current.isEmpty { try sealObject(batches.current) }
   }
@@ -177,20 +200,21 @@ struct SyncCapture {
   /// carrying it, at the change's old epoch.
   ///
   /// - Throws: `SyncError.recordTooLarge`; store and crypto errors.
-  func sealObject(_ records: [SyncRecord], epochChange: SyncEpochChange? = nil) throws {
+  func sealObject(_ records: [EncodedRecord], epochChange: SyncEpochChange? = nil) throws {
     let key = epochChange.flatMap { keyring.key(epoch: $0.number - 1) } ?? keyring.newest
     let seq = UInt64(try rows.value("next_seq") ?? "1") ?? 1
     var seen: [String: UInt64] = [:]
     for device in try rows.devices() where device.device != configuration.device {
       seen[device.device] = device.lastSeq
     }
-    let payload = SyncPayload(
+    let payload = SyncPayload.encoded(
       made: Int64(Date().timeIntervalSince1970), deviceName: configuration.name, deviceBox: boxPublicKey,
-      epochChange: epochChange, records: records, seen: seen, floor: UInt64(try rows.value("floor") ?? "0") ?? 0)
+      epochChange: epochChange, seen: seen, floor: UInt64(try rows.value("floor") ?? "0") ?? 0,
+      records: records.map(\.bytes))
     let object: [UInt8]
     do {
       object = try SyncObjectFormat.seal(
-        payload.encoded, at: .init(device: Hex.decode(configuration.device)!, seq: seq), targetID: targetID, key: key)
+        payload, at: .init(device: Hex.decode(configuration.device)!, seq: seq), targetID: targetID, key: key)
     } catch SyncOutcome.tooLarge {
       throw records.first.map { SyncError.recordTooLarge(kind: $0.kind.rawValue, id: $0.id) }
         ?? SyncError.invalidArgument(reason: "an epoch change does not fit in one object")

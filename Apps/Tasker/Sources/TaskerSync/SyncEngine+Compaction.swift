@@ -53,7 +53,7 @@ extension SyncEngine {
       var batches = SyncCapture.Batches()
       var made = 0
       for kept in try rows.states() {
-        if let full = batches.add(try SyncRecord.stored(kept.state)) {
+        if let full = batches.add(SyncCapture.EncodedRecord(try SyncRecord.stored(kept.state))) {
           try capture.sealObject(full)
           made += 1
         }

@@ -70,6 +70,7 @@ public struct SyncEngine {
     return try SyncError.storing {
       try FileLock.withExclusive(lock) {
         SyncFiles.clearStaging(forDatabase: store.databasePath)
+        try store.prepareForSync()
         if let pending = try store.withSyncTransaction({ try SyncEpochState(rows: $0).pendingRemoval() }) {
           throw SyncError.removalInterrupted(devices: pending.devices.sorted())
         }

@@ -43,10 +43,21 @@ public struct SyncPayload: Sendable, Equatable {
 
   /// The payload as compact JSON with sorted keys.
   public var encoded: [UInt8] {
-    var members: [String: JSONValue] = [
-      "format": "tasker-sync-changes", "version": 1, "made": .integer(made),
-      "records": .array(records.map(Self.value(of:))),
-    ]
+    Self.encoded(
+      made: made, deviceName: deviceName, deviceBox: deviceBox, epochChange: epochChange, seen: seen, floor: floor,
+      records: records.map { Self.value(of: $0).encoded })
+  }
+
+  /// The bytes `encoded` gives for a payload whose records are already in
+  /// the record form's bytes (`value(of:).encoded` of each, in order), so
+  /// a record encoded once for the store is not encoded again for its
+  /// object: the same compact JSON with sorted keys, the records spliced
+  /// in where `"records"` sorts.
+  static func encoded(
+    made: Int64, deviceName: String?, deviceBox: [UInt8]?, epochChange: SyncEpochChange?, seen: [String: UInt64]?,
+    floor: UInt64, records: [[UInt8]]
+  ) -> [UInt8] {
+    var members: [String: JSONValue] = ["format": "tasker-sync-changes", "version": 1, "made": .integer(made)]
     if let deviceName {
       var device: [String: JSONValue] = ["name": .string(deviceName)]
       if let deviceBox { device["box"] = .string(Hex.encode(deviceBox)) }
@@ -55,7 +66,26 @@ public struct SyncPayload: Sendable, Equatable {
     if let epochChange { members["epoch"] = epochChange.value }
     if let seen { members["seen"] = .object(seen.mapValues { .integer(Int64($0)) }) }
     if floor > 0 { members["floor"] = .integer(Int64(floor)) }
-    return JSONValue.object(members).encoded
+    var out: [UInt8] = [UInt8(ascii: "{")]
+    out.reserveCapacity(records.reduce(256) { $0 + $1.count + 1 })
+    // "records" takes its place among the other keys, sorted as JSONValue sorts an object's keys.
+    for (index, key) in (Array(members.keys) + ["records"]).sorted().enumerated() {
+      if index > 0 { out.append(UInt8(ascii: ",")) }
+      JSONValue.append(string: key, to: &out)
+      out.append(UInt8(ascii: ":"))
+      guard let value = members[key] else {
+        out.append(UInt8(ascii: "["))
+        for (position, record) in records.enumerated() {
+          if position > 0 { out.append(UInt8(ascii: ",")) }
+          out.append(contentsOf: record)
+        }
+        out.append(UInt8(ascii: "]"))
+        continue
+      }
+      out.append(contentsOf: value.encoded)
+    }
+    out.append(UInt8(ascii: "}"))
+    return out
   }
 
   /// A record in the record form (the canonical form: `body` left out
@@ -185,7 +215,10 @@ public struct SyncPayload: Sendable, Equatable {
     return record
   }
 
-  static func only(_ members: [String: JSONValue], _ allowed: Set<String>, required: Set<String>) throws(SyncOutcome) {
+  /// Refuses `members` unless every key is `allowed` and every `required`
+  /// key is there (short lists, compared in place: this runs for every
+  /// field of every record read).
+  static func only(_ members: [String: JSONValue], _ allowed: [String], required: [String]) throws(SyncOutcome) {
     guard members.keys.allSatisfy(allowed.contains), required.allSatisfy({ members[$0] != nil }) else {
       throw .malformedPayload
     }
