@@ -13,13 +13,13 @@ struct SyncApply {
     case bodyUnreadable
   }
 
-  /// Joins `record` into the kept state and shows the result.
+  /// Opens every body text of `record` under the note keys with its
+  /// context, before anything of its object is written.
   ///
-  /// - Returns: whether anything changed.
-  /// - Throws: `Refusal.bodyUnreadable` (the caller rolls the object
-  ///   back), the store's errors.
-  func apply(_ record: SyncRecord, removing removed: inout [String]) throws -> Bool {
-    // Every head must open before anything is written; the shown one is kept for the row.
+  /// - Returns: the opened texts by version.
+  /// - Throws: `Refusal.bodyUnreadable` (the caller refuses the object),
+  ///   the key source's errors.
+  func openHeads(_ record: SyncRecord) throws -> [String: String] {
     var opened: [String: String] = [:]
     for (version, head) in record.heads {
       do {
@@ -28,6 +28,15 @@ struct SyncApply {
         throw Refusal.bodyUnreadable
       }
     }
+    return opened
+  }
+
+  /// Joins `record` into the kept state and shows the result; `opened`
+  /// holds its body texts as `openHeads` opened them.
+  ///
+  /// - Returns: whether anything changed.
+  /// - Throws: the store's and the key source's errors.
+  func apply(_ record: SyncRecord, opened: [String: String], removing removed: inout [String]) throws -> Bool {
     for clock in record.fields.values.map(\.clock) + record.heads.values.map(\.clock)
       + [record.deleted].compactMap({ $0 })
     {

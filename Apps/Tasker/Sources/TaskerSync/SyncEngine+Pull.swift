@@ -1,0 +1,189 @@
+import FoundationEssentials
+import TaskCrypto
+import TaskerCore
+
+/// The reading half of a sync: every other device's new objects, read in
+/// order and applied each whole or not at all.
+extension SyncEngine {
+  /// How many object bytes are read ahead of applying them: the objects
+  /// read (never more than one beyond this) are applied in one
+  /// transaction, so a new device's pull of 24 objects commits a few times
+  /// instead of 24 (each commit wrote most of the randomly keyed
+  /// `sync_records` pages to the log again). The storage is read before
+  /// the transaction begins, so the database is never locked while the
+  /// network is waited on.
+  static let readAheadBytes = 4 << 20
+
+  /// An object read from the storage, not applied yet.
+  struct ReadObject {
+    let seq: UInt64
+    let bytes: [UInt8]
+  }
+
+  /// What applying one object came to.
+  enum Applied {
+    /// Applied (or read past, when void): the records it changed here,
+    /// whether it carried an epoch change, and whether it carried records
+    /// (an acknowledgement is owed).
+    case applied(changed: Int, void: Bool, epochChange: Bool, hadRecords: Bool)
+    /// Refused, with the outcome's name: nothing of it was written.
+    case refused(String)
+  }
+
+  /// Reads and applies every other device's new objects, in order.
+  func pull(into report: inout Report, progress: ((String) -> Void)? = nil) throws {
+    // An object of an epoch this device does not have yet may follow the change that brings
+    // its key in another device's log: after a pass that grew the keyring, read again.
+    for _ in 0..<4 {
+      let newest = keys.keyring.newest.epoch
+      var pass = Report()
+      try pullOnce(into: &pass, progress: progress)
+      report.uploaded += pass.uploaded
+      report.recordsChanged += pass.recordsChanged
+      report.void += pass.void
+      report.folded += pass.folded
+      report.appliedWithRecords += pass.appliedWithRecords
+      report.applied.merge(pass.applied, uniquingKeysWith: +)
+      let grew = keys.keyring.newest.epoch > newest
+      let waiting = pass.refused.contains { $0.reason == SyncOutcome.unknownEpoch.rawValue }
+      guard grew && waiting else {
+        report.refused += pass.refused
+        return
+      }
+    }
+  }
+
+  /// One pass over the other devices' new objects, each device's in order.
+  func pullOnce(into report: inout Report, progress: ((String) -> Void)?) throws {
+    let known = Dictionary(
+      uniqueKeysWithValues: try store.withSyncTransaction { try $0.devices() }.map { ($0.device, $0) })
+    for device in try target.devices() where device != configuration.device {
+      var row = known[device] ?? SyncDeviceRow(device: device, name: nil, lastSeq: 0, lastMade: nil, lastSeen: nil)
+      let present = Set(try target.sequence(of: device))
+      var next = row.lastSeq + 1
+      var waiting: [ReadObject] = []
+      var refused = false
+      var floor: UInt64?
+      while !refused {
+        if !present.contains(next) {
+          // Missing: read past it only when the device's newest object says a fold holds it.
+          guard let newest = present.max(), newest > next else { break }
+          if floor == nil { floor = try floorAllowingGap(device: device, newest: newest) }
+          guard let floor, floor >= next, let later = present.filter({ $0 > next }).min() else { break }
+          let skipped = min(floor, later - 1)
+          report.folded += Int(skipped - next + 1)
+          row.lastSeq = skipped
+          try store.withSyncTransaction { try $0.putDevice(row) }
+          next = skipped + 1
+          continue
+        }
+        // Read ahead, outside any transaction: the objects after those still waiting.
+        var bytes = waiting.reduce(0) { $0 + $1.bytes.count }
+        var seq = next + UInt64(waiting.count)
+        while present.contains(seq), waiting.isEmpty || bytes < Self.readAheadBytes {
+          let object = try target.read(device: device, seq: seq, limit: SyncObjectFormat.maximumObjectByteCount) ?? []
+          waiting.append(ReadObject(seq: seq, bytes: object))
+          bytes += object.count
+          seq += 1
+        }
+        refused = try applyInOrder(&waiting, device: device, row: &row, report: &report, progress: progress)
+        next = row.lastSeq + 1
+      }
+      if !present.contains(next), let later = present.filter({ $0 > next }).min(),
+        !report.refused.contains(where: { $0.device == device })
+      {
+        report.refused.append(.init(device: device, seq: next, reason: "missing (object \(later) is there)"))
+      }
+    }
+  }
+
+  /// Applies the objects of `waiting` in order in one transaction, each
+  /// whole: until one is refused (it and those after it wait) or one
+  /// carries an epoch change (committed at once; those after it stay in
+  /// `waiting`, to be opened with what the change brought).
+  ///
+  /// - Returns: whether an object was refused.
+  func applyInOrder(
+    _ waiting: inout [ReadObject], device: String, row: inout SyncDeviceRow, report: inout Report,
+    progress: ((String) -> Void)?
+  ) throws -> Bool {
+    var removed: [String] = []
+    let refused = try store.withSyncTransaction { rows -> Bool in
+      while let object = waiting.first {
+        progress?("applying object \(object.seq) of device \(row.name ?? device)")
+        let applied = try apply(object, device: device, row: &row, rows: rows, removing: &removed)
+        guard case .applied(let changed, let void, let epochChange, let hadRecords) = applied else {
+          if case .refused(let reason) = applied {
+            report.refused.append(.init(device: device, seq: object.seq, reason: reason))
+          }
+          waiting = []
+          return true
+        }
+        waiting.removeFirst()
+        report.applied[device, default: 0] += 1
+        report.recordsChanged += changed
+        if void { report.void += 1 }
+        if hadRecords { report.appliedWithRecords += 1 }
+        if epochChange { return false }
+      }
+      return false
+    }
+    store.removeAttachmentFiles(removed)
+    return refused
+  }
+
+  /// Applies one object whole inside the caller's transaction, or says
+  /// why not; reads past a void one. A refused object writes nothing:
+  /// everything that can refuse it (opening, the payload's rules, an
+  /// epoch conflict, a body that does not open) is checked before the
+  /// first write.
+  func apply(
+    _ object: ReadObject, device: String, row: inout SyncDeviceRow, rows: SyncRows, removing removed: inout [String]
+  ) throws -> Applied {
+    let seq = object.seq
+    let position = SyncObjectFormat.Position(device: Hex.decode(device)!, seq: seq)
+    let payload: SyncPayload
+    let epoch: UInt32
+    do {
+      let opened = try SyncObjectFormat.open(object.bytes, at: position, targetID: targetID, keyring: keys.keyring)
+      epoch = opened.epoch
+      payload = try SyncPayload(reading: opened.payload, at: position, epoch: epoch)
+    } catch let outcome as SyncOutcome {
+      return .refused(outcome.rawValue)
+    }
+    let epochs = SyncEpochState(rows: rows)
+    let void = try epochs.isVoid(device: device, seq: seq, epoch: epoch)
+    if payload.epochChange != nil, !void, let earlier = try epochs.applied(from: epoch),
+      earlier.writer != device || earlier.seq != seq
+    {
+      return .refused(SyncOutcome.epochConflict.rawValue)
+    }
+    let capture = capturing(rows)
+    let merge = SyncApply(rows: rows, capture: capture)
+    var bodies: [[String: String]] = []
+    if !void {
+      do {
+        bodies = try payload.records.map { try merge.openHeads($0) }
+      } catch SyncApply.Refusal.bodyUnreadable {
+        return .refused(SyncOutcome.bodyUnreadable.rawValue)
+      }
+    }
+    try capture.emitChanges()
+    var count = 0
+    if !void {
+      for (record, opened) in zip(payload.records, bodies) {
+        if try merge.apply(record, opened: opened, removing: &removed) { count += 1 }
+      }
+      if let change = payload.epochChange { try enter(change, from: epoch, writer: device, seq: seq, rows: rows) }
+      row.name = payload.deviceName ?? row.name
+      row.lastMade = payload.made
+      if let seen = payload.seen { try Self.keep(seen: seen, by: device, rows) }
+    }
+    row.lastSeq = seq
+    row.lastSeen = Int64(Date().timeIntervalSince1970)
+    try rows.putDevice(row)
+    return .applied(
+      changed: count, void: void, epochChange: !void && payload.epochChange != nil,
+      hadRecords: !void && !payload.records.isEmpty)
+  }
+}
