@@ -239,5 +239,5 @@ extension SyncRecord {
   }
 
   /// The record form's bytes.
-  var storedBytes: [UInt8] { SyncPayload.value(of: self).encoded }
+  var storedBytes: [UInt8] { SyncPayload.encoded(record: self) }
 }

@@ -12,9 +12,13 @@ public struct SyncClock: Sendable, Hashable, Comparable, CustomStringConvertible
   ///
   /// - Returns: nil for any other text.
   public init?(_ text: String) {
-    guard text.utf8.count == 49, Array(text.utf8)[16] == UInt8(ascii: "-"),
-      SyncHex.isID(String(text.prefix(16)), bytes: 8), SyncHex.isID(String(text.dropFirst(17)))
-    else { return nil }
+    // 16 hex digits, "-", 32 hex digits: checked byte by byte, without copies.
+    let bytes = text.utf8
+    guard bytes.count == 49 else { return nil }
+    for (index, byte) in bytes.enumerated()
+    where index == 16 ? byte != UInt8(ascii: "-") : !SyncHex.isLowercaseHexDigit(byte) {
+      return nil
+    }
     self.text = text
   }
 
@@ -40,7 +44,13 @@ public struct SyncClock: Sendable, Hashable, Comparable, CustomStringConvertible
 public enum SyncHex {
   /// Whether `text` is `count` bytes written as lowercase hex.
   public static func isID(_ text: String, bytes count: Int = 16) -> Bool {
-    text.utf8.count == 2 * count && Hex.decode(text) != nil
+    text.utf8.count == 2 * count && text.utf8.allSatisfy(isLowercaseHexDigit)
+  }
+
+  /// Whether `byte` is an ASCII digit or one of `a` to `f` (what
+  /// `Hex.decode` accepts).
+  static func isLowercaseHexDigit(_ byte: UInt8) -> Bool {
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
   }
 
   /// 16 random bytes as 32 hex digits: a record, version or device id.

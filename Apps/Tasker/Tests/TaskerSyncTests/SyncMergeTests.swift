@@ -59,6 +59,35 @@ import Testing
     }
   }
 
+  /// The record form written straight out (`SyncPayload.encoded(record:)`,
+  /// what capture keeps and sends) is byte for byte the encoding of the
+  /// record form's value, with and without a body, a deletion, fields,
+  /// and texts that need escaping.
+  @Test func aRecordWrittenStraightOutIsItsValueEncoded() {
+    var random = SplitMix64(seed: 0xE4C0DE)
+    for _ in 0..<500 {
+      var record = Self.randomRecord(&random)
+      if random.percent(30) {
+        record.fields["title"] = .init(value: .string("a \"quote\"\n\u{1}/é"), clock: Self.clock(9))
+      }
+      #expect(SyncPayload.encoded(record: record) == SyncPayload.value(of: record).encoded)
+    }
+    #expect(
+      SyncPayload.encoded(record: SyncRecord(kind: .page, id: Self.recordID))
+        == SyncPayload.value(of: SyncRecord(kind: .page, id: Self.recordID)).encoded)
+  }
+
+  /// A clock reads only as 16 lowercase hex digits, `-` and 32 more.
+  @Test func aClockReadsOnlyInItsOneSpelling() {
+    let good = SyncClock(time: 0xabcd_ef01, device: Self.recordID).text
+    #expect(SyncClock(good)?.text == good)
+    #expect(SyncClock(good.uppercased()) == nil)
+    #expect(SyncClock(String(good.dropLast())) == nil)
+    #expect(SyncClock(String(good.prefix(16)) + "0" + String(good.dropFirst(17))) == nil)
+    #expect(SyncClock(String(repeating: "0", count: 16) + "-" + String(repeating: "g", count: 32)) == nil)
+    #expect(SyncClock(String(repeating: "0", count: 17) + String(repeating: "a", count: 32)) == nil)
+  }
+
   @Test func theJoinIsAnUpperBound() {
     var random = SplitMix64(seed: 0xB0B)
     for _ in 0..<2000 {
