@@ -16,6 +16,7 @@ static struct {
   CURLcode (*global_init)(long);
   CURL *(*easy_init)(void);
   void (*easy_cleanup)(CURL *);
+  void (*easy_reset)(CURL *);
   CURLcode (*easy_perform)(CURL *);
   const char *(*easy_strerror)(CURLcode);
   CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
@@ -45,6 +46,7 @@ static void load(void) {
   if (!(find(handle, "curl_global_init", (void **)&library.global_init)
         && find(handle, "curl_easy_init", (void **)&library.easy_init)
         && find(handle, "curl_easy_cleanup", (void **)&library.easy_cleanup)
+        && find(handle, "curl_easy_reset", (void **)&library.easy_reset)
         && find(handle, "curl_easy_perform", (void **)&library.easy_perform)
         && find(handle, "curl_easy_strerror", (void **)&library.easy_strerror)
         && find(handle, "curl_easy_setopt", (void **)&library.easy_setopt)
@@ -70,6 +72,10 @@ CURL *tasker_curl_easy_init(void) { return tasker_curl_load() ? NULL : library.e
 
 void tasker_curl_easy_cleanup(CURL *handle) {
   if (library.ready) library.easy_cleanup(handle);
+}
+
+void tasker_curl_easy_reset(CURL *handle) {
+  if (library.ready) library.easy_reset(handle);
 }
 
 CURLcode tasker_curl_easy_perform(CURL *handle) {

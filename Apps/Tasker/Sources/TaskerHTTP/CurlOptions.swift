@@ -5,10 +5,16 @@ import CCurl
 enum CurlOptions {
   /// Sets the URL, the method's options that do not involve the body, the
   /// security options, the timeouts and the cap on `transfer`'s handle.
+  /// With `keepConnection` (an `HTTPConnection`'s exchanges, all to one
+  /// origin) the handle may keep its one connection open for the next
+  /// exchange; otherwise the connection is closed when the exchange ends.
+  /// Every other option is the same either way.
   ///
   /// - Throws: `HTTPClientError.transport` naming the option libcurl
   ///   refused (for example a protocol list an older libcurl does not know).
-  static func apply(to transfer: CurlTransfer, request: HTTPRequest, limits: HTTPLimits) throws(HTTPClientError) {
+  static func apply(
+    to transfer: CurlTransfer, request: HTTPRequest, limits: HTTPLimits, keepConnection: Bool = false
+  ) throws(HTTPClientError) {
     let handle = transfer.handle
     let text: [(CURLoption, String, String)] = [
       (CURLOPT_URL, request.endpoint.text, "URL"),
@@ -36,7 +42,8 @@ enum CurlOptions {
       (CURLOPT_NOPROGRESS, 1, "NOPROGRESS"),
       (CURLOPT_CONNECTTIMEOUT, limits.connectTimeoutSeconds, "CONNECTTIMEOUT"),
       (CURLOPT_TIMEOUT, limits.totalTimeoutSeconds, "TIMEOUT"),
-      (CURLOPT_FORBID_REUSE, 1, "FORBID_REUSE"),
+      (CURLOPT_FORBID_REUSE, keepConnection ? 0 : 1, "FORBID_REUSE"),
+      (CURLOPT_MAXCONNECTS, 1, "MAXCONNECTS"),
     ]
     if request.method == "HEAD" { numbers.append((CURLOPT_NOBODY, 1, "NOBODY")) }
     for (option, value, name) in numbers where tasker_curl_set_long(handle, option, value) != CURLE_OK {

@@ -1,11 +1,36 @@
 // With CurlOptions.swift, the only file of the app that calls libcurl
-// (through CCurl's loader): one easy handle per exchange, freed with its
+// (through CCurl's loader): one easy handle per exchange (or one kept by an
+// HTTPConnection for its exchanges), reset after each and freed with its
 // header list on every path.
 import CCurl
+
+/// A libcurl easy handle, cleaned up (its connection closed) when released.
+/// Between exchanges it holds no option: `CurlTransfer` resets it when it
+/// ends, so nothing it keeps points at memory that is gone.
+final class CurlHandle {
+  let pointer: UnsafeMutableRawPointer
+
+  init() throws(HTTPClientError) {
+    // Loads libcurl and runs curl_global_init, once per process (pthread_once).
+    if let reason = tasker_curl_load() {
+      throw .transport(reason: "libcurl could not be loaded (\(String(cString: reason))); install Debian's libcurl4")
+    }
+    guard let pointer = tasker_curl_easy_init() else {
+      throw .transport(reason: "libcurl could not make a handle (out of memory)")
+    }
+    self.pointer = pointer
+  }
+
+  deinit {
+    tasker_curl_easy_cleanup(pointer)
+  }
+}
 
 /// One exchange through a libcurl easy handle: the handle, the header list,
 /// the error buffer and what the callbacks have received so far.
 final class CurlTransfer {
+  /// Kept alive by the transfer, so the handle is reset before it is freed.
+  private let owner: CurlHandle
   let handle: UnsafeMutableRawPointer
   /// The header list built by `curl_slist_append` (copies of the caller's
   /// non-secret headers); the bearer node, if any, is put in front of it by
@@ -29,22 +54,22 @@ final class CurlTransfer {
   /// The bytes of a 2xx body handed to the stream.
   private(set) var streamedBytes = 0
 
-  init(limit: Int) throws(HTTPClientError) {
-    // Loads libcurl and runs curl_global_init, once per process (pthread_once).
-    if let reason = tasker_curl_load() {
-      throw .transport(reason: "libcurl could not be loaded (\(String(cString: reason))); install Debian's libcurl4")
-    }
-    guard let handle = tasker_curl_easy_init() else {
-      throw .transport(reason: "libcurl could not make a handle (out of memory)")
-    }
-    self.handle = handle
+  /// An exchange on `handle`, whose options are all reset first, so
+  /// nothing set for an earlier exchange on a kept handle carries over.
+  init(limit: Int, on handle: CurlHandle) {
+    owner = handle
+    self.handle = handle.pointer
     self.limit = limit
     errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
     errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    tasker_curl_easy_reset(self.handle)
   }
 
   deinit {
-    tasker_curl_easy_cleanup(handle)
+    // Every option back to its default before the memory the options point at (the error
+    // buffer, this transfer as the callbacks' context) is freed: a kept handle, or its cleanup
+    // closing the connection, then calls no callback of this transfer's.
+    tasker_curl_easy_reset(handle)
     tasker_curl_slist_free_all(headerList)
     errorBuffer.deallocate()
   }
@@ -64,8 +89,9 @@ final class CurlTransfer {
   /// `curl_slist_append`, which would `strdup` the token into memory
   /// `curl_slist_free_all` frees without wiping: libcurl reads the list in
   /// place while it writes the request and keeps no pointer to it after
-  /// `curl_easy_perform` returns (the handle is cleaned up before the
-  /// caller's buffer is wiped).
+  /// `curl_easy_perform` returns (the header option is cleared right
+  /// after, and the handle reset or cleaned up before the caller's buffer
+  /// is wiped).
   func perform(bearerLine: UnsafeMutablePointer<CChar>?) -> CURLcode {
     let context = Unmanaged.passUnretained(self).toOpaque()
     var bearerNode = curl_slist(data: bearerLine, next: headerList)

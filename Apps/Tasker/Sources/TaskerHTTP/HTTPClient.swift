@@ -48,7 +48,8 @@ public struct HTTPClient: Sendable {
   static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "PROPFIND", "MKCOL"]
 
   /// A client; it holds no state, each `send` uses a new libcurl handle
-  /// (no connection, session or cookie survives between requests).
+  /// (no connection, session or cookie survives between requests;
+  /// `HTTPConnection` keeps one connection to one origin instead).
   public init() {}
 
   /// Sends `request` and returns the final response.
@@ -69,26 +70,49 @@ public struct HTTPClient: Sendable {
   public func send(
     _ request: HTTPRequest, limits: HTTPLimits, allowPlainHTTP: Bool, streaming: HTTPStreaming? = nil
   ) throws(HTTPClientError) -> HTTPResponse {
+    try Self.check(request, allowPlainHTTP: allowPlainHTTP, streaming: streaming)
+    return try Self.exchange(request, limits: limits, on: try CurlHandle(), keepConnection: false, streaming: streaming)
+  }
+
+  /// The checks made before any connection: plain HTTP only where
+  /// allowed, and a known method.
+  ///
+  /// - Throws: `HTTPClientError.plainHTTPRefused`, `.transport`.
+  static func check(
+    _ request: HTTPRequest, allowPlainHTTP: Bool, streaming: HTTPStreaming? = nil
+  ) throws(HTTPClientError) {
     let endpoint = request.endpoint
     if endpoint.scheme == "http" {
       guard allowPlainHTTP, endpoint.scope == .loopback || endpoint.scope == .privateNetwork else {
         throw .plainHTTPRefused(host: endpoint.host)
       }
     }
-    guard Self.methods.contains(request.method) else {
+    guard methods.contains(request.method) else {
       throw .transport(reason: "the method is not one of GET, HEAD, POST, PUT, PATCH, DELETE, PROPFIND, MKCOL")
     }
     if streaming?.upload != nil, request.method != "PUT" {
       throw .transport(reason: "only a PUT streams its body")
     }
-    let transfer = try CurlTransfer(limit: limits.maximumResponseBytes)
+  }
+
+  /// Sends a `request` that passed `check` on `handle` and reads the final
+  /// response; with `keepConnection`, the handle may keep its connection
+  /// for the next exchange (`CurlOptions.apply`).
+  ///
+  /// - Throws: as `send`, but for the checks of `check`.
+  static func exchange(
+    _ request: HTTPRequest, limits: HTTPLimits, on handle: CurlHandle, keepConnection: Bool,
+    streaming: HTTPStreaming? = nil
+  ) throws(HTTPClientError) -> HTTPResponse {
+    let endpoint = request.endpoint
+    let transfer = CurlTransfer(limit: limits.maximumResponseBytes, on: handle)
     transfer.streaming = streaming
     for header in request.headers {
       try transfer.appendHeader(HeaderField.checkedRequestLine(name: header.name, value: header.value))
     }
     // An empty "Expect:" keeps libcurl from sending Expect: 100-continue.
     try transfer.appendHeader("Expect:")
-    try CurlOptions.apply(to: transfer, request: request, limits: limits)
+    try CurlOptions.apply(to: transfer, request: request, limits: limits, keepConnection: keepConnection)
     let line = try Self.authorizationLine(request.credential)
     let code: CURLcode = request.body.withUnsafeBytes { body in
       let bodySet = CurlOptions.setBody(body, method: request.method, on: transfer)

@@ -8,6 +8,8 @@ import TaskerHTTP
 /// replaced; folders are made with `MKCOL` and listed with `PROPFIND`
 /// (depth 1). TLS is verified against the system's store or the
 /// certificate authority pinned at setup; plain `http` only to loopback.
+/// A target's requests share one kept-alive connection (`HTTPConnection`),
+/// never another target's.
 public struct WebDAVTarget: SyncTarget {
   /// The storage root, `<url>/tasker-sync/`.
   public let root: HTTPEndpoint
@@ -15,7 +17,8 @@ public struct WebDAVTarget: SyncTarget {
   let password: SecureBytes?
   let caFile: String?
   let timeoutSeconds: Int
-  let client = HTTPClient()
+  /// The one connection of this target, to its server with its credential.
+  let connection: HTTPConnection
 
   /// The target under `url`, with the credential for Basic authentication.
   ///
@@ -32,6 +35,8 @@ public struct WebDAVTarget: SyncTarget {
     self.password = password
     self.caFile = caFile
     self.timeoutSeconds = max(1, timeoutSeconds)
+    let credential = user.flatMap { user in password.map { HTTPCredential.basic(user: user, password: $0) } }
+    connection = HTTPConnection(origin: root, credential: credential, allowPlainHTTP: root.scope == .loopback)
   }
 
   /// The root's URL.
@@ -50,21 +55,18 @@ public struct WebDAVTarget: SyncTarget {
     streaming: HTTPStreaming? = nil, limit: Int? = nil, seconds: Int? = nil
   ) throws -> HTTPResponse {
     let endpoint = path.isEmpty ? root : root.appending(path: path)
-    let credential = user.flatMap { user in password.map { HTTPCredential.basic(user: user, password: $0) } }
-    let request = HTTPRequest(
-      method: method, endpoint: endpoint, headers: headers.map { (name: $0.0, value: $0.1) }, body: body,
-      credential: credential)
     let response: HTTPResponse
     do {
       let bounds =
         limit == nil && seconds == nil
-        ? nil
+        ? limits
         : HTTPLimits(
           connectTimeoutSeconds: limits.connectTimeoutSeconds,
           totalTimeoutSeconds: seconds ?? limits.totalTimeoutSeconds,
           maximumResponseBytes: limit ?? limits.maximumResponseBytes, caFile: caFile)
-      response = try client.send(
-        request, limits: bounds ?? limits, allowPlainHTTP: root.scope == .loopback, streaming: streaming)
+      response = try connection.send(
+        method, endpoint, headers: headers.map { (name: $0.0, value: $0.1) }, body: body, limits: bounds,
+        streaming: streaming)
     } catch {
       throw SyncError.network(error)
     }

@@ -21,6 +21,9 @@ const char *tasker_curl_load(void);
 CURL *tasker_curl_easy_init(void);
 /// curl_easy_cleanup.
 void tasker_curl_easy_cleanup(CURL *handle);
+/// curl_easy_reset: every option back to its default; the handle's live
+/// connection (and its caches) stay.
+void tasker_curl_easy_reset(CURL *handle);
 /// curl_easy_perform; CURLE_FAILED_INIT when the library is not loaded.
 CURLcode tasker_curl_easy_perform(CURL *handle);
 /// curl_easy_strerror; a fixed text when the library is not loaded.
