@@ -388,29 +388,6 @@ private struct SyncPair {
   }
 }
 
-extension TestDevice {
-  fileprivate func syncSetUp(_ folder: String, name: String) throws {
-    try ok(["sync", "setup", folder, "--name", name])
-  }
-
-  /// Imports `source`'s keys through a sync bundle, sets up, syncs.
-  fileprivate func syncJoin(keysFrom source: TestDevice, folder: String, name: String, sync: Bool = true) throws {
-    try importKeys(from: source)
-    try syncSetUp(folder, name: name)
-    if sync { try ok(["sync", "now"]) }
-  }
-
-  /// What the database holds of tasks and pages: listings and rows.
-  fileprivate func syncSnapshot() throws -> String {
-    let rows = try sqlite(
-      "SELECT * FROM tasks ORDER BY id; SELECT * FROM pages ORDER BY id; "
-        + "SELECT kind, uid, local_id, state FROM sync_records ORDER BY kind, uid;")
-    #expect(rows.status == 0, "\(rows.stderr)")
-    return try ok(["list", "--all", "--json"]).stdoutText + (try ok(["page", "list", "--json"]).stdoutText)
-      + rows.stdoutText
-  }
-}
-
 /// Padmé (the format's `pad`).
 private func padme(_ length: Int) -> Int {
   let e = Int.bitWidth - 1 - length.leadingZeroBitCount

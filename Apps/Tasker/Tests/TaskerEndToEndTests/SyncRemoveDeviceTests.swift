@@ -8,45 +8,8 @@ import Testing
 /// epoch, and every refusal has its exit code and changes nothing.
 @Suite("Sync: removing a device moves the sync key to a new epoch")
 struct SyncRemoveDeviceTests {
-  /// Three devices on one folder, each synced once, A last (so A knows B
-  /// and C and their box keys).
-  struct Three {
-    let folder: TemporaryDirectory
-    let a: TestDevice
-    let b: TestDevice
-    let c: TestDevice
-
-    init() throws {
-      folder = try TemporaryDirectory()
-      a = try TestDevice(passphrase: "device a")
-      b = try TestDevice(passphrase: "device b")
-      c = try TestDevice(passphrase: "device c")
-      try a.ok(["sync", "setup", folder.path, "--name", "a"])
-      try a.ok(["add", "before removal", "--notes", "-"], input: "a note everyone had")
-      try a.ok(["sync", "now"])
-      for (device, name) in [(b, "b"), (c, "c")] {
-        try device.importKeys(from: a)
-        try device.ok(["sync", "setup", folder.path, "--name", name])
-        try device.ok(["sync", "now"])
-      }
-      try a.ok(["sync", "now"])
-    }
-
-    var root: String { folder.path + "/tasker-sync" }
-
-    /// The header epoch of every object of `device`, by seq.
-    func epochs(of device: String) throws -> [UInt64: UInt32] {
-      var found: [UInt64: UInt32] = [:]
-      for name in try FileManager.default.contentsOfDirectory(atPath: root + "/d/" + device) {
-        let bytes = try fileBytes(root + "/d/" + device + "/" + name)
-        found[try #require(UInt64(name, radix: 16))] = bytes[6..<10].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-      }
-      return found
-    }
-  }
-
   @Test func theRemovedDeviceReadsNothingWrittenAfterAndWritesToNobody() throws {
-    let three = try Three()
+    let three = try ThreeDevices()
     let (a, b, c) = (three.a, three.b, three.c)
     let cID = try c.syncDeviceID()
     let removal = try a.json(["sync", "remove-device", cID, "--json"])
@@ -93,7 +56,7 @@ struct SyncRemoveDeviceTests {
   }
 
   @Test func aDeviceThatWroteAtTheOldEpochAfterItsCutSendsItsChangesAgain() throws {
-    let three = try Three()
+    let three = try ThreeDevices()
     let (a, b, c) = (three.a, three.b, three.c)
     try a.ok(["sync", "remove-device", try c.syncDeviceID()])
     // B's sync sends its change at epoch 1 (it has not seen the removal yet), after its cut:
@@ -110,7 +73,7 @@ struct SyncRemoveDeviceTests {
   }
 
   @Test func everyRefusalHasItsCodeAndChangesNothing() throws {
-    let three = try Three()
+    let three = try ThreeDevices()
     let (a, c) = (three.a, three.c)
     let storage = try storageFiles(three.root)
     let aID = try a.syncDeviceID()

@@ -68,6 +68,88 @@ extension TestDevice {
   }
 }
 
+extension TestDevice {
+  func syncSetUp(_ folder: String, name: String) throws {
+    try ok(["sync", "setup", folder, "--name", name])
+  }
+
+  /// Imports `source`'s keys through a sync bundle, sets up, syncs.
+  func syncJoin(keysFrom source: TestDevice, folder: String, name: String, sync: Bool = true) throws {
+    try importKeys(from: source)
+    try syncSetUp(folder, name: name)
+    if sync { try ok(["sync", "now"]) }
+  }
+
+  /// What the database holds of tasks and pages: listings and rows; with
+  /// `everything`, every sync table too (outbox, devices, values, dirty).
+  func syncSnapshot(everything: Bool = false) throws -> String {
+    let rows = try sqlite(
+      "SELECT * FROM tasks ORDER BY id; SELECT * FROM pages ORDER BY id; "
+        + "SELECT kind, uid, local_id, state FROM sync_records ORDER BY kind, uid;"
+        + (everything
+          ? " SELECT seq, hex(object) FROM sync_outbox ORDER BY seq; SELECT * FROM sync_devices ORDER BY device;"
+            + " SELECT * FROM sync_values ORDER BY name; SELECT * FROM sync_dirty ORDER BY kind, local_id;"
+          : ""))
+    #expect(rows.status == 0, "\(rows.stderr)")
+    return try ok(["list", "--all", "--json"]).stdoutText + (try ok(["page", "list", "--json"]).stdoutText)
+      + rows.stdoutText
+  }
+}
+
+/// Three devices on one folder, each synced once, A last (so A knows B
+/// and C and their box keys); A wrote the task "before removal" with a note.
+struct ThreeDevices {
+  let folder: TemporaryDirectory
+  let a: TestDevice
+  let b: TestDevice
+  let c: TestDevice
+
+  init() throws {
+    folder = try TemporaryDirectory()
+    a = try TestDevice(passphrase: "device a")
+    b = try TestDevice(passphrase: "device b")
+    c = try TestDevice(passphrase: "device c")
+    try a.syncSetUp(folder.path, name: "a")
+    try a.ok(["add", "before removal", "--notes", "-"], input: "a note everyone had")
+    try a.ok(["sync", "now"])
+    try b.syncJoin(keysFrom: a, folder: folder.path, name: "b")
+    try c.syncJoin(keysFrom: a, folder: folder.path, name: "c")
+    try a.ok(["sync", "now"])
+  }
+
+  var root: String { folder.path + "/tasker-sync" }
+
+  /// The header epoch of every object of `device`, by seq.
+  func epochs(of device: String) throws -> [UInt64: UInt32] {
+    var found: [UInt64: UInt32] = [:]
+    for name in try FileManager.default.contentsOfDirectory(atPath: root + "/d/" + device) {
+      let bytes = try fileBytes(root + "/d/" + device + "/" + name)
+      found[try #require(UInt64(name, radix: 16))] = bytes[6..<10].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+    return found
+  }
+
+  /// The storage's files and the three vaults' files (`diskState`).
+  func disk() throws -> [String: [UInt8]?] { try diskState(storage: root, vaults: [a, b, c]) }
+}
+
+/// The files of the storage at `root` and of each device's vault, by
+/// path: what a refused command must leave as it was.
+func diskState(storage root: String, vaults devices: [TestDevice]) throws -> [String: [UInt8]?] {
+  var found = try storageFiles(root).mapKeys { "storage/" + $0 }
+  for (index, device) in devices.enumerated() {
+    found.merge(try storageFiles(device.vaultDirectory).mapKeys { "vault-\(index)/" + $0 }) { $1 }
+  }
+  return found
+}
+
+extension Dictionary {
+  /// The same values under keys made by `transform`.
+  func mapKeys(_ transform: (Key) -> Key) -> [Key: Value] {
+    Dictionary(uniqueKeysWithValues: map { (transform($0.key), $0.value) })
+  }
+}
+
 /// Runs `sync now` on the devices in each order given (indices), each exit 0.
 func syncRounds(_ devices: [TestDevice], orders: [[Int]]) throws {
   for order in orders {
