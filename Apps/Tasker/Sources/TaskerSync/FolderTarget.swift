@@ -4,7 +4,9 @@ import TaskSystem
 /// (Syncthing, Nextcloud's client, Dropbox) or carries (a USB stick).
 /// Objects are written to `t/` and linked to their name, which fails when
 /// the name exists, so a name never holds half an object and is never
-/// replaced. No folder of the root may be a symlink.
+/// replaced. A device's temporaries are named after it, so that it can
+/// remove those a crash left behind and never another device's. No folder
+/// of the root may be a symlink.
 public struct FolderTarget: SyncTarget {
   /// The storage root, `<folder>/tasker-sync`.
   public let root: String
@@ -64,7 +66,36 @@ public struct FolderTarget: SyncTarget {
   public func create(device: String, seq: UInt64, bytes: [UInt8]) throws -> SyncCreation {
     try makeFolder(root + "/d")
     try makeFolder(root + "/d/" + device)
-    return try createNew(root + "/d/" + device + "/" + syncSeqName(seq), bytes)
+    return try createNew(root + "/d/" + device + "/" + syncSeqName(seq), bytes, owner: device)
+  }
+
+  /// See `SyncTarget.removeTemporaries(of:)`: the regular files of `t/`
+  /// named `<device>-<32 hex>`, which only `device`'s writes make.
+  public func removeTemporaries(of device: String) throws {
+    let folder = root + "/t"
+    guard try status(folder) != nil else { return }
+    try checkFolder(folder)
+    for name in try listing(folder) where Self.isTemporary(name, of: device) {
+      let path = folder + "/" + name
+      guard try status(path)?.kind == .regular else { continue }
+      do {
+        try files.unlink(path)
+      } catch let error as SystemError {
+        if !error.isNotFound { throw SyncError.storage(error) }
+      }
+    }
+  }
+
+  /// The name of a new temporary in `t/`: `<owner>-<32 hex>` for an object
+  /// of device `owner`, 32 random hex digits for the marker.
+  static func temporaryName(owner: String?) -> String {
+    owner.map { $0 + "-" + SyncHex.randomID() } ?? SyncHex.randomID()
+  }
+
+  /// Whether `name` is a temporary of `device`'s, as `temporaryName` makes them.
+  static func isTemporary(_ name: String, of device: String) -> Bool {
+    let parts = name.split(separator: "-", omittingEmptySubsequences: false)
+    return parts.count == 2 && parts[0] == device && SyncHex.isID(device) && SyncHex.isID(String(parts[1]))
   }
 
   /// See `SyncTarget.createBlob(device:blob:from:)`: copied into `t/`,
@@ -72,7 +103,7 @@ public struct FolderTarget: SyncTarget {
   public func createBlob(device: String, blob: String, from path: String) throws -> Bool {
     for folder in [root + "/a", root + "/a/" + device, root + "/t"] { try makeFolder(folder) }
     let name = root + "/a/" + device + "/" + blob
-    let temporary = root + "/t/" + SyncHex.randomID()
+    let temporary = root + "/t/" + Self.temporaryName(owner: device)
     try SyncFiles.copy(path, to: temporary, limit: UInt64.max - 1)
     defer { SyncFiles.remove(temporary) }
     do {
@@ -111,9 +142,9 @@ public struct FolderTarget: SyncTarget {
 
   // MARK: - Files
 
-  private func createNew(_ path: String, _ bytes: [UInt8]) throws -> SyncCreation {
+  private func createNew(_ path: String, _ bytes: [UInt8], owner: String? = nil) throws -> SyncCreation {
     try makeFolder(root + "/t")
-    let temporary = root + "/t/" + SyncHex.randomID()
+    let temporary = root + "/t/" + Self.temporaryName(owner: owner)
     do {
       try bytes.withUnsafeBytes { try files.createNew(temporary, contents: $0) }
       defer { try? files.unlink(temporary) }

@@ -85,10 +85,12 @@ public struct SyncEngine {
     }
   }
 
-  /// One sync's exchange, the lock held: the marker checked, local changes
-  /// sent, other devices' objects applied, what that changed sent.
+  /// One sync's exchange, the lock held: the marker checked, this device's
+  /// stale temporaries removed, local changes sent, other devices' objects applied, what that changed sent.
   func exchange(progress: ((String) -> Void)?) throws -> Report {
     try checkMarker()
+    // A temporary of this device's is from a write that was killed: no write of it runs now (the lock).
+    try target.removeTemporaries(of: configuration.device)
     var report = Report()
     try capture()
     report.uploaded += try upload(progress: progress)

@@ -72,6 +72,18 @@ public protocol SyncTarget {
   ///
   /// - Throws: `SyncError.storage`, `.targetUnsafe`.
   func remove(device: String, seq: UInt64) throws
+
+  /// Removes what `device`'s own interrupted writes left behind (a folder
+  /// target's temporaries named after it), never another device's; called
+  /// at the start of each of `device`'s syncs, under its sync lock.
+  ///
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func removeTemporaries(of device: String) throws
+}
+
+extension SyncTarget {
+  /// Nothing to remove: a target whose writes leave no temporaries behind.
+  public func removeTemporaries(of device: String) throws {}
 }
 
 /// What `SyncTarget.create` found.
