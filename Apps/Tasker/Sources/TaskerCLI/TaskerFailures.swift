@@ -117,7 +117,8 @@ extension HTTPClientError: CommandFailure {
 
 extension SyncError: CommandFailure {
   /// The code of the cause: 61 for what the storage held and was refused,
-  /// 62 when sync is not set up.
+  /// 62 when sync is not set up; a vault item of a version this build does
+  /// not read 12, one otherwise refused 15.
   public var exitCode: ExitCode {
     switch self {
     case .notSetUp: return .syncNotSetUp
@@ -128,6 +129,7 @@ extension SyncError: CommandFailure {
     case .syncKeyMissing, .noConflict: return .notFound
     case .removalInterrupted, .deviceKeyUnknown: return .unavailable
     case .outsideEpoch: return .notFound
+    case .recordRefused(_, .unsupportedVersion): return .unsupportedVersion
     case .recordRefused: return .tampered
     case .storage(let error): return error.exitCode
     case .store(let error): return error.exitCode
