@@ -250,6 +250,14 @@ public struct SyncRows {
     }
   }
 
+  /// The kept state of every record without a local row (deleted here or
+  /// elsewhere), by kind and uid order: what marking every row dirty
+  /// cannot reach.
+  public func deletedStates() throws -> [(kind: String, uid: String, state: [UInt8])] {
+    try connection.prepare("SELECT kind, uid, state FROM sync_records WHERE local_id IS NULL ORDER BY kind, uid")
+      .rows { (kind: $0.text(0), uid: $0.text(1), state: Array($0.text(2).utf8)) }
+  }
+
   /// Keeps `state` for the record `uid`, linked to its local row.
   public func putState(kind: String, uid: String, localID: Int64?, state: [UInt8]) throws {
     try connection.prepare(

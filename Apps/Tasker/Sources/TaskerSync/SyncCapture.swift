@@ -38,7 +38,9 @@ struct SyncCapture {
   /// Seals the records changed locally since the last capture as this
   /// device's next objects, a batch of about 1 MiB at a time (never all
   /// of them in memory at once), their states updated and the changes
-  /// forgotten; with `alwaysOne`, one object even when nothing changed.
+  /// forgotten; when every record is to be sent again (`resend`), the
+  /// deleted ones too; with `alwaysOne`, one object even when nothing
+  /// changed.
   ///
   /// - Returns: how many objects were made.
   /// - Throws: as `emit`; store and key errors.
@@ -60,7 +62,17 @@ struct SyncCapture {
       }
       try rows.clearDirty(kind: kindName, localID: localID)
     }
-    if resend { try rows.setValue("resend", "0") }
+    if resend {
+      // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
+      // sent in an object that an epoch change made void would never reach the other devices.
+      for kept in try rows.deletedStates() {
+        if let full = batches.add(try SyncRecord.stored(kept.state)) {
+          try sealObject(full)
+          made += 1
+        }
+      }
+      try rows.setValue("resend", "0")
+    }
     if !batches.current.isEmpty || (alwaysOne && made == 0) {
       try sealObject(batches.current)
       made += 1

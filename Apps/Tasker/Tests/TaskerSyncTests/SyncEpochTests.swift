@@ -121,6 +121,20 @@ struct SyncEpochTests {
     }
   }
 
+  @Test func aDeletionInAnObjectMadeVoidIsSentAgainAtTheNewEpoch() throws {
+    try a.engine().removeDevices([c.configuration.device])
+    // B deletes a task before it has seen the change: that object is past B's cut, void for A.
+    let doomed = try #require(try b.store.tasks(.all).first { $0.title == "from a" })
+    try b.store.deleteTask(id: doomed.id)
+    _ = try b.store.addTask(TaskDraft(title: "b after the cut"))
+    try b.sync()
+    #expect(b.epoch == 2)
+    let report = try a.sync()
+    #expect(report.void == 1 && report.refused.isEmpty, "\(report)")
+    #expect(try a.titles() == ["b after the cut", "from b", "from c"], "the deletion came again at epoch 2")
+    #expect(try b.titles() == ["b after the cut", "from b", "from c"])
+  }
+
   @Test func aRemovalInterruptedAfterItBeganIsFinishedByRunningItAgain() throws {
     a.failNextSave = true
     #expect(throws: Device.Crash.self) { try a.engine().removeDevices([c.configuration.device]) }
