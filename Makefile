@@ -9,7 +9,7 @@ BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
 .PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench sync-bench sync-property test-servers gate-venv gate-test pair-test pair-bench gate-race gate-load lint format demo \
-  vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick sync-crashtest strace install clean completion-shells \
+  vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick sync-crashtest sync-crashtest-quick strace install clean completion-shells \
   static deb package-test example docs
 
 all: build
@@ -329,12 +329,22 @@ crashtest: strace release
 
 crashtest-quick: strace build
 	python3 scripts/crashtest.py "$$($(SWIFT) build --show-bin-path)/taskkey" --quick
+	$(MAKE) sync-crashtest-quick
 
 # The crash sweep of Layer-1 sync (SECURITY.md chapter 18): `tasker sync now`
-# killed at each of its file-system calls (outbox, upload, apply), then the
-# next syncs of both devices must succeed and agree with an un-faulted run.
+# and `tasker sync remove-device` killed at each of their file-system calls
+# (outbox, upload, apply, the new keyring entry), then the next commands must
+# succeed, leave no temporary of the killed device and agree with an
+# un-faulted run. sync-crashtest-quick (in crashtest-quick) samples about ten
+# calls of each kind.
 sync-crashtest: strace
 	$(SWIFT) build --product taskkey
 	cd Apps/Tasker && $(SWIFT) build --product tasker
 	python3 scripts/sync-crashtest.py "$$(cd Apps/Tasker && $(SWIFT) build --show-bin-path)/tasker" \
 	  "$$($(SWIFT) build --show-bin-path)/taskkey" --json .build/sync-crashtest.json
+
+sync-crashtest-quick: strace
+	$(SWIFT) build --product taskkey
+	cd Apps/Tasker && $(SWIFT) build --product tasker
+	python3 scripts/sync-crashtest.py "$$(cd Apps/Tasker && $(SWIFT) build --show-bin-path)/tasker" \
+	  "$$($(SWIFT) build --show-bin-path)/taskkey" --quick --json .build/sync-crashtest-quick.json
