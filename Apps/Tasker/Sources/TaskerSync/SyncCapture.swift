@@ -66,7 +66,7 @@ struct SyncCapture {
       // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
       // sent in an object that an epoch change made void would never reach the other devices.
       for kept in try rows.deletedStates() {
-        if let full = batches.add(try SyncRecord.stored(kept.state)) {
+        if let full = batches.add(EncodedRecord(try SyncRecord.stored(kept.state))) {
           try sealObject(full)
           made += 1
         }
