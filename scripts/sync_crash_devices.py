@@ -153,6 +153,11 @@ class Devices:
         self.must_tasker("a", ["edit", self.task_id("a", "A task 10"), "--notes", "-"], b"A edits A task 10\n")
         self.must_tasker("a", ["page", "edit", self.page_id("a", "A page two"), "--body", "-"], b"Edited body\n")
         self.must_tasker("a", ["add", "A task 21 (pending)", "--due", "2027-04-04"])
+        # An attachment of A's, not synced: a killed sync also stops while its blob is staged or written.
+        attachment = os.path.join(self.root, "report.bin")
+        with open(attachment, "wb") as file:
+            file.write(bytes((n * 31 + n // 251) % 256 for n in range(40000)))
+        self.must_tasker("a", ["attach", "add", "--task", self.task_id("a", "A task 03"), attachment])
         self.ids = {d: json.loads(self.must_tasker(d, ["sync", "status", "--json"]))["device"] for d in DEVICES}
         for name, path in self.paths().items():
             shutil.copytree(path, os.path.join(self.template, name), symlinks=True)
@@ -224,7 +229,18 @@ class Devices:
         conflicts = sorted(json.dumps({"kind": c.get("kind"), "title": c.get("title"),
                                        "texts": sorted(x.get("text") or "" for x in c.get("texts", []))},
                                       sort_keys=True) for c in json.loads(out)["conflicts"])
-        return {"tasks": rows, "pages": page_rows, "conflicts": conflicts}
+        code, out, err = self.tk(device, ["attach", "list", "--json"])
+        if code != 0:
+            raise RuntimeError(f"attach list on {device} exits {code}: {err[:200]}")
+        attachments = []
+        for attachment in json.loads(out)["attachments"]:
+            # Read whole (fetched from the storage the first time on a device that did not add it).
+            code, content, err = self.run(device, self.tasker, ["attach", "get", attachment["id"]])
+            if code != 0:
+                raise RuntimeError(f"attach get on {device} exits {code}: {err[:200]}")
+            attachments.append(json.dumps({"name": attachment["name"], "bytes": attachment["byte_count"],
+                                           "sha256": hashlib.sha256(content).hexdigest()}, sort_keys=True))
+        return {"tasks": rows, "pages": page_rows, "conflicts": conflicts, "attachments": sorted(attachments)}
 
     def objects(self):
         found = {}
