@@ -15,16 +15,6 @@ struct SyncAttachmentTests {
     return bytes
   }
 
-  func setUp(_ device: TestDevice, _ folder: String, name: String) throws {
-    try device.ok(["sync", "setup", folder, "--name", name])
-  }
-
-  func join(_ device: TestDevice, from source: TestDevice, _ folder: String, name: String) throws {
-    try device.importKeys(from: source)
-    try setUp(device, folder, name: name)
-    try device.ok(["sync", "now"])
-  }
-
   func attachments(_ device: TestDevice) throws -> [[String: Any]] {
     try device.json(["attach", "list", "--json"])["attachments"] as? [[String: Any]] ?? []
   }
@@ -51,7 +41,7 @@ struct SyncAttachmentTests {
   @Test func attachmentsTravelSealedAndAreFetchedWhenFirstRead() throws {
     let folder = try TemporaryDirectory()
     let a = try TestDevice(passphrase: "device a")
-    try setUp(a, folder.path, name: "a")
+    try a.syncSetUp(folder.path, name: "a")
     try a.ok(["add", "report"])
     try a.ok(["page", "new", "Plans"])
     let canary = "CANARYATTACHMENT51f0"
@@ -73,7 +63,7 @@ struct SyncAttachmentTests {
     #expect(sizes == [69 + 100_352 + 16 * 7, 69 + 512 + 16], "\(sizes)")
 
     let b = try TestDevice(passphrase: "device b")
-    try join(b, from: a, folder.path, name: "b")
+    try b.syncJoin(keysFrom: a, folder: folder.path, name: "b")
     let listed = try attachments(b)
     #expect(listed.count == 2, "\(listed)")
     #expect(listed.allSatisfy { $0["remote"] as? Bool == true }, "\(listed)")
@@ -95,7 +85,7 @@ struct SyncAttachmentTests {
 
     // A third device with attachment encryption on keeps what it fetches sealed.
     let c = try TestDevice(passphrase: "device c")
-    try join(c, from: a, folder.path, name: "c")
+    try c.syncJoin(keysFrom: a, folder: folder.path, name: "c")
     try c.ok(["settings", "set", "attachment-encryption", "on"])
     let onC = try #require(try attachments(c).first { $0["name"] as? String == "results.pdf" }?["id"] as? String)
     #expect(try c.tasker(["attach", "get", onC]).stdout == [UInt8](Self.content(canary)))
@@ -127,7 +117,7 @@ struct SyncAttachmentTests {
   @Test func anAlteredOrMissingBlobIsRefusedAndNothingIsKept() throws {
     let folder = try TemporaryDirectory()
     let a = try TestDevice(passphrase: "device a")
-    try setUp(a, folder.path, name: "a")
+    try a.syncSetUp(folder.path, name: "a")
     try a.ok(["add", "report"])
     let first = a.root.path("first.bin")
     let second = a.root.path("second.bin")
@@ -138,7 +128,7 @@ struct SyncAttachmentTests {
     try a.ok(["attach", "add", "--task", try a.taskID("report"), second])
     try a.ok(["sync", "now"])
     let b = try TestDevice(passphrase: "device b")
-    try join(b, from: a, folder.path, name: "b")
+    try b.syncJoin(keysFrom: a, folder: folder.path, name: "b")
     let listed = try attachments(b)
     let id = try #require(listed.first { $0["name"] as? String == "first.bin" }?["id"] as? String)
     // Blobs are named at random: find first.bin's by the name its record gives.
@@ -192,10 +182,10 @@ struct SyncAttachmentTests {
   @Test func anAttachmentThatArrivesBeforeItsOwnerIsShownWithIt() throws {
     let folder = try TemporaryDirectory()
     let a = try TestDevice(passphrase: "device a")
-    try setUp(a, folder.path, name: "a")
+    try a.syncSetUp(folder.path, name: "a")
     try a.ok(["sync", "now"])
     let b = try TestDevice(passphrase: "device b")
-    try join(b, from: a, folder.path, name: "b")
+    try b.syncJoin(keysFrom: a, folder: folder.path, name: "b")
     try a.ok(["add", "owner task"])
     try a.ok(["sync", "now"])
     try b.ok(["sync", "now"])
@@ -208,7 +198,7 @@ struct SyncAttachmentTests {
     let held = folder.path + "/held"
     try FileManager.default.moveItem(atPath: aFolder, toPath: held)
     let c = try TestDevice(passphrase: "device c")
-    try join(c, from: a, folder.path, name: "c")
+    try c.syncJoin(keysFrom: a, folder: folder.path, name: "c")
     #expect(try attachments(c).isEmpty)
     try FileManager.default.moveItem(atPath: held, toPath: aFolder)
     try c.ok(["sync", "now"])

@@ -8,16 +8,6 @@ import Testing
 /// past the fold to the same state.
 @Suite("Sync compaction: acknowledgements, folds, pruning only what every device has")
 struct SyncCompactionTests {
-  func setUp(_ device: TestDevice, _ folder: String, name: String) throws {
-    try device.ok(["sync", "setup", folder, "--name", name])
-  }
-
-  func join(_ device: TestDevice, from source: TestDevice, _ folder: String, name: String) throws {
-    try device.importKeys(from: source)
-    try setUp(device, folder, name: name)
-    try device.ok(["sync", "now"])
-  }
-
   func sync(_ device: TestDevice, compact: Bool = false) throws -> [String: Any] {
     try device.json(["sync", compact ? "compact" : "now", "--json"])
   }
@@ -31,12 +21,12 @@ struct SyncCompactionTests {
   @Test func aFoldIsPrunedOnlyAsFarAsEveryDeviceHasReadAndALateDeviceReadsPastIt() throws {
     let folder = try TemporaryDirectory()
     let a = try TestDevice(passphrase: "device a")
-    try setUp(a, folder.path, name: "a")
+    try a.syncSetUp(folder.path, name: "a")
     let b = try TestDevice(passphrase: "device b")
     let c = try TestDevice(passphrase: "device c")
     try a.ok(["sync", "now"])
-    try join(b, from: a, folder.path, name: "b")
-    try join(c, from: a, folder.path, name: "c")
+    try b.syncJoin(keysFrom: a, folder: folder.path, name: "b")
+    try c.syncJoin(keysFrom: a, folder: folder.path, name: "c")
     for index in 1...6 {
       try a.ok(["add", "task \(index)", "--notes", "-"], input: "note \(index)")
       try a.ok(["sync", "now"])
@@ -74,7 +64,7 @@ struct SyncCompactionTests {
     // A device set up now reads past the fold to the same state; the others are unchanged.
     let d = try TestDevice(passphrase: "device d")
     try d.importKeys(from: a)
-    try setUp(d, folder.path, name: "d")
+    try d.syncSetUp(folder.path, name: "d")
     let first = try sync(d)
     #expect(first["read_past_folds"] as? Int ?? 0 > 0 && (first["refused"] as? [Any])?.isEmpty == true, "\(first)")
     try syncRounds([a, b, c, d], orders: [[0, 1, 2, 3], [3, 2, 1, 0]])
@@ -90,7 +80,7 @@ struct SyncCompactionTests {
   @Test func aGapNoFoldHoldsIsStillReported() throws {
     let folder = try TemporaryDirectory()
     let a = try TestDevice(passphrase: "device a")
-    try setUp(a, folder.path, name: "a")
+    try a.syncSetUp(folder.path, name: "a")
     for index in 1...3 {
       try a.ok(["add", "task \(index)"])
       try a.ok(["sync", "now"])
@@ -100,7 +90,7 @@ struct SyncCompactionTests {
     try FileManager.default.removeItem(atPath: folder.path + "/tasker-sync/d/\(device)/" + String(format: "%016x", 2))
     let b = try TestDevice(passphrase: "device b")
     try b.importKeys(from: a)
-    try setUp(b, folder.path, name: "b")
+    try b.syncSetUp(folder.path, name: "b")
     let result = try b.tasker(["sync", "now", "--json"])
     #expect(result.status == 61, "\(result.stderr)")
     #expect(try b.taskTitles() == ["task 1"], "only what came before the gap")
