@@ -131,6 +131,8 @@ struct JSONConventionTests {
     // The second device's first object (written at its first sync, with its box key) and its edit.
     #expect((synced["applied"] as? [[String: Any]])?.first?["objects"] as? Int == 2, "\(synced)")
     try run(["sync", "status"])
+    let compacted = try #require(try run(["sync", "compact"])["compaction"] as? [String: Any])
+    #expect(compacted["folded"] as? Int == 1 && compacted["floor"] as? Int ?? 0 > 0, "\(compacted)")
     #expect((try run(["sync", "devices"])["devices"] as? [[String: Any]])?.first?["name"] as? String == "second")
     let conflicts = try #require(try run(["conflicts"])["conflicts"] as? [[String: Any]])
     #expect(conflicts.count == 1 && conflicts[0]["id"] as? String == "1", "\(conflicts)")

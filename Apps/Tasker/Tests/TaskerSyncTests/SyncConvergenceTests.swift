@@ -112,6 +112,9 @@ final class SyncScenario {
   let seed: UInt64
   var random: SplitMix64
   let shared: TemporaryDirectory
+  let keyring: Keyring
+  let syncKeyring: SyncKeyring
+  let targetID: String
   let devices: [Device]
   /// Every note or body text any device wrote (each unique, never empty).
   var written: Set<String> = []
@@ -131,6 +134,7 @@ final class SyncScenario {
     let shared = try TemporaryDirectory()
     self.shared = shared
     let targetID = SyncHex.randomID()
+    (self.keyring, self.syncKeyring, self.targetID) = (keyring, syncKeyring, targetID)
     let target = FolderTarget(root: shared.path + "/tasker-sync")
     try target.prepare()
     guard try target.createMarker(SyncObjectFormat.marker(targetID: Hex.decode(targetID)!, key: syncKeyring.newest))
@@ -229,7 +233,30 @@ final class SyncScenario {
     random = generator(step: 1 << 40)
     try settle()
     if failures.isEmpty { try check() }
+    if failures.isEmpty { try checkLateDevice() }
     return failures
+  }
+
+  /// A device set up after everything (reading past every fold the others
+  /// made) shows what the others show.
+  func checkLateDevice() throws {
+    let late = try Device(
+      name: "D", device: SyncHex.randomID(), folder: shared.path, targetID: targetID, syncKeyring: syncKeyring,
+      keyring: keyring)
+    for _ in 0..<2 {
+      let report = try late.engine.run()
+      for refusal in report.refused {
+        failures.append("late device D refused \(refusal.device) seq \(refusal.seq): \(refusal.reason)")
+      }
+    }
+    let (mine, theirs) = (try view(of: late), try view(of: devices[0]))
+    if mine.tasks != theirs.tasks || mine.pages != theirs.pages || mine.attachments != theirs.attachments
+      || mine.conflicts.map(\.texts) != theirs.conflicts.map(\.texts)
+    {
+      failures.append(
+        "a device set up last differs from A: \(mine.tasks.count) / \(theirs.tasks.count) tasks, "
+          + "\(mine.pages.count) / \(theirs.pages.count) pages, \(mine.attachments) / \(theirs.attachments)")
+    }
   }
 
   // MARK: Texts
@@ -252,9 +279,11 @@ final class SyncScenario {
   // MARK: Steps
 
   func sync(_ device: Device, label: String) throws {
-    let report = try device.engine.run()
+    // Now and then a sync compacts: a fold, then whatever every device has acknowledged is removed.
+    let compacting = random.percent(10)
+    let report = try device.engine.run(compacting: compacting)
     log.append(
-      "\(label): \(device.name) sync (uploaded \(report.uploaded), applied \(report.applied.values.reduce(0, +)), changed \(report.recordsChanged))"
+      "\(label): \(device.name) sync\(compacting ? " compacting (folded \(report.compaction.folded), removed \(report.compaction.removed))" : "") (uploaded \(report.uploaded), applied \(report.applied.values.reduce(0, +)), changed \(report.recordsChanged))"
     )
     for refusal in report.refused {
       failures.append("\(label): \(device.name) refused \(refusal.device) seq \(refusal.seq): \(refusal.reason)")
