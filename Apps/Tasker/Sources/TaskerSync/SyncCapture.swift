@@ -196,15 +196,25 @@ struct SyncCapture {
 
   /// Seals `records` as this device's next objects under the keyring's
   /// newest epoch (a payload of about 1 MiB each) and keeps them in the
-  /// outbox.
+  /// outbox; with `alwaysOne`, one object even for no record.
   ///
+  /// - Returns: how many objects were made.
   /// - Throws: `SyncError.recordTooLarge`; store and crypto errors.
-  func emit(_ records: [SyncRecord]) throws {
+  @discardableResult
+  func emit(_ records: [SyncRecord], alwaysOne: Bool = false) throws -> Int {
     var batches = Batches()
+    var made = 0
     for record in records {
-      if let full = batches.add(EncodedRecord(record)) { try sealObject(full) }
+      if let full = batches.add(EncodedRecord(record)) {
+        try sealObject(full)
+        made += 1
+      }
     }
-    if !batches.current.isEmpty { try sealObject(batches.current) }
+    if !batches.current.isEmpty || (alwaysOne && made == 0) {
+      try sealObject(batches.current)
+      made += 1
+    }
+    return made
   }
 
   /// Seals `records` as this device's next object and keeps it in the

@@ -50,19 +50,7 @@ extension SyncEngine {
       let next = UInt64(try rows.value("next_seq") ?? "1") ?? 1
       guard next > 1 else { return 0 }
       try rows.setValue("floor", String(next - 1))
-      var batches = SyncCapture.Batches()
-      var made = 0
-      for kept in try rows.states() {
-        if let full = batches.add(SyncCapture.EncodedRecord(try SyncRecord.stored(kept.state))) {
-          try capture.sealObject(full)
-          made += 1
-        }
-      }
-      if !batches.current.isEmpty || made == 0 {
-        try capture.sealObject(batches.current)
-        made += 1
-      }
-      return made
+      return try capture.emit(try rows.states().map { try SyncRecord.stored($0.state) }, alwaysOne: true)
     }
   }
 

@@ -8,7 +8,7 @@ enum SyncFiles {
   /// The private folder beside the database that stages blobs:
   /// `<folder of the database>/sync-blobs`.
   static func stagingFolder(forDatabase databasePath: String) throws -> String {
-    let folder = PosixFileSystem.directory(of: databasePath) + "/sync-blobs"
+    let folder = stagingPath(forDatabase: databasePath)
     do {
       try PrivateDirectory.make(folder)
     } catch let error as SystemError {
@@ -17,12 +17,17 @@ enum SyncFiles {
     return folder
   }
 
+  /// The staging folder's path, made or not.
+  static func stagingPath(forDatabase databasePath: String) -> String {
+    PosixFileSystem.directory(of: databasePath) + "/sync-blobs"
+  }
+
   /// Removes what a killed upload or fetch left in the staging folder:
   /// every regular file whose name is a blob's staging name (32 hex and
   /// `.up` or `.down`). Only called with the home's sync lock held, when
   /// no other staging can be under way.
   static func clearStaging(forDatabase databasePath: String) {
-    let folder = PosixFileSystem.directory(of: databasePath) + "/sync-blobs"
+    let folder = stagingPath(forDatabase: databasePath)
     for name in (try? DirectoryListing.names(of: folder)) ?? [] {
       let parts = name.split(separator: ".", omittingEmptySubsequences: false)
       guard parts.count == 2, SyncHex.isID(String(parts[0])), parts[1] == "up" || parts[1] == "down",
