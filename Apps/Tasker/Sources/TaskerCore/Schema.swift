@@ -77,6 +77,9 @@ enum Schema {
     // Version 10: attachments as sync records: their rows noted, remote contents, blobs to upload
     // (TaskStore+SyncAttachments.swift).
     TaskStore.syncAttachmentsMigration,
+    // Version 11: the kept sync states in a rowid table, appended as they are written
+    // (TaskStore+SyncStateOrder.swift).
+    TaskStore.syncStateOrderMigration,
   ]
 
   /// Work a migration needs Swift for, run right after the SQL of the step

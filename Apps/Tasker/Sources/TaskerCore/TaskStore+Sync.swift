@@ -198,6 +198,11 @@ public struct SyncRows {
       """)
   }
 
+  /// Forgets that any row changed (once every one noted was captured).
+  public func clearAllDirty() throws {
+    try connection.execute("DELETE FROM sync_dirty")
+  }
+
   /// Forgets that a row changed.
   public func clearDirty(kind: String, localID: Int64) throws {
     try connection.prepare("DELETE FROM sync_dirty WHERE kind = ? AND local_id = ?")
@@ -276,6 +281,10 @@ public struct SyncRows {
   /// is nil or gone), the body stored as the protection settings say
   /// under the row's own context; the change is not marked as dirty.
   ///
+  /// A new row is one INSERT with its body: its id is chosen first, as
+  /// AUTOINCREMENT would choose it (above every id the table has had),
+  /// because the body's context names the row.
+  ///
   /// - Returns: the row's id.
   /// - Throws: the key source's errors, `TaskerError.database`.
   public func writeRow(kind: String, localID: Int64?, fields: [String: JSONValue], body: String?) throws -> Int64 {
@@ -291,25 +300,45 @@ public struct SyncRows {
       default: return defaults[name] ?? .null
       }
     }
-    var id = localID
+    func stored(_ body: String, id: Int64) throws -> SQLValue {
+      let context = Self.localContext(kind, id)
+      return .text(try bodyEncryption() ? try store.sealer.seal(body, context: context, using: currentKeyring()) : body)
+    }
+    let rowID: Int64
     if let existing = localID,
       try connection.prepare("SELECT 1 FROM \(table) WHERE id = ?").first([.integer(existing)], { _ in true }) != nil
     {
-      let assignments = columns.map { "\($0) = ?" }.joined(separator: ", ")
-      try connection.prepare("UPDATE \(table) SET \(assignments) WHERE id = ?").run(values + [.integer(existing)])
+      rowID = existing
+      var assignments = columns.map { "\($0) = ?" }
+      var arguments = values
+      if let body {
+        assignments.append("\(bodyColumn) = ?")
+        arguments.append(try stored(body, id: rowID))
+      }
+      try connection.prepare("UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE id = ?")
+        .run(arguments + [.integer(rowID)])
     } else {
-      let marks = columns.map { _ in "?" }.joined(separator: ", ")
-      try connection.prepare("INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(marks))").run(values)
-      id = connection.lastInsertedRowID
-    }
-    let rowID = id!
-    if let body {
-      let context = Self.localContext(kind, rowID)
-      let stored = try bodyEncryption() ? try store.sealer.seal(body, context: context, using: currentKeyring()) : body
-      try connection.prepare("UPDATE \(table) SET \(bodyColumn) = ? WHERE id = ?").run([.text(stored), .integer(rowID)])
+      rowID = try nextRowID(table)
+      let names = ["id"] + columns + [bodyColumn]
+      let marks = names.map { _ in "?" }.joined(separator: ", ")
+      try connection.prepare("INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(marks))")
+        .run([.integer(rowID)] + values + [try stored(body ?? "", id: rowID)])
     }
     try clearDirty(kind: kind, localID: rowID)
     return rowID
+  }
+
+  /// The id AUTOINCREMENT would give the next row of `table`: above the
+  /// largest id it has now and above every id it ever had
+  /// (`sqlite_sequence`), so a sealed body's context never names a
+  /// deleted row again.
+  private func nextRowID(_ table: String) throws -> Int64 {
+    try connection.prepare(
+      """
+      SELECT max(coalesce((SELECT max(id) FROM \(table)), 0),
+                 coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0)) + 1
+      """
+    ).first([.text(table)]) { $0.integer(0) } ?? 1
   }
 
   /// Deletes a record's row and its attachment rows.

@@ -60,8 +60,9 @@ struct SyncCapture {
         try sealObject(full)
         made += 1
       }
-      try rows.clearDirty(kind: kindName, localID: localID)
     }
+    // Capturing writes no task, page or attachment row: every row noted was read above.
+    try rows.clearAllDirty()
     if resend {
       // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
       // sent in an object that an epoch change made void would never reach the other devices.
