@@ -42,6 +42,22 @@ final class JSONValueTests: XCTestCase {
     XCTAssertEqual(object.text, #"{"":[],"a":{"A":true,"z":"x\ty","é":null},"b":1}"#, "keys sorted, values beside them")
   }
 
+  func testPlainRunsBeforeAndAfterEscapesParseWhole() {
+    // A string with no escape is taken as it is; one with an escape after a plain run keeps the run.
+    let long = String(repeating: "abcdefgh", count: 4096)
+    XCTAssertEqual(JSONValue.parse(Array("\"\(long)\"".utf8)), .string(long))
+    XCTAssertEqual(
+      JSONValue.parse(Array(#"["plain é", "run\nafter", "\"", "x\u00e9y", ""]"#.utf8)),
+      ["plain é", "run\nafter", "\"", "xéy", ""])
+    // A control character after a plain run is refused at its own byte (1-based).
+    XCTAssertThrowsError(try JSONDocument(parsing: Array("\"abc\u{1}\"".utf8))) { error in
+      XCTAssertEqual((error as? JSONError)?.reason, "control character in a string at byte 5")
+    }
+    XCTAssertThrowsError(try JSONDocument(parsing: Array("\"abc".utf8))) { error in
+      XCTAssertEqual((error as? JSONError)?.reason, "unterminated string at byte 1")
+    }
+  }
+
   func testInvalidJSONIsNil() {
     let invalid = [
       "", "{", "{'a':1}", "nul", "\"\u{7}\"", "1 2", "[1,]", #"{"a":1,}"#, "01", "-01", "NaN", "1e999", "-", "1.",

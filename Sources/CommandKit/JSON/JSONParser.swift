@@ -154,7 +154,20 @@ private struct Parser {
   mutating func string() throws -> String {
     let start = index
     index += 1
-    var utf8: [UInt8] = []
+    // Most strings have no escape: their bytes (UTF-8, checked before parsing) are the string's.
+    var end = index
+    while end < bytes.count {
+      let byte = bytes[end]
+      if byte == UInt8(ascii: "\"") {
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self)
+        index = end + 1
+        return text
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      end += 1
+    }
+    var utf8 = Array(bytes[index..<end])
+    index = end
     while let byte = current {
       index += 1
       switch byte {
