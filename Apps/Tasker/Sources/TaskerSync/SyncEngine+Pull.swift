@@ -108,10 +108,16 @@ extension SyncEngine {
     progress: ((String) -> Void)?
   ) throws -> Bool {
     var removed: [String] = []
+    // Opened and read on the second core while the objects before them are applied.
+    let prefetch = SyncPrefetch(waiting, device: Hex.decode(device)!, targetID: targetID, keyring: keys.keyring)
+    defer { prefetch.finish() }
+    var taken = 0
     let refused = try store.withSyncTransaction { rows -> Bool in
       while let object = waiting.first {
         progress?("applying object \(object.seq) of device \(row.name ?? device)")
-        let applied = try apply(object, device: device, row: &row, rows: rows, removing: &removed)
+        let opened = prefetch.take(taken)
+        taken += 1
+        let applied = try apply(object, opened: opened, device: device, row: &row, rows: rows, removing: &removed)
         guard case .applied(let changed, let void, let epochChange, let hadRecords) = applied else {
           if case .refused(let reason) = applied {
             report.refused.append(.init(device: device, seq: object.seq, reason: reason))
@@ -133,23 +139,21 @@ extension SyncEngine {
   }
 
   /// Applies one object whole inside the caller's transaction, or says
-  /// why not; reads past a void one. A refused object writes nothing:
+  /// why not (`opened` is the object opened and read, or the outcome that
+  /// refuses it: `SyncPrefetch`); reads past a void one. A refused object writes nothing:
   /// everything that can refuse it (opening, the payload's rules, an
   /// epoch conflict, a body that does not open) is checked before the
   /// first write.
   func apply(
-    _ object: ReadObject, device: String, row: inout SyncDeviceRow, rows: SyncRows, removing removed: inout [String]
+    _ object: ReadObject, opened: Result<SyncPrefetch.Opened, SyncOutcome>, device: String, row: inout SyncDeviceRow,
+    rows: SyncRows, removing removed: inout [String]
   ) throws -> Applied {
     let seq = object.seq
-    let position = SyncObjectFormat.Position(device: Hex.decode(device)!, seq: seq)
     let payload: SyncPayload
     let epoch: UInt32
-    do {
-      let opened = try SyncObjectFormat.open(object.bytes, at: position, targetID: targetID, keyring: keys.keyring)
-      epoch = opened.epoch
-      payload = try SyncPayload(reading: opened.payload, at: position, epoch: epoch)
-    } catch let outcome as SyncOutcome {
-      return .refused(outcome.rawValue)
+    switch opened {
+    case .success(let read): (payload, epoch) = (read.payload, read.epoch)
+    case .failure(let outcome): return .refused(outcome.rawValue)
     }
     let epochs = SyncEpochState(rows: rows)
     let void = try epochs.isVoid(device: device, seq: seq, epoch: epoch)

@@ -143,8 +143,12 @@ public struct SyncEngine {
     }
   }
 
-  /// Uploads the pending blobs, then the outbox in seq order; each object
-  /// leaves it once the storage holds exactly its bytes.
+  /// Uploads the pending blobs, then the outbox in seq order; the objects
+  /// the storage holds exactly leave the outbox together, in one
+  /// transaction once the uploads end (or one fails): a commit per object
+  /// cost a log write and a flush each. An object uploaded but still in
+  /// the outbox (the process killed before that transaction) is uploaded
+  /// again by the next sync, which finds the same bytes there.
   ///
   /// - Returns: how many were uploaded.
   /// - Throws: `SyncError.positionTaken` when the storage holds other bytes
@@ -152,18 +156,27 @@ public struct SyncEngine {
   func upload(progress: ((String) -> Void)? = nil) throws -> Int {
     // Blobs first, so that a record never reaches the storage before its attachment's content.
     _ = try uploadBlobs(progress: progress)
-    // One object in memory at a time.
     let pending = try store.withSyncTransaction { try $0.outboxSeqs() }
-    for (index, seq) in pending.enumerated() {
-      guard let object = try store.withSyncTransaction({ try $0.outboxObject(seq: seq) }) else { continue }
-      progress?("sending object \(index + 1) of \(pending.count)")
-      switch try target.create(device: configuration.device, seq: seq, bytes: object) {
-      case .created: break
-      case .existed(let bytes) where bytes == object: break
-      case .existed: throw SyncError.positionTaken(device: configuration.device, seq: seq)
+    var sent: [UInt64] = []
+    func forget() throws { try store.withSyncTransaction { rows in try sent.forEach(rows.removeFromOutbox) } }
+    do {
+      for (index, seq) in pending.enumerated() {
+        // One object in memory at a time.
+        guard let object = try store.withSyncTransaction({ try $0.outboxObject(seq: seq) }) else { continue }
+        progress?("sending object \(index + 1) of \(pending.count)")
+        switch try target.create(device: configuration.device, seq: seq, bytes: object) {
+        case .created: break
+        case .existed(let bytes) where bytes == object: break
+        case .existed: throw SyncError.positionTaken(device: configuration.device, seq: seq)
+        }
+        sent.append(seq)
       }
-      try store.withSyncTransaction { try $0.removeFromOutbox(seq: seq) }
+    } catch {
+      // Those sent leave now if they can; otherwise the next sync finds their bytes and they leave then.
+      try? forget()
+      throw error
     }
+    try forget()
     return pending.count
   }
 
