@@ -1,4 +1,5 @@
 import CommandKit
+import TaskCrypto
 
 /// An attachment's row as sync sees it: what the record's fields come from
 /// and go to (the content itself stays in its file).
@@ -134,6 +135,50 @@ extension SyncRows {
   public func removeBlob(_ blob: String) throws {
     try store.connection.prepare("DELETE FROM sync_blobs WHERE blob = ?").run([.text(blob)])
   }
+
+  // MARK: - Blobs to remove
+
+  /// Notes that this device's blob `blob` is to be removed from the
+  /// storage once every device has the deletion of its attachment, which
+  /// `device`'s object `seq` carries (or an earlier one of it); a blob
+  /// noted already keeps its first note. Kept as the named value
+  /// `deleted-blob:<blob>`, `<device>:<seq>`.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func noteDeletedBlob(_ blob: String, carriedBy device: String, seq: UInt64) throws {
+    try store.connection.prepare("INSERT OR IGNORE INTO sync_values (name, value) VALUES (?, ?)")
+      .run([.text(Self.deletedBlobPrefix + blob), .text("\(device):\(seq)")])
+  }
+
+  /// The blobs noted by `noteDeletedBlob` and not yet removed, in name
+  /// order, each with the object that carries its attachment's deletion.
+  ///
+  /// - Throws: `TaskerError.damagedDatabase` for a value that is not
+  ///   `<32 hex>:<seq>`, `.database`.
+  public func deletedBlobs() throws -> [(blob: String, device: String, seq: UInt64)] {
+    let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ? ORDER BY name")
+      .rows([.text(Self.deletedBlobPrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
+    return try rows.map { row in
+      let parts = row.value.split(separator: ":", omittingEmptySubsequences: false)
+      let blob = String(row.name.dropFirst(Self.deletedBlobPrefix.count))
+      guard parts.count == 2, Hex.decode(blob)?.count == 16, Hex.decode(String(parts[0]))?.count == 16,
+        let seq = UInt64(parts[1])
+      else {
+        throw TaskerError.damagedDatabase(path: "sync_values", reason: "\(row.name) is not a device and a seq")
+      }
+      return (blob: blob, device: String(parts[0]), seq: seq)
+    }
+  }
+
+  /// Forgets a deleted blob once it is removed from the storage.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func forgetDeletedBlob(_ blob: String) throws {
+    try store.connection.prepare("DELETE FROM sync_values WHERE name = ?").run([.text(Self.deletedBlobPrefix + blob)])
+  }
+
+  /// The names of the values `noteDeletedBlob` keeps begin so.
+  static let deletedBlobPrefix = "deleted-blob:"
 
   // MARK: - Attachments waiting for their owner
 

@@ -140,6 +140,18 @@ public struct FolderTarget: SyncTarget {
     }
   }
 
+  /// See `SyncTarget.removeBlob(device:blob:)`.
+  public func removeBlob(device: String, blob: String) throws {
+    let folder = root + "/a/" + device
+    guard try status(folder) != nil else { return }
+    try checkFolder(folder)
+    do {
+      try files.unlink(folder + "/" + blob)
+    } catch let error as SystemError {
+      throw SyncError.storage(error)
+    }
+  }
+
   // MARK: - Files
 
   private func createNew(_ path: String, _ bytes: [UInt8], owner: String? = nil) throws -> SyncCreation {

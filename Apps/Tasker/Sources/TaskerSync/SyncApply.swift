@@ -6,6 +6,9 @@ import TaskerCore
 struct SyncApply {
   let rows: SyncRows
   let capture: SyncCapture
+  /// The device whose object is applied, and its seq.
+  let writer: String
+  let seq: UInt64
 
   /// Why a record was not applied.
   enum Refusal: Error {
@@ -48,6 +51,12 @@ struct SyncApply {
     let joined = before.joined(with: record)
     guard joined != before else { return false }
     if record.kind == .attachment {
+      // A deletion of an attachment whose blob this device wrote: the blob goes once every device has it.
+      if joined.deleted != nil, before.deleted == nil, let content = joined.content,
+        content.device == capture.configuration.device
+      {
+        try rows.noteDeletedBlob(content.blob, carriedBy: writer, seq: seq)
+      }
       try show(attachment: joined, changed: joined.fields != before.fields, localID: kept?.localID, removing: &removed)
       return true
     }
@@ -97,7 +106,7 @@ struct SyncApply {
       case .string(let name) = state.fields["name"]?.value,
       case .string(let mediaType) = state.fields["media_type"]?.value,
       case .integer(let createdAt) = state.fields["created_at"]?.value,
-      let content = state.fields["content"].flatMap({ SyncAttachmentContent($0.value) })
+      let content = state.content
     else { throw SyncError.store(.damagedDatabase(path: "sync_records", reason: "an attachment state lacks a field")) }
     let ownerLocalID = try rows.state(kind: owner.kind.rawValue, uid: owner.id)?.localID
     if let id = localID, state.deleted != nil || ownerLocalID == nil || changed {

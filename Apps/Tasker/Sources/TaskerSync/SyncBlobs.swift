@@ -63,6 +63,12 @@ public struct SyncAttachmentContent: Sendable, Equatable {
   public func sealedRecord(uid: String) -> String { "sync/attachment/\(uid)/\(blob)" }
 }
 
+extension SyncRecord {
+  /// The `content` of an attachment record, or nil when it has none or
+  /// it breaks its rules.
+  var content: SyncAttachmentContent? { fields["content"].flatMap { SyncAttachmentContent($0.value) } }
+}
+
 /// Sealing and opening blobs (docs/formats/sync-storage.md, *The blob*):
 /// the attachment format under the blob key of an epoch, the content
 /// padded with zeros. Both stream through files in flat memory.

@@ -48,13 +48,14 @@ struct SyncCapture {
   func emitChanges(alwaysOne: Bool = false) throws -> Int {
     var batches = Batches()
     var made = 0
+    var deletedBlobs: [String] = []
     // After setup every record is sent once, changed or not: the target may be new.
     let resend = try rows.value("resend") == "1"
     for (kindName, localID) in try rows.dirty() {
       guard let kind = SyncRecord.Kind(rawValue: kindName) else { continue }
       let captured =
         kind == .attachment
-        ? try captureAttachment(localID: localID, resend: resend)
+        ? try captureAttachment(localID: localID, resend: resend, deletedBlobs: &deletedBlobs)
         : try capture(kind: kind, localID: localID, resend: resend)
       if let record = captured, let full = batches.add(record) {
         try sealObject(full)
@@ -78,6 +79,9 @@ struct SyncCapture {
       try sealObject(batches.current)
       made += 1
     }
+    // The deletions went into the objects just sealed: the last of them carries each, or an earlier one.
+    let last = (UInt64(try rows.value("next_seq") ?? "1") ?? 1) - 1
+    for blob in deletedBlobs { try rows.noteDeletedBlob(blob, carriedBy: configuration.device, seq: last) }
     return made
   }
 
@@ -120,14 +124,18 @@ struct SyncCapture {
 
   /// An attachment's record: a new local attachment gets its identity,
   /// its fields (all at one clock) and a blob to upload; one removed here
-  /// is deleted; a known one never changes (it is sent again only with
-  /// `resend`).
-  private func captureAttachment(localID: Int64, resend: Bool) throws -> EncodedRecord? {
+  /// is deleted (its blob, when this device wrote it, goes to
+  /// `deletedBlobs`); a known one never changes (it is sent again only
+  /// with `resend`).
+  private func captureAttachment(localID: Int64, resend: Bool, deletedBlobs: inout [String]) throws
+    -> EncodedRecord?
+  {
     let kept = try rows.state(kind: SyncRecord.Kind.attachment.rawValue, localID: localID)
     guard let row = try rows.attachmentRow(localID: localID) else {
       guard let kept else { return nil }
       var state = try SyncRecord.stored(kept.state)
       guard state.deleted == nil else { return nil }
+      if let content = state.content, content.device == configuration.device { deletedBlobs.append(content.blob) }
       state.deleted = try tick()
       let encoded = EncodedRecord(state)
       try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: nil, state: encoded.bytes)

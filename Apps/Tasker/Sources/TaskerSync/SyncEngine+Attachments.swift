@@ -21,7 +21,7 @@ extension SyncEngine {
         try $0.state(kind: SyncRecord.Kind.attachment.rawValue, uid: item.uid)
       }
       guard let kept, kept.localID == item.localID, let record = try? SyncRecord.stored(kept.state),
-        record.deleted == nil, let content = record.fields["content"].flatMap({ SyncAttachmentContent($0.value) }),
+        record.deleted == nil, let content = record.content,
         content.blob == item.blob, content.device == configuration.device
       else {
         try store.withSyncTransaction { try $0.removeBlob(item.blob) }
@@ -63,7 +63,7 @@ extension SyncEngine {
           try $0.state(kind: SyncRecord.Kind.attachment.rawValue, localID: id)
         }
         guard let kept, let record = try? SyncRecord.stored(kept.state),
-          let content = record.fields["content"].flatMap({ SyncAttachmentContent($0.value) })
+          let content = record.content
         else { throw SyncError.notFetchable(attachment: id, reason: "it has no synced record") }
         try checkMarker()
         let name = "a/\(content.device)/\(content.blob)"

@@ -4,7 +4,9 @@ import TaskerCore
 /// Compaction (docs/formats/sync-storage.md, *Compaction*): every object
 /// says what its writer has applied (`seen`); a device folds its log into
 /// the states it keeps, then removes its own objects below the fold that
-/// every device it knows has acknowledged; a reader reads past a fold.
+/// every device it knows has acknowledged, and its own blobs whose
+/// attachments' deletions they have all acknowledged; a reader reads past
+/// a fold.
 extension SyncEngine {
   /// A device folds its log once it has written more objects than this
   /// since its last floor.
@@ -16,13 +18,16 @@ extension SyncEngine {
     public var folded = 0
     /// This device's objects removed from the storage.
     public var removed = 0
+    /// This device's blobs of deleted attachments removed from the
+    /// storage (one found gone already counts).
+    public var blobsRemoved = 0
     /// The floor after it (0: never folded).
     public var floor: UInt64 = 0
   }
 
   /// Folds when asked (`force`) or when the log has grown past the
-  /// threshold, uploads the fold, then removes what is safe to remove.
-  /// Runs inside `run`'s lock, after an exchange.
+  /// threshold, uploads the fold, then removes what is safe to remove:
+  /// objects, then blobs. Runs inside `run`'s lock, after an exchange.
   ///
   /// - Throws: the store's and the storage's errors.
   func compact(force: Bool, progress: ((String) -> Void)?) throws -> Compaction {
@@ -35,6 +40,7 @@ extension SyncEngine {
       _ = try upload(progress: progress)
     }
     result.removed = try prune()
+    result.blobsRemoved = try removeDeletedBlobs()
     result.floor = try store.withSyncTransaction { try Self.floor($0) }
     return result
   }
@@ -63,17 +69,46 @@ extension SyncEngine {
     let me = configuration.device
     let (bound, kept) = try store.withSyncTransaction { rows -> (UInt64, Set<UInt64>) in
       guard try rows.outboxSeqs().isEmpty else { return (0, []) }
-      let removed = try SyncEpochState(rows: rows).removedDevices(below: keys.keyring.newest.epoch + 1)
-      var bound = try Self.floor(rows)
-      for device in try rows.devices() where device.device != me && !removed.contains(device.device) {
-        bound = min(bound, try Self.seen(by: device.device, rows)[me] ?? 0)
-      }
+      let bound = try acknowledgements(rows).values.reduce(try Self.floor(rows)) { min($0, $1[me] ?? 0) }
       return (bound, try Self.keptSeqs(rows))
     }
     guard bound > 0 else { return 0 }
     var count = 0
     for seq in try target.sequence(of: me) where seq <= bound && !kept.contains(seq) {
       try target.remove(device: me, seq: seq)
+      count += 1
+    }
+    return count
+  }
+
+  /// Removes this device's blobs whose attachments are deleted, once
+  /// every device it knows, and has not removed, has the deletion: the
+  /// object noted as carrying it is at most what that device's latest
+  /// object says it has seen of the writer (the writer has it). Never
+  /// while the outbox holds objects. A removal that fails is tried again
+  /// at the next sync and does not fail this one.
+  ///
+  /// - Returns: how many were removed (or found gone).
+  /// - Throws: the store's errors.
+  func removeDeletedBlobs() throws -> Int {
+    let me = configuration.device
+    let due = try store.withSyncTransaction { rows -> [String] in
+      guard try rows.outboxSeqs().isEmpty else { return [] }
+      let deleted = try rows.deletedBlobs()
+      guard !deleted.isEmpty else { return [] }
+      let seen = try acknowledgements(rows)
+      return deleted.filter { blob in
+        seen.allSatisfy { $0.key == blob.device || ($0.value[blob.device] ?? 0) >= blob.seq }
+      }.map(\.blob)
+    }
+    var count = 0
+    for blob in due {
+      do {
+        try target.removeBlob(device: me, blob: blob)
+      } catch is SyncError {
+        continue
+      }
+      try store.withSyncTransaction { try $0.forgetDeletedBlob(blob) }
       count += 1
     }
     return count
@@ -95,6 +130,17 @@ extension SyncEngine {
       try SyncEpochState(rows: $0).isVoid(device: device, seq: newest, epoch: opened.epoch)
     }
     return void ? 0 : payload.floor
+  }
+
+  /// What every device this one knows, and has not removed, has
+  /// acknowledged (its latest applied object's `seen`), by device.
+  func acknowledgements(_ rows: SyncRows) throws -> [String: [String: UInt64]] {
+    let removed = try SyncEpochState(rows: rows).removedDevices(below: keys.keyring.newest.epoch + 1)
+    var seen: [String: [String: UInt64]] = [:]
+    for device in try rows.devices() where device.device != configuration.device && !removed.contains(device.device) {
+      seen[device.device] = try Self.seen(by: device.device, rows)
+    }
+    return seen
   }
 
   // MARK: - Named values

@@ -163,7 +163,7 @@ extension SyncEngine {
       return .refused(SyncOutcome.epochConflict.rawValue)
     }
     let capture = capturing(rows)
-    let merge = SyncApply(rows: rows, capture: capture)
+    let merge = SyncApply(rows: rows, capture: capture, writer: device, seq: seq)
     var bodies: [[String: String]] = []
     if !void {
       do {

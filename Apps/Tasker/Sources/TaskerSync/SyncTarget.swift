@@ -73,6 +73,13 @@ public protocol SyncTarget {
   /// - Throws: `SyncError.storage`, `.targetUnsafe`.
   func remove(device: String, seq: UInt64) throws
 
+  /// Removes `device`'s blob `blob` (this device's own, once every device
+  /// it knows has the deletion of its attachment); one that is gone
+  /// already is fine.
+  ///
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
+  func removeBlob(device: String, blob: String) throws
+
   /// Removes what `device`'s own interrupted writes left behind (a folder
   /// target's temporaries named after it), never another device's; called
   /// at the start of each of `device`'s syncs, under its sync lock.

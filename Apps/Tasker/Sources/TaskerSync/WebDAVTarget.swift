@@ -173,7 +173,16 @@ public struct WebDAVTarget: SyncTarget {
 
   /// See `SyncTarget.remove(device:seq:)`: a `DELETE`; 404 is fine.
   public func remove(device: String, seq: UInt64) throws {
-    let path = "d/\(device)/\(syncSeqName(seq))"
+    try delete("d/\(device)/\(syncSeqName(seq))")
+  }
+
+  /// See `SyncTarget.removeBlob(device:blob:)`: a `DELETE`; 404 is fine.
+  public func removeBlob(device: String, blob: String) throws {
+    try delete("a/\(device)/\(blob)")
+  }
+
+  /// DELETE `path`; one that is gone already (404, 410) is fine.
+  private func delete(_ path: String) throws {
     let response = try send("DELETE", path)
     guard [200, 202, 204, 404, 410].contains(response.status) else { throw failed(response, path) }
   }

@@ -4,7 +4,8 @@ import Testing
 
 /// Attachments through a real Apache mod_dav over https: the blob is a
 /// streamed PUT with `If-None-Match: *`, the fetch a streamed GET checked
-/// whole before anything is kept.
+/// whole before anything is kept, and the removal of a deleted
+/// attachment's blob a DELETE.
 @Suite("Sync of attachments through WebDAV (Apache mod_dav, https)")
 struct SyncWebDAVAttachmentTests {
   static let users = ["alice": "pw-alice-a81c2e", "bob": "pw-bob-5e0d11"]
@@ -56,5 +57,15 @@ struct SyncWebDAVAttachmentTests {
     #expect(
       try b.json(["attach", "list", "--json"])["attachments"].flatMap { $0 as? [[String: Any]] }?.first?["remote"]
         as? Bool == false)
+
+    // Removed on A: once B has acknowledged the deletion, A's sync DELETEs the blob.
+    let onA = try #require(try a.json(["attach", "list", "--json"])["attachments"] as? [[String: Any]])
+    try a.ok(["attach", "remove", try #require(onA.first?["id"] as? String)])
+    try a.ok(["sync", "now"])
+    try b.ok(["sync", "now"])
+    #expect(FileManager.default.fileExists(atPath: blobPath), "A has not read B's acknowledgement yet")
+    let removed = try a.json(["sync", "now", "--json"])["compaction"] as? [String: Any]
+    #expect(removed?["blobs_removed"] as? Int == 1, "\(String(describing: removed))")
+    #expect(!FileManager.default.fileExists(atPath: blobPath))
   }
 }

@@ -11,7 +11,8 @@ struct SyncNowCommand: Command {
       help: "objects uploaded, objects applied (device, objects), records changed here, what was refused "
         + "(device, seq, reason), how many objects were void (sealed at an old epoch after their cut), how many "
         + "were read past because a fold holds them, and compaction: folded (objects the fold wrote), removed "
-        + "(this device's objects removed from the storage), floor."),
+        + "(this device's objects removed from the storage), blobs_removed (this device's blobs of deleted "
+        + "attachments removed, once every device has the deletion), floor."),
     discussion: "A second sync of the same database waits for the first. An object that is forged, altered, "
       + "moved, replayed or out of its place is refused whole: nothing of it is applied, its device's later "
       + "objects wait, and the command exits 61 after applying the rest. The local database is changed only by "
@@ -43,7 +44,8 @@ struct SyncNowCommand: Command {
         "records_changed": .int(report.recordsChanged), "void": .int(report.void),
         "read_past_folds": .int(report.folded),
         "compaction": [
-          "folded": .int(compaction.folded), "removed": .int(compaction.removed), "floor": .int(Int(compaction.floor)),
+          "folded": .int(compaction.folded), "removed": .int(compaction.removed),
+          "blobs_removed": .int(compaction.blobsRemoved), "floor": .int(Int(compaction.floor)),
         ],
         "refused": .array(
           report.refused.map { ["device": .string($0.device), "seq": .int(Int($0.seq)), "reason": .string($0.reason)] }),
@@ -56,6 +58,9 @@ struct SyncNowCommand: Command {
       if compaction.folded > 0 || compaction.removed > 0 {
         try context.print(
           "compacted: \(compaction.folded) object(s) hold the fold, \(compaction.removed) older one(s) removed")
+      }
+      if compaction.blobsRemoved > 0 {
+        try context.print("removed \(compaction.blobsRemoved) blob(s) of deleted attachments from the storage")
       }
       for refusal in report.refused {
         context.printError(
@@ -74,8 +79,9 @@ struct SyncCompactCommand: Command {
     json: SyncNowCommand.spec.json,
     discussion: "A sync folds by itself once this device has written more than 512 objects since its last fold. "
       + "An object leaves the storage only once every device this one knows (and has not removed) has applied "
-      + "it; a device set up later reads the fold. Objects that carry an epoch change are never removed. Only "
-      + "this device's own objects are ever removed.",
+      + "it; a device set up later reads the fold. Objects that carry an epoch change are never removed. The blob "
+      + "of a deleted attachment is removed once every device has the deletion. Only this device's own objects "
+      + "and blobs are ever removed.",
     example: "tasker sync compact")
 
   let json: Bool

@@ -1,0 +1,92 @@
+import Foundation
+import TaskerTestSupport
+import Testing
+
+/// The blobs of deleted attachments leave the storage
+/// (docs/formats/sync-storage.md, *Compaction*, step 5): only the device
+/// that wrote a blob removes it, and only once every device it knows has
+/// acknowledged the object that carries the deletion, whichever device
+/// deleted it; a removal that fails does not fail the sync.
+@Suite("Sync of attachments: a deleted attachment's blob leaves once every device has the deletion")
+struct SyncBlobRemovalTests {
+  /// The names of `device`'s blobs at the storage.
+  func blobs(_ devices: ThreeDevices, of device: TestDevice) throws -> Set<String> {
+    let folder = devices.root + "/a/" + (try device.syncDeviceID())
+    return Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+  }
+
+  func attachmentNames(_ device: TestDevice) throws -> [String] {
+    let listed = try device.json(["attach", "list", "--json"])["attachments"] as? [[String: Any]] ?? []
+    return listed.compactMap { $0["name"] as? String }.sorted()
+  }
+
+  func attachmentID(_ device: TestDevice, _ name: String) throws -> String {
+    let listed = try device.json(["attach", "list", "--json"])["attachments"] as? [[String: Any]] ?? []
+    return try #require(listed.first { $0["name"] as? String == name }?["id"] as? String)
+  }
+
+  /// Runs `sync now --json` on `device` (exit 0, nothing refused) and
+  /// returns how many blobs it removed.
+  func syncRemovingBlobs(_ device: TestDevice, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int? {
+    let report = try device.json(["sync", "now", "--json"])
+    #expect((report["refused"] as? [Any])?.isEmpty == true, "\(report)", sourceLocation: sourceLocation)
+    return (report["compaction"] as? [String: Any])?["blobs_removed"] as? Int
+  }
+
+  @Test func aBlobLeavesOnlyOnceEveryDeviceHasTheDeletionAndOnlyByItsWriter() throws {
+    let devices = try ThreeDevices()
+    let (a, b, c) = (devices.a, devices.b, devices.c)
+    let task = try a.taskID("before removal")
+    for name in ["first.bin", "second.bin"] {
+      let file = a.root.path(name)
+      try Data("content of \(name)".utf8).write(to: URL(fileURLWithPath: file))
+      try a.ok(["attach", "add", "--task", task, file])
+    }
+    try a.ok(["sync", "now"])
+    let written = try blobs(devices, of: a)
+    #expect(written.count == 2, "\(written)")
+    // Everyone has both records (and acknowledges them); C never fetches either.
+    try syncRounds([a, b, c], orders: [[1, 2, 0], [1, 2, 0]])
+    #expect(try attachmentNames(c) == ["first.bin", "second.bin"])
+    let stateOfFirst = try a.sqlite(
+      "SELECT state FROM sync_records WHERE kind = 'attachment' AND local_id = \(try attachmentID(a, "first.bin"));")
+    let first = try #require(written.first { stateOfFirst.stdoutText.contains($0) })
+    let second = try #require(written.first { $0 != first })
+
+    // A removes first.bin: its blob stays until B and C have acknowledged the deletion.
+    try a.ok(["attach", "remove", try attachmentID(a, "first.bin")])
+    #expect(try syncRemovingBlobs(a) == 0)
+    #expect(try syncRemovingBlobs(b) == 0)
+    #expect(try syncRemovingBlobs(a) == 0)
+    #expect(try blobs(devices, of: a) == written, "C has not read the deletion yet")
+    // C, which never fetched it, pulls the deletion and shows no such attachment; then A removes the blob.
+    #expect(try syncRemovingBlobs(c) == 0)
+    #expect(try attachmentNames(c) == ["second.bin"])
+    #expect(try syncRemovingBlobs(a) == 1)
+    #expect(try blobs(devices, of: a) == [second])
+
+    // B removes second.bin, A's blob: B never removes it; A does once C has B's deletion too.
+    try b.ok(["attach", "remove", try attachmentID(b, "second.bin")])
+    #expect(try syncRemovingBlobs(b) == 0)
+    #expect(try syncRemovingBlobs(a) == 0, "C has not read B's deletion")
+    #expect(try syncRemovingBlobs(b) == 0)
+    #expect(try blobs(devices, of: a) == [second])
+    #expect(try syncRemovingBlobs(c) == 0)
+    #expect(try attachmentNames(c).isEmpty)
+
+    // A removal that fails (the folder is now a symlink, refused) leaves the blob and the sync succeeds;
+    // the next sync removes it.
+    let folder = devices.root + "/a/" + (try a.syncDeviceID())
+    let moved = devices.folder.path + "/moved"
+    try FileManager.default.moveItem(atPath: folder, toPath: moved)
+    try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: moved)
+    #expect(try syncRemovingBlobs(a) == 0)
+    #expect(FileManager.default.fileExists(atPath: moved + "/" + second))
+    try FileManager.default.removeItem(atPath: folder)
+    try FileManager.default.moveItem(atPath: moved, toPath: folder)
+    #expect(try syncRemovingBlobs(a) == 1)
+    #expect(try blobs(devices, of: a).isEmpty)
+    #expect(try syncRemovingBlobs(a) == 0, "nothing is removed twice")
+    for device in [a, b, c] { #expect(try attachmentNames(device).isEmpty) }
+  }
+}
