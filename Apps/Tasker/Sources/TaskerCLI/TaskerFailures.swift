@@ -142,7 +142,7 @@ extension SyncError: CommandFailure {
     case .serverFailed: return .unavailable
     case .blobRefused(_, _, .blobMissing): return .unavailable
     case .blobRefused: return .syncRefused
-    case .notFetchable: return .dataError
+    case .notFetchable, .attachmentUnsendable: return .dataError
     }
   }
 

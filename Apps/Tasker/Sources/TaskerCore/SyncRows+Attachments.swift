@@ -47,6 +47,14 @@ extension SyncRows {
     }
   }
 
+  /// The content of local attachment `localID`, opened and checked as
+  /// `TaskStore.attachmentContent(id:)` does: whether it can be sent.
+  ///
+  /// - Throws: as `TaskStore.attachmentContent(id:)`.
+  public func attachmentContent(localID: Int64) throws -> () throws -> [UInt8] {
+    try store.attachmentContent(id: localID)
+  }
+
   /// Adds a row for an attachment from another device, its content still
   /// at the storage (`remote`), named as `addAttachment` names rows; the
   /// change is not noted as dirty.

@@ -142,6 +142,9 @@ struct SyncCapture {
       return encoded
     }
     if let kept { return resend ? EncodedRecord(try SyncRecord.stored(kept.state)) : nil }
+    // A new one whose content is not here (never fetched, as a row an undo brought back, or a file that
+    // does not open) could never be sent: refused, and the whole capture with it.
+    _ = try SyncError.sendingContent(of: localID) { try rows.attachmentContent(localID: localID) }
     let (ownerKind, ownerLocalID) =
       switch row.owner {
       case .task(let id): (SyncRecord.Kind.task, id)

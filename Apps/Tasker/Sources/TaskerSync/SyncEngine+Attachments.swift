@@ -32,8 +32,10 @@ extension SyncEngine {
       SyncFiles.remove(path)
       defer { SyncFiles.remove(path) }
       try SyncError.storing {
-        let read = try store.attachmentContent(id: item.localID)
-        try SyncBlobs.seal(read, content: content, uid: item.uid, keyring: keys.keyring, targetID: targetID, to: path)
+        let read = try SyncError.sendingContent(of: item.localID) { try store.attachmentContent(id: item.localID) }
+        try SyncBlobs.seal(
+          { try SyncError.sendingContent(of: item.localID, read) }, content: content, uid: item.uid,
+          keyring: keys.keyring, targetID: targetID, to: path)
       }
       _ = try target.createBlob(device: configuration.device, blob: item.blob, from: path)
       try store.withSyncTransaction { try $0.removeBlob(item.blob) }
@@ -82,6 +84,29 @@ extension SyncEngine {
           throw SyncError.blobRefused(attachment: id, path: target.location + "/" + name, outcome: .tooLarge)
         }
       }
+    }
+  }
+}
+
+extension SyncError {
+  /// Runs `body`, which opens or reads the content of attachment `id` to
+  /// send it, with the failures that mean the content is not here (never
+  /// fetched, a file missing, altered or refused) given as
+  /// `attachmentUnsendable`; the vault's and the database's errors pass.
+  static func sendingContent<Result>(of id: Int64, _ body: () throws -> Result) throws -> Result {
+    do {
+      return try body()
+    } catch TaskerError.attachmentNotFetched {
+      throw SyncError.attachmentUnsendable(
+        attachment: id, reason: "its content is not on this device (it was never fetched from the sync storage)")
+    } catch let error as TaskerError {
+      switch error {
+      case .attachmentRefused, .fileAccess, .system, .attachment:
+        throw SyncError.attachmentUnsendable(attachment: id, reason: "its file cannot be read: \(error)")
+      default: throw error
+      }
+    } catch let error as SystemError {
+      throw SyncError.attachmentUnsendable(attachment: id, reason: "its file cannot be read: \(error)")
     }
   }
 }

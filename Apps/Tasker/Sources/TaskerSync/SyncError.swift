@@ -95,6 +95,10 @@ public enum SyncError: Error, Equatable, Sendable {
   case blobRefused(attachment: Int64, path: String, outcome: SyncOutcome)
   /// The attachment's content is here already, or it has no synced record.
   case notFetchable(attachment: Int64, reason: String)
+  /// Attachment `attachment` is to be sent but its content is not on this
+  /// device (never fetched, as a row an undo brought back) or its file
+  /// cannot be read: nothing was sent.
+  case attachmentUnsendable(attachment: Int64, reason: String)
 }
 
 extension SyncError: CustomStringConvertible {
@@ -133,6 +137,8 @@ extension SyncError: CustomStringConvertible {
     case .blobRefused(let attachment, let path, let outcome):
       return "refused the content of attachment \(attachment) at \(path): \(outcome.rawValue); nothing was kept"
     case .notFetchable(let attachment, let reason): return "attachment \(attachment) cannot be fetched: \(reason)"
+    case .attachmentUnsendable(let attachment, let reason):
+      return "attachment \(attachment) cannot be sent: \(reason); nothing was sent"
     }
   }
 
@@ -182,6 +188,9 @@ extension SyncError: CustomStringConvertible {
     case .blobRefused:
       return "the storage holds altered content; ask the device that added it to attach the file again"
     case .notFetchable: return nil
+    case .attachmentUnsendable(let attachment, _):
+      return "put its file back, or remove it ('tasker attach remove \(attachment)') and attach the file again, then "
+        + "sync again; the local database is unchanged"
     }
   }
 }

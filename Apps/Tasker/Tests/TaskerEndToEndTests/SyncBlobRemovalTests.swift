@@ -36,11 +36,8 @@ struct SyncBlobRemovalTests {
   @Test func aBlobLeavesOnlyOnceEveryDeviceHasTheDeletionAndOnlyByItsWriter() throws {
     let devices = try ThreeDevices()
     let (a, b, c) = (devices.a, devices.b, devices.c)
-    let task = try a.taskID("before removal")
     for name in ["first.bin", "second.bin"] {
-      let file = a.root.path(name)
-      try Data("content of \(name)".utf8).write(to: URL(fileURLWithPath: file))
-      try a.ok(["attach", "add", "--task", task, file])
+      try a.attach("content of \(name)", named: name, toTask: "before removal")
     }
     try a.ok(["sync", "now"])
     let written = try blobs(devices, of: a)

@@ -92,6 +92,64 @@ struct SyncErrorPathTests {
     #expect(after.count == objects.count + 1, "the shortened note is sent: \(after)")
   }
 
+  @Test func anAttachmentAnUndoBroughtBackWithoutItsContentExits65NamingItUntilRemoved() throws {
+    let folder = try TemporaryDirectory()
+    let a = try TestDevice(passphrase: "device a")
+    try a.syncSetUp(folder.path, name: "a")
+    try a.ok(["add", "report"])
+    try a.attach("the report", named: "report.txt", toTask: "report")
+    try a.ok(["sync", "now"])
+    let b = try TestDevice(passphrase: "device b")
+    try b.syncJoin(keysFrom: a, folder: folder.path, name: "b")
+    // B, which never fetched the attachment, deletes its task, syncs, and undoes the delete: the task and
+    // the attachment's row come back as new ones, without the content.
+    let deleted = try b.json(["delete", try b.taskID("report"), "--json"])
+    try b.ok(["sync", "now"])
+    try b.ok(["undo", try #require(deleted["receipt"] as? String)])
+    let listed = try #require(try b.json(["attach", "list", "--json"])["attachments"] as? [[String: Any]])
+    let id = try #require(listed.first?["id"] as? String)
+    let disk = { try diskState(storage: folder.path + "/tasker-sync", vaults: [a, b]) }
+    for _ in 0..<2 {
+      try expectRefusal(
+        b, ["sync", "now"], status: 65,
+        messages: [
+          "attachment \(id) cannot be sent: its file cannot be read", "nothing was sent",
+          "hint: put its file back, or remove it ('tasker attach remove \(id)')",
+        ], disk: disk)
+    }
+    // Marked as never fetched, it is refused as such.
+    #expect(try b.sqlite("UPDATE attachments SET remote = 1 WHERE id = \(id);").status == 0)
+    try expectRefusal(
+      b, ["sync", "now"], status: 65,
+      messages: ["attachment \(id) cannot be sent: its content is not on this device (it was never fetched"],
+      disk: disk)
+    // Removed, the task syncs; A shows the task back and A's own attachment stays deleted.
+    try b.ok(["attach", "remove", id])
+    try b.ok(["sync", "now"])
+    try a.ok(["sync", "now"])
+    #expect(try a.taskTitles() == ["report"])
+    #expect((try a.json(["attach", "list", "--json"])["attachments"] as? [Any])?.isEmpty == true)
+  }
+
+  @Test func anAttachmentWhoseFileWentAfterItsRecordWasSealedExits65AtTheUpload() throws {
+    let solo = try Solo()
+    let id = try solo.a.attach("the report", named: "report.txt", toTask: "synced")
+    // The blob's folder is refused (a symlink), so the record is sealed into the outbox and the blob waits.
+    let blobs = solo.root + "/a"
+    try FileManager.default.createDirectory(atPath: solo.folder.path + "/elsewhere", withIntermediateDirectories: false)
+    try FileManager.default.createSymbolicLink(atPath: blobs, withDestinationPath: solo.folder.path + "/elsewhere")
+    #expect(try solo.a.tasker(["sync", "now"]).status == 77)
+    try FileManager.default.removeItem(atPath: blobs)
+    // The file goes before the blob could be sealed from it: the upload refuses, naming it.
+    try FileManager.default.removeItem(atPath: solo.a.root.path("tasker/attachments/\(id)"))
+    try expectRefusal(
+      solo.a, ["sync", "now"], status: 65, messages: ["attachment \(id) cannot be sent: its file cannot be read"],
+      disk: solo.disk)
+    try solo.a.ok(["attach", "remove", id])
+    try solo.a.ok(["sync", "now"])
+    #expect(!FileManager.default.fileExists(atPath: blobs), "no blob was written")
+  }
+
   @Test func resolvingARecordWithoutAConflictExits19() throws {
     let solo = try Solo()
     let id = try solo.a.taskID("synced")

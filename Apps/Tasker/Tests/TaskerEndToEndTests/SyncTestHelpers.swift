@@ -80,6 +80,16 @@ extension TestDevice {
     if sync { try ok(["sync", "now"]) }
   }
 
+  /// Attaches a file named `name` that holds `text` to the task titled
+  /// `task`.
+  ///
+  /// - Returns: the attachment's id.
+  @discardableResult func attach(_ text: String, named name: String, toTask task: String) throws -> String {
+    let file = root.path(name)
+    try Data(text.utf8).write(to: URL(fileURLWithPath: file))
+    return try #require(try json(["attach", "add", "--task", try taskID(task), file, "--json"])["id"] as? String)
+  }
+
   /// What the database holds of tasks and pages: listings and rows; with
   /// `everything`, every sync table too (outbox, devices, values, dirty).
   func syncSnapshot(everything: Bool = false) throws -> String {
