@@ -47,9 +47,17 @@ final class Statement {
       switch value {
       case .null: code = sqlite3_bind_null(handle, index)
       case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
-      case .text(let text):
-        // The explicit length keeps any embedded NUL bytes.
-        code = sqlite3_bind_text(handle, index, text, Int32(text.utf8.count), Self.transient)
+      case .text(var text):
+        // The string's own UTF-8, no C copy of it; the explicit length keeps any embedded NUL bytes.
+        // An empty one is bound from a literal: a nil pointer would bind NULL, not ''.
+        code = text.withUTF8 { utf8 in
+          guard let start = utf8.baseAddress, !utf8.isEmpty else {
+            return sqlite3_bind_text(handle, index, "", 0, Self.transient)
+          }
+          return sqlite3_bind_text(
+            handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), Int32(utf8.count),
+            Self.transient)
+        }
       case .blob(let bytes):
         code = bytes.withUnsafeBytes {
           sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), Self.transient)
