@@ -33,7 +33,16 @@ collections, then:
    whose home holds 10 tasks;
 4. the peak resident set (ru_maxrss from wait4) of every tasker run;
 5. the bytes the server received and sent during A's first sync and B's
-   pull, beside the total size of the objects moved.
+   pull, beside the total size of the objects moved;
+6. for context (no goal): SQLite's shell writing, into a copy of the
+   database as it was before, the rows that A's first sync wrote (its
+   states, and the objects as outbox rows, in one transaction, then the
+   outbox emptied in a second) and the rows that B's pull wrote (every
+   task and every state, in one transaction; and only the tasks, into
+   an emptied copy, row 2c), with the settings a sync
+   runs with (WAL, synchronous FULL, the same page cache); rows 1b and 2b
+   set tasker beside curl's time and the shell's together, what any
+   client that keeps the data in SQLite must at least spend.
 
 The table gives the median of N rounds after one warm-up round (peak RSS:
 the largest of those rounds). Exits 1 when a goal is missed (each is
@@ -58,6 +67,8 @@ TASKS = 10_000
 SMALL_TASKS = 10
 MODULES = "/usr/lib/apache2/modules"
 USERS = {"alice": "alice-bench-password", "bob": "bob-bench-password", "carol": "carol-bench-password"}
+# TaskStore.syncCacheKiB: the page cache a sync runs with.
+SYNC_CACHE_KIB = 8192
 GOALS = {"upload": 2.0, "pull": 2.0, "change": 1.5, "wire": 1.3, "rss_mib": 64.0}
 
 
@@ -282,6 +293,32 @@ def curl_header(user):
     return [f'user = "{user}:{USERS[user]}"', "silent", "show-error", 'write-out = "%{http_code}\\n"']
 
 
+def database_copy(device, path):
+    """A copy of `device`'s database as it stands, its log folded in first (a file the shell can write to)."""
+    database = f"{device.root}/tasker/tasker.db"
+    subprocess.run(["sqlite3", "-batch", database, "PRAGMA wal_checkpoint(TRUNCATE)"], check=True,
+                   capture_output=True)
+    shutil.copyfile(database, path)
+    return path
+
+
+def sqlite_timed(database, script):
+    """Wall ms of one sqlite3 shell running `script` on `database`, with the settings a sync runs with
+    (WAL, synchronous FULL, the same page cache, temporary data in memory)."""
+    prelude = f"PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -{SYNC_CACHE_KIB};\n"
+    start = time.perf_counter()
+    result = subprocess.run(["sqlite3", "-batch", "-bail", database], input=(prelude + script).encode(),
+                            capture_output=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if result.returncode != 0:
+        raise Failure(f"sqlite3 {database} exited {result.returncode}: {result.stderr.decode()}")
+    return elapsed
+
+
+def sqlite_literal(text):
+    return "'" + text.replace("'", "''") + "'"
+
+
 def objects(entries, method, status, collection):
     """The object paths (…/tasker-sync/d/<device>/<seq>) among `entries` with `method` and `status`."""
     prefix = f"/{collection}/tasker-sync/d/"
@@ -332,6 +369,7 @@ def one_round(number, root, apache, tasker, taskkey):
         a.set_up(url)
 
         # 1. The first sync of 10^4 tasks, beside curl PUTting the same objects.
+        a_before = database_copy(a, f"{work}/a-before.db")
         mark = apache.log_mark()
         figures["upload_ms"], figures["rss_upload"] = a.timed([tasker, "sync", "now"])
         entries = apache.requests_since(mark)
@@ -362,6 +400,16 @@ def one_round(number, root, apache, tasker, taskkey):
             raise Failure(f"the curl PUTs answered {codes}")
         figures["upload_floor_wire"] = wire(floor_entries)
         figures["upload_floor_requests"] = census(floor_entries)
+        # The database floor: SQLite's shell writing what that sync wrote, in as many transactions (the
+        # states and the outbox with the objects, then the outbox emptied once they are uploaded).
+        a_after = database_copy(a, f"{work}/a-after.db")
+        outbox = "".join(f"INSERT INTO main.sync_outbox (seq, object) VALUES "
+                         f"({int(os.path.basename(path), 16)}, readfile({sqlite_literal(file)}));\n"
+                         for path, file in zip(sent, files))
+        figures["upload_sqlite_ms"] = sqlite_timed(a_before, f"""ATTACH {sqlite_literal(a_after)} AS s;
+            BEGIN IMMEDIATE; INSERT INTO main.sync_records SELECT * FROM s.sync_records;
+            {outbox} DELETE FROM main.sync_dirty; COMMIT;
+            BEGIN IMMEDIATE; DELETE FROM main.sync_outbox; COMMIT;""")
 
         # 3. One change with 10^4 tasks.
         a.run([tasker, "edit", "1", "--priority", "low"])
@@ -373,6 +421,7 @@ def one_round(number, root, apache, tasker, taskkey):
         b.make_vault()
         b.join_keys(a)
         b.set_up(url)
+        b_before = database_copy(b, f"{work}/b-before.db")
         mark = apache.log_mark()
         figures["pull_ms"], figures["rss_pull"] = b.timed([tasker, "sync", "now"])
         entries = apache.requests_since(mark)
@@ -395,6 +444,18 @@ def one_round(number, root, apache, tasker, taskkey):
             raise Failure(f"the curl GETs answered {codes}")
         figures["pull_floor_wire"] = wire(floor_entries)
         figures["pull_floor_requests"] = census(floor_entries)
+        # The database floor: SQLite's shell writing the rows the pull wrote (every task with its sealed
+        # note, every state) in one transaction.
+        b_after = database_copy(b, f"{work}/b-after.db")
+        figures["pull_sqlite_ms"] = sqlite_timed(b_before, f"""ATTACH {sqlite_literal(b_after)} AS s;
+            BEGIN IMMEDIATE; INSERT INTO main.tasks SELECT * FROM s.tasks;
+            INSERT INTO main.sync_records SELECT * FROM s.sync_records; DELETE FROM main.sync_dirty; COMMIT;""")
+        # And only the tasks, as any client that keeps the pulled tasks in SQLite must write them.
+        b_tasks = database_copy(b, f"{work}/b-tasks.db")
+        subprocess.run(["sqlite3", "-batch", b_tasks, "DELETE FROM tasks; DELETE FROM sync_records; "
+                        "DELETE FROM sync_dirty; VACUUM"], check=True, capture_output=True)
+        figures["pull_tasks_sqlite_ms"] = sqlite_timed(b_tasks, f"""ATTACH {sqlite_literal(b_after)} AS s;
+            BEGIN IMMEDIATE; INSERT INTO main.tasks SELECT * FROM s.tasks; DELETE FROM main.sync_dirty; COMMIT;""")
 
         # 3. The same one change with 10 tasks.
         c = Device(work, "c", tasker, taskkey, "carol")
@@ -438,6 +499,16 @@ def report(rounds):
           f"(curl's PUTs: {median('upload_floor_wire'):,.0f} B) | {upload_wire / payload:.3f}x | ≤ {GOALS['wire']}x |")
     print(f"| 5. bytes the server received + sent, pull | {pull_wire:,.0f} B | {pulled:,.0f} B of objects "
           f"(curl's GETs: {median('pull_floor_wire'):,.0f} B) | {pull_wire / pulled:.3f}x | ≤ {GOALS['wire']}x |")
+    upload_sqlite, pull_sqlite = median("upload_sqlite_ms"), median("pull_sqlite_ms")
+    print(f"| 1b. the same, beside curl's PUTs and SQLite's shell writing that sync's rows "
+          f"({upload_sqlite:.0f} ms) | {upload:.0f} ms | {upload_floor + upload_sqlite:.0f} ms "
+          f"| {upload / (upload_floor + upload_sqlite):.2f}x | (context) |")
+    print(f"| 2b. the same, beside curl's GETs and SQLite's shell writing the pulled rows "
+          f"({pull_sqlite:.0f} ms) | {pull:.0f} ms | {pull_floor + pull_sqlite:.0f} ms "
+          f"| {pull / (pull_floor + pull_sqlite):.2f}x | (context) |")
+    print(f"| 2c. SQLite's shell writing only the pulled tasks, their sealed notes included | "
+          f"{median('pull_tasks_sqlite_ms'):.0f} ms | {pull_floor:.0f} ms (curl's GETs) "
+          f"| {median('pull_tasks_sqlite_ms') / pull_floor:.2f}x | (context) |")
     runs = [("first sync, 10^4", "rss_upload"), ("one change, 10^4", "rss_change"), ("pull, 10^4", "rss_pull"),
             ("first sync, 10", "rss_small_first"), ("one change, 10", "rss_small_change")]
     for label, name in runs:

@@ -60,12 +60,14 @@ extension TaskStore {
       INSERT OR IGNORE INTO sync_dirty (kind, local_id) VALUES ('page', old.id); END;
     """
 
-  /// The page cache of a store that syncs (16 MiB, as `encryptBodies`
-  /// has): a first sync or a new device's pull writes every record's
-  /// state, keyed by random ids, and with SQLite's default 2 MiB most of
-  /// those pages were written to the log and read back several times per
-  /// transaction. Small enough to keep the process under 64 MiB.
-  static let syncCacheKiB = 16_384
+  /// The page cache of a store that syncs (8 MiB, four times SQLite's
+  /// default): a first sync or a new device's pull writes every record's
+  /// state in one transaction, and with 2 MiB most pages of the indexes
+  /// were written to the log and read back several times. Since the
+  /// states are appended (schema 11) half of the 16 MiB it was buys
+  /// nearly nothing, and a pull, which now holds two objects' payloads at
+  /// once (`SyncPrefetch`), stays well under 64 MiB.
+  static let syncCacheKiB = 8_192
 
   /// Sets the store's connection up for sync's large transactions: the
   /// page cache of `syncCacheKiB`, and statement journals (copies of the
