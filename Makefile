@@ -8,7 +8,8 @@ DEBIAN_PACKAGES := libssl-dev libsodium-dev zlib1g-dev libsqlite3-dev sqlite3 li
 BACKUP_TOOLS := tar restic borgbackup
 PREFIX ?= /usr/local
 
-.PHONY: all deps backup-tools build release test app-test app-release app-install app-bench plan-bench sync-bench sync-property test-servers gate-venv gate-test pair-test pair-bench gate-race gate-load lint format demo \
+.PHONY: all deps backup-tools build release test test-suites test-harnesses gate-run pair-run crashtest-quick-run \
+  sync-crashtest-quick-run app-test app-release app-install app-bench plan-bench sync-bench sync-property test-servers gate-venv gate-test pair-test pair-bench gate-race gate-load lint format demo \
   vectors bench interop fuzz fuzz-smoke crashtest crashtest-quick sync-crashtest sync-crashtest-quick strace install clean completion-shells \
   static deb package-test example docs
 
@@ -39,10 +40,23 @@ release: deps
 
 # The fuzz smoke run and the quick crash harness share nothing and use the
 # two cores in turns, so they run side by side (output kept per target).
-test: deps backup-tools completion-shells strace lint
-	$(SWIFT) test
-	$(MAKE) app-test gate-test pair-test
-	$(MAKE) -j2 --output-sync=target fuzz-smoke crashtest-quick
+# make test builds both packages (debug, with their tests), then runs two
+# streams side by side, one per core: the Swift suites (the root package's,
+# then the app's), and the end-to-end harnesses on the binaries just built
+# (the gate with the MCP SDK, pairing, the fuzz smoke run, the quick crash
+# harness and the sync crash sweep's quick sample). Neither stream calls
+# SwiftPM's build again, so neither waits on the other's build lock.
+test: deps backup-tools completion-shells strace lint test-servers gate-venv
+	$(SWIFT) build --build-tests
+	cd Apps/Tasker && $(SWIFT) build --build-tests
+	$(MAKE) -j2 --output-sync=target test-suites test-harnesses
+
+test-suites:
+	$(SWIFT) test --skip-build
+	cd Apps/Tasker && $(SWIFT) test --skip-build
+
+test-harnesses:
+	$(MAKE) gate-run pair-run fuzz-smoke crashtest-quick-run sync-crashtest-quick-run
 
 # The servers the app's tests start on 127.0.0.1: Debian's Apache binary and mod_dav (no service)
 # for the WebDAV sync target, htpasswd, and openssl for the test CA.
@@ -71,8 +85,10 @@ GATE_VENV := $(CURDIR)/Apps/Tasker/.build/gate-venv
 # The native load client and the libmicrohttpd floor of gate-load, built with gcc.
 GATE_LOAD_BIN := $(CURDIR)/Apps/Tasker/.build/gate-load
 GATE_CC ?= gcc
-GATE_BINS = TASKKEY_BIN="$$($(SWIFT) build --package-path $(CURDIR) --show-bin-path)/taskkey" \
-  TASKER_BIN="$$($(SWIFT) build --package-path $(CURDIR)/Apps/Tasker --show-bin-path)/tasker"
+# The debug binaries the end-to-end harnesses run (what `swift build` makes in each package).
+TASKKEY_BIN := $(CURDIR)/.build/debug/taskkey
+TASKER_BIN := $(CURDIR)/Apps/Tasker/.build/debug/tasker
+GATE_BINS = TASKKEY_BIN="$(TASKKEY_BIN)" TASKER_BIN="$(TASKER_BIN)"
 
 gate-venv:
 	@test -x $(GATE_VENV)/bin/python || python3 -m venv $(GATE_VENV)
@@ -81,6 +97,9 @@ gate-venv:
 gate-test: deps gate-venv
 	$(SWIFT) build --product taskkey
 	cd Apps/Tasker && $(SWIFT) build --product tasker
+	$(MAKE) gate-run
+
+gate-run:
 	cd Apps/Tasker/Tests/GateMCPTests && $(GATE_BINS) \
 	  $(GATE_VENV)/bin/python -W ignore::ResourceWarning -m unittest -v
 
@@ -90,7 +109,10 @@ gate-test: deps gate-venv
 # garbage, a second joiner, a timed-out offer, kill -9 of either side.
 pair-test: deps
 	$(SWIFT) build --product taskkey
-	cd Tests/PairingTests && TASKKEY_BIN="$$($(SWIFT) build --show-bin-path)/taskkey" python3 -m unittest -v
+	$(MAKE) pair-run
+
+pair-run:
+	cd Tests/PairingTests && TASKKEY_BIN="$(TASKKEY_BIN)" python3 -m unittest -v
 
 # The CPU of a whole pairing on 127.0.0.1 per side, release build, beside the
 # same group operations in C (issue 26: under 50 ms of CPU each side).
@@ -328,8 +350,11 @@ crashtest: strace release
 	$(MAKE) sync-crashtest
 
 crashtest-quick: strace build
-	python3 scripts/crashtest.py "$$($(SWIFT) build --show-bin-path)/taskkey" --quick
+	$(MAKE) crashtest-quick-run
 	$(MAKE) sync-crashtest-quick
+
+crashtest-quick-run:
+	python3 scripts/crashtest.py "$(TASKKEY_BIN)" --quick
 
 # The crash sweep of Layer-1 sync (SECURITY.md chapter 18): `tasker sync now`
 # and `tasker sync remove-device` killed at each of their file-system calls
@@ -347,5 +372,8 @@ sync-crashtest: strace
 sync-crashtest-quick: strace
 	$(SWIFT) build --product taskkey
 	cd Apps/Tasker && $(SWIFT) build --product tasker
-	python3 scripts/sync-crashtest.py "$$(cd Apps/Tasker && $(SWIFT) build --show-bin-path)/tasker" \
-	  "$$($(SWIFT) build --show-bin-path)/taskkey" --quick --only sync --json .build/sync-crashtest-quick.json
+	$(MAKE) sync-crashtest-quick-run
+
+sync-crashtest-quick-run:
+	python3 scripts/sync-crashtest.py "$(TASKER_BIN)" "$(TASKKEY_BIN)" --quick --only sync \
+	  --json .build/sync-crashtest-quick.json
