@@ -356,13 +356,15 @@ crashtest-quick: strace build
 crashtest-quick-run:
 	python3 scripts/crashtest.py "$(TASKKEY_BIN)" --quick
 
-# The crash sweep of Layer-1 sync (SECURITY.md chapter 18): `tasker sync now`
-# and `tasker sync remove-device` killed at each of their file-system calls
-# (outbox, upload, apply, the new keyring entry), then the next commands must
-# succeed, leave no temporary of the killed device and agree with an
-# un-faulted run. sync-crashtest-quick (in crashtest-quick, so in make test)
-# samples about ten calls of each kind of `sync now` only (about 90 s); the
-# remove-device sweep runs in sync-crashtest.
+# The crash sweep of Layer-1 sync (SECURITY.md chapter 18): `tasker sync now`,
+# `tasker sync remove-device` and `tasker sync compact` killed at each of their
+# file-system calls (outbox, upload, apply, the new keyring entry, the fold,
+# pruning, a blob's removal), then the next commands must succeed, leave no
+# temporary of the killed device and agree with an un-faulted run (after a
+# compact, a fresh device too). sync-crashtest-quick (in crashtest-quick, so in
+# make test) samples about ten calls of each kind of `sync now` and a few of
+# what `sync compact` adds to it (about 110 s); the remove-device sweep and the
+# whole compact one run in sync-crashtest.
 sync-crashtest: strace
 	$(SWIFT) build --product taskkey
 	cd Apps/Tasker && $(SWIFT) build --product tasker
@@ -375,5 +377,5 @@ sync-crashtest-quick: strace
 	$(MAKE) sync-crashtest-quick-run
 
 sync-crashtest-quick-run:
-	python3 scripts/sync-crashtest.py "$(TASKER_BIN)" "$(TASKKEY_BIN)" --quick --only sync \
+	python3 scripts/sync-crashtest.py "$(TASKER_BIN)" "$(TASKKEY_BIN)" --quick --only sync,compact \
 	  --json .build/sync-crashtest-quick.json

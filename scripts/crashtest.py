@@ -43,6 +43,27 @@ PASS_OLD = "quartz lantern orbit meadow 41"
 PASS_NEW = "violet harbour tandem ferry 17"
 
 
+def run(command, environment, stdin=b"", strace=None, timeout=60, name="crashtest"):
+    """Runs `command` with `environment` and `stdin`, under `strace -f -qq
+    <strace...>` when given, in a session of its own, so that a command
+    that hangs past `timeout` seconds is killed with its tracer rather than
+    left behind. Returns the exit code (negative for a signal, -1 for a
+    hang), stdout as bytes and stderr as text (for a hang, a line saying so
+    under `name`)."""
+    shown = " ".join(command)
+    if strace:
+        command = ["strace", "-f", "-qq"] + strace + command
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=environment, start_new_session=True)
+    try:
+        out, err = process.communicate(stdin, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        return -1, out, f"{name}: hung for over {timeout} s: {shown}"
+    return process.returncode, out, err.decode("utf-8", "replace")
+
+
 class Harness:
     def __init__(self, binary, root):
         self.binary = binary
@@ -63,20 +84,7 @@ class Harness:
 
     def run(self, home, arguments, stdin=b"", strace=None):
         environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TASKKEY_HOME": home}
-        command = [self.binary] + arguments
-        if strace:
-            command = ["strace", "-f", "-qq", "-o", "/dev/null"] + strace + command
-        # A session of its own, so a command that hangs is killed with its
-        # tracer rather than left behind; a hang is reported as exit -1.
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=environment, start_new_session=True)
-        try:
-            out, err = process.communicate(stdin, timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            out, err = process.communicate()
-            return -1, out, f"crashtest: hung for over 60 s: {' '.join(arguments)}"
-        return process.returncode, out, err.decode("utf-8", "replace")
+        return run([self.binary] + arguments, environment, stdin, ["-o", "/dev/null"] + strace if strace else None)
 
     def must(self, home, arguments, stdin=b""):
         code, out, err = self.run(home, arguments, stdin)

@@ -1,44 +1,59 @@
 #!/usr/bin/env python3
 """The crash sweep for Layer-1 sync (SECURITY.md chapter 18): SIGKILLs
-`tasker sync now`, and `tasker sync remove-device ID`, at each of their
-file-system calls, with strace's fault injection, and proves after every
-kill that nothing was lost, nothing was applied twice, and that the next
-commands carry on.
+`tasker sync now`, `tasker sync remove-device ID` and `tasker sync compact`
+at each of their file-system calls, with strace's fault injection, and
+proves after every kill that nothing was lost, nothing was applied twice,
+and that the next commands carry on.
 
-    sync-crashtest.py TASKER TASKKEY [--quick] [--only sync|remove] [--json FILE]
+    sync-crashtest.py TASKER TASKKEY [--quick] [--only sync|remove|compact[,…]] [--json FILE]
 
-The template: devices A, B and C set up on one folder. A has 20 tasks (most
-with notes) and two pages, B has 10 tasks, C has synced once (so its box
-key is at the storage); A and B have local changes not yet synced (edits,
-a completion, a delete, a new note, a page edit, a note edited on both),
-and B and C have uploaded objects A has not applied yet. So one command on
-A does every step: capture into its outbox (SQLite writes), upload (a
+The template: devices A, B and C set up on one folder, and D, which has
+their keys and is not set up. A has 20 tasks (most with notes) and two
+pages, B has 10 tasks, C has synced twice (so its box key is at the
+storage); A added an attachment and removed it once B and C had read it,
+and B and C have acknowledged that removal in objects A has not applied
+yet, so A's next sync removes the blob; A and B have local changes not yet
+synced (edits, a completion, a delete, a new note, a page edit, a note
+edited on both, and on A a new attachment), and B and C have uploaded
+objects A has not applied yet. So one command on A does every step:
+capture into its outbox (SQLite writes), upload (a blob and an object: a
 temporary, a link, fsyncs in the folder), read B's and C's objects and
-apply them (SQLite writes); `remove-device C` then also saves a new
-keyring entry to A's vault and writes the epoch change.
+apply them (SQLite writes), remove the blob; `remove-device C` then also
+saves a new keyring entry to A's vault and writes the epoch change;
+`compact` also folds A's log into new objects, uploads them and removes
+A's objects B and C have acknowledged.
 
 For each scenario, each call kind and each occurrence N of it in one
 un-faulted run of the command on A (--quick: about ten evenly spaced N per
-kind, the first and the last among them), the template is put back and
-the command is run under `strace -e inject=CALL:signal=KILL:when=N`; then
+kind, the first and the last among them; for compact, only where it goes
+beyond a sync: of fdatasync, link, fsync and unlink, the first and the
+last call after the last one `sync now` makes), the template is put back
+and the command is run under `strace -e inject=CALL:signal=KILL:when=N`;
+then
 
   1. the command's recovery on A exits 0: `tasker sync now` for the sync
-     scenario (a leftover temporary or outbox object does not block it);
-     `tasker sync remove-device C` again for the removal (or exit 64 "no
-     device" when the killed run had finished the removal: epoch 2 already);
+     scenario (a leftover temporary or outbox object does not block it),
+     `tasker sync compact` again for compact; `tasker sync remove-device
+     C` again for the removal (or exit 64 "no device" when the killed run
+     had finished the removal: epoch 2 already);
   7. after that recovery no temporary of A (t/<A's id>-*) is left, nor any
      other: only A was killed;
   2. B, A and B sync once more, each exiting 0 (removal: then A adds a
      canary task and note, A and B sync);
   3. A and B show the same tasks (title, status, due, priority, contexts,
-     energy, estimate), the same notes, pages and page bodies, and the same
-     conflicts;
+     energy, estimate), the same notes, pages and page bodies, the same
+     conflicts and the same attachments (each read whole);
   4. that state is the one an un-faulted run of the same commands gives:
      every task of the template there exactly once, none twice, none lost;
   5. no sync names an object refused;
   6. `tasker doctor` exits 0 on A and B;
   8. removal only: A and B are at epoch 2; C's `sync now` exits 19
-     (outside), C stays at epoch 1 and never shows the canary.
+     (outside), C stays at epoch 1 and never shows the canary;
+  9. every device's objects at the storage are in sequence (A's from its
+     oldest kept one after a compact, every other from 1), the removed
+     attachment's blob is gone and the new one's is there;
+ 10. compact only: D then sets up, syncs (nothing refused, reading past
+     A's fold) and shows what A shows.
 
 Exits 0 when every check held, 1 when one failed (each failure is printed
 with its scenario, CALL and N), 77 when strace is missing.
@@ -58,6 +73,9 @@ from sync_crash_devices import DEVICES, Devices, describe_difference  # noqa: E4
 CALLS = ["openat", "write", "pwrite64", "fsync", "fdatasync", "rename", "renameat", "renameat2", "link",
          "linkat", "unlink", "unlinkat", "mkdir", "mkdirat", "close", "ftruncate", "flock"]
 SYNC_LOOP = ["b", "a", "b"]  # after the recovery on A
+# --quick kills compact only where it goes beyond a sync: of these kinds, the calls after the last one
+# `sync now` makes (the fold's commit and upload, pruning, the blob's removal), the first and the last.
+QUICK_COMPACT = ("fdatasync", "link", "fsync", "unlink")
 CANARY = "CANARY-AFTER-REMOVAL-7c2e"
 
 
@@ -94,6 +112,8 @@ class Harness(Devices):
     def carry_on(self, scenario):
         if scenario == "sync":
             _, problems = self.checked("a", ["sync", "now", "--json"], "the recovery sync on A")
+        elif scenario == "compact":
+            _, problems = self.checked("a", ["sync", "compact", "--json"], "the recovery compact on A")
         else:
             # A killed run that had finished the removal (epoch 2, nothing pending) leaves nothing to finish:
             # the second remove-device says "no device" (64), and its sync sends what the outbox holds.
@@ -147,7 +167,42 @@ class Harness(Devices):
     def command(self, scenario):
         if scenario == "sync":
             return ["sync", "now", "--json"]
+        if scenario == "compact":
+            return ["sync", "compact", "--json"]
         return ["sync", "remove-device", self.ids["c"], "--json"]
+
+    # What the storage must hold after the syncs: A's objects contiguous
+    # (from 1 unless A compacted, which removes the oldest), the others'
+    # from 1; the blob of the attachment A removed in the template gone (B
+    # and C had acknowledged its removal), the pending one's there.
+    def storage_checks(self, scenario):
+        problems = []
+        for device, names in self.objects().items():
+            seqs = [int(n, 16) for n in names]
+            first = seqs[0] if seqs and scenario == "compact" and device == self.ids["a"] else 1
+            if seqs != list(range(first, first + len(seqs))):
+                problems.append(f"device {device} has objects out of sequence: {names}")
+        blobs = self.blobs(self.ids["a"])
+        if self.deleted_blob in blobs or len(blobs) != 1:
+            problems.append(f"check 9: A's blobs at the storage are {blobs}: the removed attachment's "
+                            f"{self.deleted_blob} should be gone and the pending one's there")
+        return problems
+
+    # Check 10 (compact): D joins now and shows what A shows.
+    def fresh_device(self, expected):
+        code, out, err = self.tk("d", ["sync", "setup", self.store, "--name", "d"])
+        if code != 0:
+            return [f"check 10: setting up the fresh device D exits {code}: {err.strip()[:200]}"]
+        _, problems = self.checked("d", ["sync", "now", "--json"], "the fresh device's sync")
+        if problems:
+            return problems
+        try:
+            d = self.state("d")
+        except RuntimeError as error:
+            return [f"check 10: reading D's state failed: {error}"]
+        if d != expected:
+            return ["check 10: the fresh device D differs from A:\n" + describe_difference(expected, d, "A", "D")]
+        return []
 
     def expected_state(self, scenario):
         self.restore()
@@ -161,9 +216,14 @@ class Harness(Devices):
         problems = self.carry_on(scenario)
         if scenario == "remove":
             problems += self.removal_checks()
+        problems += self.storage_checks(scenario)
+        expected = self.state("a")
+        if scenario == "compact":
+            if not first["compaction"]["folded"] or not first["compaction"]["removed"]:
+                problems.append(f"the compact on A folded or removed nothing: {first['compaction']}")
+            problems += self.fresh_device(expected)
         if problems:
             raise SystemExit(f"sync-crashtest: the un-faulted {scenario} scenario fails: " + "; ".join(problems))
-        expected = self.state("a")
         other = self.state("b")
         if other != expected:
             raise SystemExit("sync-crashtest: without any fault, A and B differ:\n"
@@ -271,9 +331,11 @@ class Harness(Devices):
                           if not line.startswith(("ok\t", "info\t", "note\t", "warning\t", "encryption\t",
                                                   "key\t", "approvals\t"))]
                 self.fail(label, f"check 6: doctor on {device.upper()} exits {code}: {errors[:5]} {err.strip()[:200]}")
-        for device, names in self.objects().items():
-            if [int(n, 16) for n in names] != list(range(1, len(names) + 1)):
-                self.fail(label, f"device {device} has objects out of sequence: {names}")
+        for problem in self.storage_checks(scenario):
+            self.fail(label, problem)
+        if scenario == "compact":
+            for problem in self.fresh_device(a):
+                self.fail(label, problem)
 
     def sweep(self, scenario, quick):
         started = time.time()
@@ -281,9 +343,14 @@ class Harness(Devices):
         self.chosen[scenario] = {}
         for call, indices in self.calls[scenario].items():
             chosen = indices
-            if quick and len(indices) > 10:
+            if quick and scenario == "compact":
+                beyond = [i for i in indices if i > max(self.calls["sync"].get(call, [0]))]
+                chosen = sorted({beyond[0], beyond[-1]}) if beyond and call in QUICK_COMPACT else []
+            elif quick and len(indices) > 10:
                 step = (len(indices) - 1) / 9
                 chosen = sorted({indices[round(i * step)] for i in range(10)})
+            if not chosen:
+                continue
             self.chosen[scenario][call] = chosen
             for index in chosen:
                 self.trial(scenario, call, index)
@@ -310,14 +377,14 @@ def main():
     report = None
     if "--json" in arguments:
         report = arguments[arguments.index("--json") + 1]
-    scenarios = ["sync", "remove"]
+    scenarios = ["sync", "remove", "compact"]
     only = None
     if "--only" in arguments:
         only = arguments[arguments.index("--only") + 1]
-        if only not in scenarios:
+        if not only or any(name not in scenarios for name in only.split(",")):
             print(__doc__, file=sys.stderr)
             return 2
-        scenarios = [only]
+        scenarios = [name for name in scenarios if name in only.split(",")]
     binaries = [a for a in arguments if not a.startswith("--") and a not in (report, only)]
     if len(binaries) != 2:
         print(__doc__, file=sys.stderr)
@@ -341,6 +408,8 @@ def main():
             for scenario in scenarios:
                 harness.expected_state(scenario)
                 harness.count_calls(scenario)
+            if quick and "compact" in scenarios and "sync" not in scenarios:
+                harness.count_calls("sync")  # what compact adds to a sync is what --quick samples
             for scenario in scenarios:
                 harness.sweep(scenario, quick)
         finally:

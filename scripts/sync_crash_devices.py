@@ -1,21 +1,25 @@
-"""The three devices of the Layer-1 sync crash sweep (scripts/sync-crashtest.py):
-running tasker and taskkey on each, the template they start every run from,
-putting it back, and reading a device's state to compare.
+"""The devices of the Layer-1 sync crash sweep (scripts/sync-crashtest.py):
+A, B and C, which sync, and D, which has their keys but joins only to check
+that a fresh device converges; running tasker and taskkey on each, the
+template they start every run from, putting it back, and reading a device's
+state to compare.
 """
 import hashlib
 import json
 import os
 import shutil
-import signal
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
-PASSPHRASES = {"a": "amber quiver lantern 52", "b": "cobalt meadow tandem 38", "c": "ember thistle quarry 71"}
-DEVICES = "abc"
+import crashtest
+
+PASSPHRASES = {"a": "amber quiver lantern 52", "b": "cobalt meadow tandem 38", "c": "ember thistle quarry 71",
+               "d": "garnet willow sextant 64"}
+DEVICES = "abcd"
+SYNCED = "abc"  # D is set up only by the fresh-device check
 
 
 class Devices:
-    """Devices A, B and C under one root: homes, vaults, one storage folder."""
+    """Devices A to D under one root: homes, vaults, one storage folder."""
 
     def __init__(self, tasker, taskkey, root):
         self.tasker = tasker
@@ -37,21 +41,9 @@ class Devices:
         return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TZ": "UTC", "HOME": self.root,
                 "TASKER_HOME": self.homes[device], "TASKKEY_HOME": self.vaults[device]}
 
-    def run(self, device, binary, arguments, stdin=b"", strace=None, timeout=60):
-        command = [binary] + arguments
-        if strace:
-            command = ["strace", "-f", "-qq"] + strace + command
-        # A session of its own, so a hang is killed with its tracer; a hang
-        # is reported as exit -1.
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, env=self.environment(device), start_new_session=True)
-        try:
-            out, err = process.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            out, err = process.communicate()
-            return -1, out, f"sync-crashtest: hung for over {timeout} s: {' '.join(arguments)}"
-        return process.returncode, out, err.decode("utf-8", "replace")
+    def run(self, device, binary, arguments, stdin=b"", strace=None):
+        # crashtest.py's runner: a session of its own, a hang killed with its tracer and reported as -1.
+        return crashtest.run([binary] + arguments, self.environment(device), stdin, strace, name="sync-crashtest")
 
     def tk(self, device, arguments, stdin=b""):
         return self.run(device, self.tasker, arguments, stdin)
@@ -108,16 +100,27 @@ class Devices:
             self.must_tasker("a", arguments, stdin)
         self.must_tasker("a", ["page", "new", "A page one", "--body", "-"], b"Agenda\n- first\n- second\n")
         self.must_tasker("a", ["page", "new", "A page two", "--body", "-"], b"Second page body\n")
+        # An attachment A removes once B and C have it: its blob waits for their acknowledgements.
+        self.attach("a", "A task 09", "old.bin", 3000)
         self.sync("a")
+        self.deleted_blob = os.listdir(os.path.join(self.store, "tasker-sync", "a", self.device_id("a")))[0]
         bundle = os.path.join(self.root, "bundle.tksync")
         self.must("a", tk, ["sync", "export", "--out", bundle, "--passphrase-file", self.passfile("a")])
 
-        self.must("b", tk, ["init", "--kdf", "fast-test-only", "--passphrase-file", self.passfile("b"),
-                            "--accept-weak-passphrase"])
-        self.must("b", tk, ["unlock", "--passphrase-file", self.passfile("b")])
-        self.must("b", tk, ["sync", "import", bundle, "--passphrase-file", self.passfile("a")])
-        self.must_tasker("b", ["sync", "setup", self.store, "--name", "b"])
-        self.sync("b")  # B takes A's tasks
+        for device in "bcd":
+            self.must(device, tk, ["init", "--kdf", "fast-test-only", "--passphrase-file", self.passfile(device),
+                                   "--accept-weak-passphrase"])
+            self.must(device, tk, ["unlock", "--passphrase-file", self.passfile(device)])
+            self.must(device, tk, ["sync", "import", bundle, "--passphrase-file", self.passfile("a")])
+        # B and C join (their first objects, with their box keys, carry no records); A reads them, so it
+        # knows both, then removes old.bin.
+        for device in "bc":
+            self.must_tasker(device, ["sync", "setup", self.store, "--name", device])
+            self.sync(device)
+        self.sync("a")
+        attachment = json.loads(self.must_tasker("a", ["attach", "list", "--json"]))["attachments"][0]["id"]
+        self.must_tasker("a", ["attach", "remove", attachment])
+        self.sync("a")
         for n in range(1, 11):
             arguments = ["add", f"B task {n:02d}", "--priority", priorities[(n + 1) % 4], "--contexts", "@b"]
             stdin = b""
@@ -130,14 +133,8 @@ class Devices:
         self.sync("b")  # B's first objects, which A has not read
         self.must_tasker("b", ["edit", self.task_id("b", "B task 02"), "--due", "2027-03-01"])
         self.must_tasker("b", ["edit", self.task_id("b", "A task 06"), "--notes", "-"], b"B's note for A task 06\n")
-        self.sync("b")  # a second object A has not read
-        # C joins and syncs once: its box key is at the storage, its object unread by A.
-        self.must("c", tk, ["init", "--kdf", "fast-test-only", "--passphrase-file", self.passfile("c"),
-                            "--accept-weak-passphrase"])
-        self.must("c", tk, ["unlock", "--passphrase-file", self.passfile("c")])
-        self.must("c", tk, ["sync", "import", bundle, "--passphrase-file", self.passfile("a")])
-        self.must_tasker("c", ["sync", "setup", self.store, "--name", "c"])
-        self.sync("c")
+        self.sync("b")  # a second object A has not read; it acknowledges the removal of old.bin
+        self.sync("c")  # C applies the removal and B's objects and acknowledges them: an object A has not read
         # B's pending changes, not synced.
         self.must_tasker("b", ["done", self.task_id("b", "B task 05")])
         self.must_tasker("b", ["delete", self.task_id("b", "B task 07")])
@@ -154,14 +151,20 @@ class Devices:
         self.must_tasker("a", ["page", "edit", self.page_id("a", "A page two"), "--body", "-"], b"Edited body\n")
         self.must_tasker("a", ["add", "A task 21 (pending)", "--due", "2027-04-04"])
         # An attachment of A's, not synced: a killed sync also stops while its blob is staged or written.
-        attachment = os.path.join(self.root, "report.bin")
-        with open(attachment, "wb") as file:
-            file.write(bytes((n * 31 + n // 251) % 256 for n in range(40000)))
-        self.must_tasker("a", ["attach", "add", "--task", self.task_id("a", "A task 03"), attachment])
-        self.ids = {d: json.loads(self.must_tasker(d, ["sync", "status", "--json"]))["device"] for d in DEVICES}
+        self.attach("a", "A task 03", "report.bin", 40000)
+        self.ids = {d: self.device_id(d) for d in SYNCED}
         for name, path in self.paths().items():
             shutil.copytree(path, os.path.join(self.template, name), symlinks=True)
         self.template_titles = sorted(t["title"] for t in self.tasks("a") + self.tasks("b"))
+
+    def attach(self, device, title, name, size):
+        path = os.path.join(self.root, name)
+        with open(path, "wb") as file:
+            file.write(bytes((n * 31 + n // 251) % 256 for n in range(size)))
+        self.must_tasker(device, ["attach", "add", "--task", self.task_id(device, title), path])
+
+    def device_id(self, device):
+        return json.loads(self.must_tasker(device, ["sync", "status", "--json"]))["device"]
 
     # The homes, the vaults (a removal writes A's keyring) and the storage.
     def paths(self):
@@ -248,6 +251,10 @@ class Devices:
         for device in sorted(os.listdir(base)):
             found[device] = sorted(os.listdir(os.path.join(base, device)))
         return found
+
+    def blobs(self, device):
+        folder = os.path.join(self.store, "tasker-sync", "a", device)
+        return sorted(os.listdir(folder)) if os.path.isdir(folder) else []
 
     def temporaries(self):
         folder = os.path.join(self.store, "tasker-sync", "t")
