@@ -363,7 +363,7 @@ crashtest-quick-run:
 # temporary of the killed device and agree with an un-faulted run (after a
 # compact, a fresh device too). sync-crashtest-quick (in crashtest-quick, so in
 # make test) samples about ten calls of each kind of `sync now` and a few of
-# what `sync compact` adds to it (about 110 s); the remove-device sweep and the
+# what `sync compact` adds to it (about 100 s); the remove-device sweep and the
 # whole compact one run in sync-crashtest.
 sync-crashtest: strace
 	$(SWIFT) build --product taskkey

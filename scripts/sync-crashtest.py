@@ -26,8 +26,8 @@ A's objects B and C have acknowledged.
 For each scenario, each call kind and each occurrence N of it in one
 un-faulted run of the command on A (--quick: about ten evenly spaced N per
 kind, the first and the last among them; for compact, only where it goes
-beyond a sync: of fdatasync, link, fsync and unlink, the first and the
-last call after the last one `sync now` makes), the template is put back
+beyond a sync: of fdatasync, link and unlink, the first and the last
+call after the last one `sync now` makes), the template is put back
 and the command is run under `strace -e inject=CALL:signal=KILL:when=N`;
 then
 
@@ -68,19 +68,20 @@ import time
 
 sys.dont_write_bytecode = True  # nothing written beside the script
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sync_crash_devices import DEVICES, Devices, describe_difference  # noqa: E402
+from sync_crash_checks import CANARY, Checks  # noqa: E402
+from sync_crash_devices import DEVICES, describe_difference  # noqa: E402
 
 CALLS = ["openat", "write", "pwrite64", "fsync", "fdatasync", "rename", "renameat", "renameat2", "link",
          "linkat", "unlink", "unlinkat", "mkdir", "mkdirat", "close", "ftruncate", "flock"]
 SYNC_LOOP = ["b", "a", "b"]  # after the recovery on A
 # --quick kills compact only where it goes beyond a sync: of these kinds, the calls after the last one
-# `sync now` makes (the fold's commit and upload, pruning, the blob's removal), the first and the last.
-QUICK_COMPACT = ("fdatasync", "link", "fsync", "unlink")
-CANARY = "CANARY-AFTER-REMOVAL-7c2e"
+# `sync now` makes, the first and the last (the fold's commit and the outbox's after its upload, the
+# upload's link, the first object pruned and the blob's removal).
+QUICK_COMPACT = ("fdatasync", "link", "unlink")
 
 
-class Harness(Devices):
-    """The scenarios, their checks and the sweep, on the devices."""
+class Harness(Checks):
+    """The scenarios and the sweep, on the devices and their checks."""
 
     def __init__(self, tasker, taskkey, root):
         super().__init__(tasker, taskkey, root)
@@ -92,20 +93,6 @@ class Harness(Devices):
         self.chosen = {}
         self.expected = {}
         self.per_scenario = {}
-
-    def checked(self, device, arguments, label, allowed=(0,)):
-        code, out, err = self.tk(device, arguments)
-        if code not in allowed:
-            return code, [f"check 1/2: {label} exits {code}: {err.strip()[:300]}"]
-        if code != 0:
-            return code, []
-        try:
-            result = json.loads(out)
-        except ValueError:
-            return code, [f"{label}: output is not JSON: {out[:200]!r}"]
-        if result.get("refused"):
-            return code, [f"check 5: {label} refused objects: {result['refused']}"]
-        return code, []
 
     # What runs on A after the command (faulted or not), then the other
     # syncs; returns the failed checks as strings.
@@ -145,64 +132,12 @@ class Harness(Devices):
                 problems += more
         return problems
 
-    # The removed device after the change: outside, at epoch 1, without the canary.
-    def removal_checks(self):
-        problems = []
-        for device in "ab":
-            status = self.status(device)
-            if status.get("epoch") != 2 or status.get("outside"):
-                problems.append(f"check 8: {device.upper()} is not inside epoch 2: {status}")
-        code, _, err = self.tk("c", ["sync", "now", "--json"])
-        if code != 19:
-            problems.append(f"check 8: C's sync exits {code}, not 19 (outside): {err.strip()[:200]}")
-        status = self.status("c")
-        if status.get("epoch") != 1 or status.get("outside") is not True:
-            problems.append(f"check 8: C is not outside at epoch 1: {status}")
-        titles = [t["title"] for t in self.tasks("c")]
-        code, out, _ = self.tk("c", ["list", "--all", "--json"])
-        if "after removal" in titles or CANARY.encode() in out:
-            problems.append("check 8: C shows the task written after the removal")
-        return problems
-
     def command(self, scenario):
         if scenario == "sync":
             return ["sync", "now", "--json"]
         if scenario == "compact":
             return ["sync", "compact", "--json"]
         return ["sync", "remove-device", self.ids["c"], "--json"]
-
-    # What the storage must hold after the syncs: A's objects contiguous
-    # (from 1 unless A compacted, which removes the oldest), the others'
-    # from 1; the blob of the attachment A removed in the template gone (B
-    # and C had acknowledged its removal), the pending one's there.
-    def storage_checks(self, scenario):
-        problems = []
-        for device, names in self.objects().items():
-            seqs = [int(n, 16) for n in names]
-            first = seqs[0] if seqs and scenario == "compact" and device == self.ids["a"] else 1
-            if seqs != list(range(first, first + len(seqs))):
-                problems.append(f"device {device} has objects out of sequence: {names}")
-        blobs = self.blobs(self.ids["a"])
-        if self.deleted_blob in blobs or len(blobs) != 1:
-            problems.append(f"check 9: A's blobs at the storage are {blobs}: the removed attachment's "
-                            f"{self.deleted_blob} should be gone and the pending one's there")
-        return problems
-
-    # Check 10 (compact): D joins now and shows what A shows.
-    def fresh_device(self, expected):
-        code, out, err = self.tk("d", ["sync", "setup", self.store, "--name", "d"])
-        if code != 0:
-            return [f"check 10: setting up the fresh device D exits {code}: {err.strip()[:200]}"]
-        _, problems = self.checked("d", ["sync", "now", "--json"], "the fresh device's sync")
-        if problems:
-            return problems
-        try:
-            d = self.state("d")
-        except RuntimeError as error:
-            return [f"check 10: reading D's state failed: {error}"]
-        if d != expected:
-            return ["check 10: the fresh device D differs from A:\n" + describe_difference(expected, d, "A", "D")]
-        return []
 
     def expected_state(self, scenario):
         self.restore()

@@ -277,7 +277,6 @@ class Devices:
             raise RuntimeError(f"sync status on {device} exits {code}: {err[:200]}")
         return json.loads(out)
 
-    # A `--json` command's run: the failed checks as strings.
 
 
 def describe_difference(left, right, left_name, right_name):
