@@ -34,6 +34,8 @@ final class CommandContext {
   /// The streams.
   let streams: StandardStreams
   private var opened: TaskStore?
+  /// Whether `opened` came from `reader()` (read-only).
+  private var openedReadOnly = false
 
   init(streams: StandardStreams) {
     self.streams = streams
@@ -52,11 +54,14 @@ final class CommandContext {
     return home
   }
 
-  /// The store, opened once; created when `create` is true.
+  /// The store, opened once for reading and writing; created when
+  /// `create` is true. After `reader()`, a store for writing is opened
+  /// then (`attach get` reads first and writes only to fetch a remote
+  /// attachment).
   func store(create: Bool = false) throws -> TaskStore {
-    if let opened { return opened }
+    if let opened, !openedReadOnly { return opened }
     let store = try TaskStore(home: home(), keys: VaultKeySource(environment: environment), create: create)
-    opened = store
+    (opened, openedReadOnly) = (store, false)
     return store
   }
 
@@ -67,7 +72,7 @@ final class CommandContext {
   func reader() throws -> TaskStore {
     if let opened { return opened }
     let store = try TaskStore.reading(home: home(), keys: VaultKeySource(environment: environment))
-    opened = store
+    (opened, openedReadOnly) = (store, true)
     return store
   }
 
@@ -76,7 +81,7 @@ final class CommandContext {
   func readerIfPresent() throws -> TaskStore? {
     if let opened { return opened }
     let store = try TaskStore.readingIfPresent(home: home(), keys: VaultKeySource(environment: environment))
-    opened = store
+    (opened, openedReadOnly) = (store, true)
     return store
   }
 

@@ -112,13 +112,16 @@ struct AttachmentRow {
   /// which key sealed it).
   let keyID: String?
 
-  /// The columns `init(_:)` reads, in order.
-  static let columns = "id, task_id, page_id, name, byte_count, media_type, key_id, file"
+  /// The columns `init(_:)` reads from `attachments`, in order.
+  static let columns = "id, task_id, page_id, name, byte_count, media_type, key_id, remote, file"
+  /// The same from `gate_undo_attachments`, which keeps no `remote`: a
+  /// kept row goes back as one whose content is here.
+  static let keptColumns = "id, task_id, page_id, name, byte_count, media_type, key_id, 0, file"
 
   init(_ row: Statement) {
     record = TaskStore.attachmentRecord(row)
     keyID = row.optionalText(6)
-    file = row.text(7)
+    file = row.text(8)
   }
 
   /// The checked file and record.
@@ -168,7 +171,7 @@ extension TaskStore {
   ///   content is still at the sync storage), `.database`.
   func localAttachmentRow(id: Int64) throws -> AttachmentRow {
     let row = try attachmentRow(id: id)
-    guard !(try attachmentIsRemote(id: id)) else { throw TaskerError.attachmentNotFetched(id: id) }
+    guard !row.record.remote else { throw TaskerError.attachmentNotFetched(id: id) }
     return row
   }
 
@@ -186,15 +189,17 @@ extension TaskStore {
   ///
   /// - Throws: `TaskerError.attachmentRefused`, `.database`.
   func attachmentFiles(of owner: AttachmentOwner) throws -> [(id: Int64, file: String)] {
-    let column: String
-    let id: Int64
-    switch owner {
-    case .task(let task): (column, id) = ("task_id", task)
-    case .page(let page): (column, id) = ("page_id", page)
-    }
-    // Only the two fixed column names above are joined into the SQL; the id is bound.
+    try attachmentRows(of: owner).map { ($0.record.id, try $0.location().name) }
+  }
+
+  /// The rows of a task's or page's attachments, in id order, unchecked.
+  ///
+  /// - Throws: `TaskerError.database`.
+  func attachmentRows(of owner: AttachmentOwner) throws -> [AttachmentRow] {
+    // Only the two fixed column names of `AttachmentOwner.column` are joined into the SQL; the id is bound.
+    let (column, id) = owner.column
     return try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE \(column) = ? ORDER BY id")
-      .rows([.integer(id)], AttachmentRow.init).map { ($0.record.id, try $0.location().name) }
+      .rows([.integer(id)], AttachmentRow.init)
   }
 
   /// Reserves the next attachment id, so that a new file can be named and

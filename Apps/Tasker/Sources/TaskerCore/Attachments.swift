@@ -17,6 +17,15 @@ public enum AttachmentOwner: Sendable, Equatable {
     case .page(let id): return "page/\(id)"
     }
   }
+
+  /// The column of `attachments` that names the owner (`task_id` or
+  /// `page_id`: only these two constants), and the owner's id.
+  var column: (name: String, id: Int64) {
+    switch self {
+    case .task(let id): return ("task_id", id)
+    case .page(let id): return ("page_id", id)
+    }
+  }
 }
 
 /// An attachment's metadata. The bytes live in a file beside the database.
@@ -35,6 +44,9 @@ public struct AttachmentRecord: Sendable, Equatable, Codable {
   public var mediaType: String
   /// Whether its file is sealed.
   public var sealed: Bool
+  /// Whether its content is still at the sync storage (it came from
+  /// another device and was not fetched yet): there is no file.
+  public var remote: Bool
 
   /// The owner.
   public var owner: AttachmentOwner { taskID.map { .task($0) } ?? .page(pageID ?? 0) }
@@ -128,17 +140,11 @@ extension TaskStore {
   ///
   /// - Throws: `TaskerError.database`.
   public func attachments(of owner: AttachmentOwner? = nil) throws -> [AttachmentRecord] {
-    let columns = "id, task_id, page_id, name, byte_count, media_type, key_id"
-    switch owner {
-    case nil:
-      return try connection.prepare("SELECT \(columns) FROM attachments ORDER BY id").rows(Self.attachmentRecord)
-    case .task(let id):
-      return try connection.prepare("SELECT \(columns) FROM attachments WHERE task_id = ? ORDER BY id")
-        .rows([.integer(id)], Self.attachmentRecord)
-    case .page(let id):
-      return try connection.prepare("SELECT \(columns) FROM attachments WHERE page_id = ? ORDER BY id")
-        .rows([.integer(id)], Self.attachmentRecord)
+    guard let owner else {
+      return try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments ORDER BY id")
+        .rows(AttachmentRow.init).map(\.record)
     }
+    return try attachmentRows(of: owner).map(\.record)
   }
 
   /// One attachment's record.
@@ -289,10 +295,12 @@ extension TaskStore {
     }
   }
 
+  /// The record of a row read with `AttachmentRow.columns`.
   static func attachmentRecord(_ row: Statement) -> AttachmentRecord {
     AttachmentRecord(
       id: row.integer(0), taskID: row.optionalInteger(1), pageID: row.optionalInteger(2), name: row.text(3),
-      byteCount: row.integer(4), mediaType: row.text(5), sealed: row.optionalText(6) != nil)
+      byteCount: row.integer(4), mediaType: row.text(5), sealed: row.optionalText(6) != nil,
+      remote: row.integer(7) == 1)
   }
 
   static func check(attachmentName name: String, field: String) throws {

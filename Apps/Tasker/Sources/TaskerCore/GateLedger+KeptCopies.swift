@@ -15,16 +15,16 @@ extension TaskStore {
     ).run([.integer(receipt), .text(fields), .integer(id)])
   }
 
-  /// Copies the attachment rows of one owner, bound to `receipt`.
-  ///
-  /// - Parameter ownerColumn: `task_id` or `page_id` (a constant, never input).
-  func keepAttachments(ownerColumn: String, owner: Int64, receipt: Int64) throws {
+  /// Copies the attachment rows of `owner`, bound to `receipt`.
+  func keepAttachments(of owner: AttachmentOwner, receipt: Int64) throws {
+    // Only the two fixed column names of `AttachmentOwner.column` are joined into the SQL.
+    let (column, id) = owner.column
     try connection.prepare(
       """
       INSERT INTO gate_undo_attachments (receipt, \(Self.keptAttachmentColumns))
-      SELECT ?, \(Self.keptAttachmentColumns) FROM attachments WHERE \(ownerColumn) = ?
+      SELECT ?, \(Self.keptAttachmentColumns) FROM attachments WHERE \(column) = ?
       """
-    ).run([.integer(receipt), .integer(owner)])
+    ).run([.integer(receipt), .integer(id)])
   }
 
   /// Seals the kept earlier notes of an edit when they are plain, not
@@ -43,7 +43,7 @@ extension TaskStore {
 
   /// The kept attachment rows of `receipt`, unchecked.
   func keptAttachmentRows(receipt: Int64) throws -> [AttachmentRow] {
-    try connection.prepare("SELECT \(AttachmentRow.columns) FROM gate_undo_attachments WHERE receipt = ?")
+    try connection.prepare("SELECT \(AttachmentRow.keptColumns) FROM gate_undo_attachments WHERE receipt = ?")
       .rows([.integer(receipt)], AttachmentRow.init)
   }
 
@@ -51,7 +51,7 @@ extension TaskStore {
   /// makes): files that stay in `attachments/` for an undo, which `tasker
   /// doctor` must not report as orphans.
   func keptAttachmentFileNames() throws -> Set<String> {
-    let rows = try connection.prepare("SELECT \(AttachmentRow.columns) FROM gate_undo_attachments")
+    let rows = try connection.prepare("SELECT \(AttachmentRow.keptColumns) FROM gate_undo_attachments")
       .rows(AttachmentRow.init)
     return Set(rows.compactMap { try? $0.location().name })
   }

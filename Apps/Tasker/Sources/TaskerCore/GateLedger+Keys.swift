@@ -144,7 +144,7 @@ extension TaskStore {
   /// wrapper, as for live attachments); a row refused or a file that
   /// cannot be read counts as unreadable.
   private func countKeptAttachments(into usage: inout [String: KeyUsage], report: inout KeyUsageReport) throws {
-    let rows = try connection.prepare("SELECT \(AttachmentRow.columns) FROM gate_undo_attachments ORDER BY id")
+    let rows = try connection.prepare("SELECT \(AttachmentRow.keptColumns) FROM gate_undo_attachments ORDER BY id")
       .rows(AttachmentRow.init)
     for row in rows {
       guard let file = try? row.location(),

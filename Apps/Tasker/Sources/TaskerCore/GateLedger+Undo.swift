@@ -108,7 +108,7 @@ extension TaskStore {
           tool: .deleteTask, target: "task/\(id)", summary: "deleted task \(id) '\(task.title)'",
           undo: ReceiptUndo(.restoreTask, id)))
       try keepTask(id, receipt: stored.id, fields: Self.wholeRow)
-      try keepAttachments(ownerColumn: "task_id", owner: id, receipt: stored.id)
+      try keepAttachments(of: .task(id), receipt: stored.id)
       try connection.prepare("DELETE FROM tasks WHERE id = ?").run([.integer(id)])
       return stored
     }
@@ -136,8 +136,7 @@ extension TaskStore {
       guard
         let title = try connection.prepare("SELECT title FROM pages WHERE id = ?").first([.integer(id)], { $0.text(0) })
       else { throw TaskerError.notFound(kind: .page, id: id) }
-      _ = try connection.prepare("SELECT \(AttachmentRow.columns) FROM attachments WHERE page_id = ?")
-        .rows([.integer(id)], AttachmentRow.init).map { try $0.location() }
+      _ = try attachmentFiles(of: .page(id))
       let stored = try appendReceipt(
         author.receipt(
           tool: .deletePage, target: "page/\(id)", summary: "deleted page \(id) '\(title)'",
@@ -145,7 +144,7 @@ extension TaskStore {
       try connection.prepare(
         "INSERT INTO gate_undo_pages (receipt, \(Self.keptPageColumns)) SELECT ?, \(Self.keptPageColumns) FROM pages WHERE id = ?"
       ).run([.integer(stored.id), .integer(id)])
-      try keepAttachments(ownerColumn: "page_id", owner: id, receipt: stored.id)
+      try keepAttachments(of: .page(id), receipt: stored.id)
       try connection.prepare("DELETE FROM pages WHERE id = ?").run([.integer(id)])
       return stored
     }

@@ -101,15 +101,7 @@ extension SyncRows {
   ///
   /// - Throws: `TaskerError.database`.
   func forgetAttachments(ofDeleted owner: AttachmentOwner) throws {
-    let (column, id): (String, Int64)
-    switch owner {
-    case .task(let task): (column, id) = ("task_id", task)
-    case .page(let page): (column, id) = ("page_id", page)
-    }
-    // Only the two fixed column names above are joined into the SQL.
-    let ids = try store.connection.prepare("SELECT id FROM attachments WHERE \(column) = ?")
-      .rows([.integer(id)]) { $0.integer(0) }
-    for attachment in ids {
+    for attachment in try store.attachmentRows(of: owner).map(\.record.id) {
       try store.connection.prepare("UPDATE sync_records SET local_id = NULL WHERE kind = 'attachment' AND local_id = ?")
         .run([.integer(attachment)])
       try store.connection.prepare("DELETE FROM sync_dirty WHERE kind = 'attachment' AND local_id = ?")

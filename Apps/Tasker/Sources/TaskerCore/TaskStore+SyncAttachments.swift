@@ -57,17 +57,6 @@ extension TaskStore {
       CREATE INDEX sync_waiting_owner ON sync_waiting (owner);
       """
 
-  /// Whether attachment `id`'s content is still at the sync storage (its
-  /// row came from another device and nothing was fetched yet).
-  ///
-  /// - Throws: `TaskerError.notFound`, `.database`.
-  public func attachmentIsRemote(id: Int64) throws -> Bool {
-    let remote = try connection.prepare("SELECT remote FROM attachments WHERE id = ?")
-      .first([.integer(id)]) { $0.integer(0) }
-    guard let remote else { throw TaskerError.notFound(kind: .attachment, id: id) }
-    return remote == 1
-  }
-
   /// Keeps the content fetched for a remote attachment: streams `read`
   /// into the row's file (sealed when attachment encryption is on, as
   /// `addAttachment` does) and marks the row local. The file is written
@@ -85,7 +74,7 @@ extension TaskStore {
   public func keepFetchedAttachment(id: Int64, read: @escaping () throws -> [UInt8]) throws {
     let row = try attachmentRow(id: id)
     let file = try row.location()
-    guard try attachmentIsRemote(id: id) else {
+    guard row.record.remote else {
       throw TaskerError.invalidValue(field: "attachment \(id)", reason: "its content is here already")
     }
     let keyring = try attachmentEncryption() ? try sealer.keyring() : nil
@@ -123,8 +112,7 @@ extension TaskStore {
   ///   `.attachmentNotFetched`, the key source's errors, `.attachment`,
   ///   `.system`.
   public func attachmentContent(id: Int64) throws -> () throws -> [UInt8] {
-    guard !(try attachmentIsRemote(id: id)) else { throw TaskerError.attachmentNotFetched(id: id) }
-    let row = try attachmentRow(id: id)
+    let row = try localAttachmentRow(id: id)
     let file = try row.location()
     let path = attachmentsDirectory + "/" + file.name
     let expected = UInt64(row.record.byteCount)

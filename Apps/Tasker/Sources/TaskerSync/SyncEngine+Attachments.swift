@@ -58,7 +58,7 @@ extension SyncEngine {
     try SyncError.storing {
       try FileLock.withExclusive(lock) {
         SyncFiles.clearStaging(forDatabase: store.databasePath)
-        guard try store.attachmentIsRemote(id: id) else {
+        guard try store.attachment(id: id).remote else {
           throw SyncError.notFetchable(attachment: id, reason: "its content is here already")
         }
         let kept = try store.withSyncTransaction {

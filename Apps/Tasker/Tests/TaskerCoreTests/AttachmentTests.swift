@@ -19,7 +19,7 @@ struct AttachmentTests {
       record
         == AttachmentRecord(
           id: 1, taskID: 1, pageID: nil, name: "scan.pdf", byteCount: Int64(bytes.count), mediaType: "application/pdf",
-          sealed: false))
+          sealed: false, remote: false))
     try store.addAttachment(to: .page(1), name: "empty", mediaType: "text/plain", read: chunkedReader([], size: 1))
     #expect(try store.attachments().map(\.name) == ["scan.pdf", "empty"])
     #expect(try store.attachments(of: .page(1)).map(\.id) == [2])

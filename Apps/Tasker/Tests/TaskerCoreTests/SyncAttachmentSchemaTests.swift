@@ -40,7 +40,7 @@ import Testing
       try connection.prepare("SELECT kind || ' ' || local_id FROM sync_dirty ORDER BY 1").rows { $0.text(0) }
     }
     #expect(try dirty() == ["page 7"])
-    #expect(try store.attachmentIsRemote(id: 1) == false, "an existing row is local")
+    #expect(try store.attachment(id: 1).remote == false, "an existing row is local")
 
     // The triggers are back for tasks and pages, and new for attachments.
     try connection.execute("UPDATE tasks SET title = 'edited' WHERE id = 1")
@@ -64,7 +64,7 @@ import Testing
           owner: .task(task.id), name: "r.bin", mediaType: "application/octet-stream", byteCount: 5, createdAt: 0,
           remote: true))
     }
-    #expect(try store.attachmentIsRemote(id: id))
+    #expect(try store.attachment(id: id).remote)
     #expect(throws: TaskerError.attachmentNotFetched(id: id)) { try store.readAttachment(id: id) { _ in } }
     #expect(throws: TaskerError.attachmentNotFetched(id: id)) { _ = try store.attachmentContent(id: id) }
     #expect(try store.withSyncTransaction { try $0.dirty() }.contains { $0.kind == "attachment" } == false)
@@ -76,13 +76,13 @@ import Testing
         return given ? [] : Array("four".utf8)
       }
     }
-    #expect(try store.attachmentIsRemote(id: id))
+    #expect(try store.attachment(id: id).remote)
     given = false
     try store.keepFetchedAttachment(id: id) {
       defer { given = true }
       return given ? [] : Array("fives".utf8)
     }
-    #expect(try store.attachmentIsRemote(id: id) == false)
+    #expect(try store.attachment(id: id).remote == false)
     var read: [UInt8] = []
     try store.readAttachment(id: id) { read += $0 }
     #expect(read == Array("fives".utf8))

@@ -51,6 +51,36 @@ struct AttachCommandTests {
     #expect(locked.stdout.isEmpty)
   }
 
+  /// How often `arguments` on `device` opens `tasker.db`: read-only, and
+  /// for writing (strace).
+  func databaseOpens(_ device: TestDevice, _ arguments: [String]) throws -> [Int] {
+    let log = device.root.path("opens-\(UUID().uuidString).txt")
+    let result = try Binary(path: Binary.which("strace")).run(
+      ["-f", "-qq", "-e", "trace=openat", "-o", log, "--", Binary.tasker.path] + arguments,
+      environment: device.environment)
+    #expect(result.status == 0, "\(arguments): \(result.stderr)")
+    let opens = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n")
+      .filter { $0.contains("/tasker.db\"") && !$0.contains("= -1") }
+    return [opens.filter { $0.contains("O_RDONLY") }.count, opens.filter { $0.contains("O_RDWR") }.count]
+  }
+
+  @Test(.enabled(if: Sandbox.canTrace, "strace is missing or ptrace is not permitted here"))
+  func getOpensTheDatabaseOnceReadOnlyAndForWritingOnlyToFetch() throws {
+    let folder = try TemporaryDirectory()
+    let a = try TestDevice(passphrase: "device a")
+    try a.syncSetUp(folder.path, name: "a")
+    try a.ok(["add", "report"])
+    let id = try a.attach("the report", named: "report.txt", toTask: "report")
+    try a.ok(["sync", "now"])
+    #expect(try databaseOpens(a, ["attach", "get", id]) == [1, 0])
+    let b = try TestDevice(passphrase: "device b")
+    try b.syncJoin(keysFrom: a, folder: folder.path, name: "b")
+    let listed = try b.json(["attach", "list", "--json"])["attachments"] as? [[String: Any]]
+    let remote = try #require(listed?.first?["id"] as? String)
+    #expect(try databaseOpens(b, ["attach", "get", remote]) == [1, 1], "the fetch writes through a store of its own")
+    #expect(try databaseOpens(b, ["attach", "get", remote]) == [1, 0], "fetched, it is read as any other")
+  }
+
   @Test func anAlteredSealedFileFailsAndLeavesNoOutputFile() throws {
     let device = try TestDevice()
     #expect(try device.tasker(["add", "t"]).status == 0)

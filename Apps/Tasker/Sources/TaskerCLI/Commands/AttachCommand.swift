@@ -114,13 +114,10 @@ struct AttachGetCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    // An attachment from another device is fetched from the sync storage when first read (which
-    // writes); any other read stays read-only.
-    let probe = try TaskStore.reading(home: context.home(), keys: VaultKeySource(environment: context.environment))
-    let remote = try probe.attachmentIsRemote(id: id)
-    if remote { try SyncCommand.engine(context).fetchAttachment(id: id) }
-    let store = remote ? try context.store() : try context.reader()
-    _ = try store.attachment(id: id)
+    // Read-only; an attachment from another device is first fetched from the sync storage (which
+    // writes, through the sync engine's store), then read here like any other.
+    let store = try context.reader()
+    if try store.attachment(id: id).remote { try SyncCommand.engine(context).fetchAttachment(id: id) }
     switch (output, byteRange) {
     case (nil, nil): try store.readAttachment(id: id) { try context.write($0) }
     case (nil, let range?): _ = try store.readAttachment(id: id, range: range) { try context.write($0) }
@@ -152,17 +149,16 @@ struct AttachListCommand: Command {
   func run(_ context: CommandContext) throws {
     let store = try context.readerIfPresent()
     let records = try store?.attachments(of: owner) ?? []
-    let remote = try Set(records.filter { try store?.attachmentIsRemote(id: $0.id) == true }.map(\.id))
     if json {
       let rows = records.map { record -> JSONValue in
         guard case .object(var members) = RecordJSON.attachment(record) else { return .null }
-        members["remote"] = .bool(remote.contains(record.id))
+        members["remote"] = .bool(record.remote)
         return .object(members)
       }
       return try context.printJSON(.object(["attachments": .array(rows)]))
     }
     for record in records {
-      let state = remote.contains(record.id) ? "\tat the sync storage" : record.sealed ? "\tsealed" : ""
+      let state = record.remote ? "\tat the sync storage" : record.sealed ? "\tsealed" : ""
       try context.print(
         "\(record.id)\t\(record.owner.record)\t\(TerminalText.visible(record.name))\t\(record.byteCount) bytes\t"
           + TerminalText.visible(record.mediaType) + state)
