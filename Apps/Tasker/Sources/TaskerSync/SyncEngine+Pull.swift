@@ -135,6 +135,7 @@ extension SyncEngine {
       return false
     }
     store.removeAttachmentFiles(removed)
+    checkpoints.request()
     return refused
   }
 
@@ -151,8 +152,9 @@ extension SyncEngine {
     let seq = object.seq
     let payload: SyncPayload
     let epoch: UInt32
+    let storedBytes: [[UInt8]]
     switch opened {
-    case .success(let read): (payload, epoch) = (read.payload, read.epoch)
+    case .success(let read): (payload, epoch, storedBytes) = (read.payload, read.epoch, read.storedBytes)
     case .failure(let outcome): return .refused(outcome.rawValue)
     }
     let epochs = SyncEpochState(rows: rows)
@@ -175,8 +177,8 @@ extension SyncEngine {
     try capture.emitChanges()
     var count = 0
     if !void {
-      for (record, opened) in zip(payload.records, bodies) {
-        if try merge.apply(record, opened: opened, removing: &removed) { count += 1 }
+      for (index, (record, opened)) in zip(payload.records, bodies).enumerated() {
+        if try merge.apply(record, opened: opened, encoded: storedBytes[index], removing: &removed) { count += 1 }
       }
       if let change = payload.epochChange { try enter(change, from: epoch, writer: device, seq: seq, rows: rows) }
       row.name = payload.deviceName ?? row.name

@@ -12,6 +12,9 @@ public struct SyncEngine {
   let keys: SyncKeys
   let target: any SyncTarget
   let targetID: [UInt8]
+  /// The log's checkpoints during `run`, beside the uploads and applying
+  /// that follow each large commit.
+  let checkpoints: BackgroundCheckpoints
 
   /// An engine for `store` as `configuration` sets it up, with `keys`.
   ///
@@ -25,6 +28,7 @@ public struct SyncEngine {
     self.keys = keys
     self.target = target
     self.targetID = targetID
+    self.checkpoints = BackgroundCheckpoints(databasePath: store.databasePath)
   }
 
   /// What one sync did.
@@ -71,6 +75,10 @@ public struct SyncEngine {
       try FileLock.withExclusive(lock) {
         SyncFiles.clearStaging(forDatabase: store.databasePath)
         try store.prepareForSync()
+        // A commit no longer copies the log into the database itself: a worker does, beside what follows.
+        try store.leaveCheckpointsToCaller()
+        checkpoints.start()
+        defer { checkpoints.finish() }
         if let pending = try store.withSyncTransaction({ try SyncEpochState(rows: $0).pendingRemoval() }) {
           throw SyncError.removalInterrupted(devices: pending.devices.sorted())
         }
@@ -80,6 +88,8 @@ public struct SyncEngine {
         if try store.withSyncTransaction({ try SyncEpochState(rows: $0).applied(from: newest) }) != nil {
           throw SyncError.outsideEpoch(epoch: newest + 1)
         }
+        checkpoints.finish()
+        try store.checkpointLog()
         return report
       }
     }
@@ -141,6 +151,7 @@ public struct SyncEngine {
       let first = try rows.value("resend") == "1"
       try capture.emitChanges(alwaysOne: first)
     }
+    checkpoints.request()
   }
 
   /// Uploads the pending blobs, then the outbox in seq order; the objects
