@@ -35,11 +35,15 @@ struct SyncApply {
   }
 
   /// Joins `record` into the kept state and shows the result; `opened`
-  /// holds its body texts as `openHeads` opened them.
+  /// holds its body texts as `openHeads` opened them, `encoded` the
+  /// record's own `storedBytes`, kept as they are when the record is new
+  /// here (the join is the record itself).
   ///
   /// - Returns: whether anything changed.
   /// - Throws: the store's and the key source's errors.
-  func apply(_ record: SyncRecord, opened: [String: String], removing removed: inout [String]) throws -> Bool {
+  func apply(
+    _ record: SyncRecord, opened: [String: String], encoded: [UInt8], removing removed: inout [String]
+  ) throws -> Bool {
     for clock in record.fields.values.map(\.clock) + record.heads.values.map(\.clock)
       + [record.deleted].compactMap({ $0 })
     {
@@ -60,6 +64,7 @@ struct SyncApply {
       try show(attachment: joined, changed: joined.fields != before.fields, localID: kept?.localID, removing: &removed)
       return true
     }
+    let joinedBytes = kept == nil && joined == record ? encoded : joined.storedBytes
     var localID = kept?.localID
     if joined.deleted != nil {
       if let id = localID { removed += try rows.deleteRow(kind: kind, localID: id) }
@@ -77,7 +82,7 @@ struct SyncApply {
       let wasShown = localID != nil
       localID = try rows.writeRow(
         kind: kind, localID: localID, fields: joined.fields.mapValues(\.value), body: body)
-      try rows.putState(kind: kind, uid: joined.id, localID: localID, state: joined.storedBytes)
+      try rows.putState(kind: kind, uid: joined.id, localID: localID, state: joinedBytes)
       // Attachments that arrived before their owner are shown with it.
       if !wasShown {
         for uid in try rows.waiting(for: "\(kind)/\(joined.id)") {
@@ -89,7 +94,7 @@ struct SyncApply {
       }
       return true
     }
-    try rows.putState(kind: kind, uid: joined.id, localID: localID, state: joined.storedBytes)
+    try rows.putState(kind: kind, uid: joined.id, localID: localID, state: joinedBytes)
     return true
   }
 

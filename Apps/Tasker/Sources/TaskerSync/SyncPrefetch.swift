@@ -16,10 +16,13 @@ import TaskerCore
 /// that does not open is a `SyncOutcome` for the caller to refuse, as
 /// when it was opened in place.
 final class SyncPrefetch: @unchecked Sendable {
-  /// An object opened: its payload read, with the epoch it was sealed at.
+  /// An object opened: its payload read, with the epoch it was sealed at,
+  /// and each record's bytes in the record form (`storedBytes`, what a
+  /// record new here is kept as), encoded on the worker too.
   struct Opened: Sendable {
     let payload: SyncPayload
     let epoch: UInt32
+    let storedBytes: [[UInt8]]
   }
 
   // Each slot is written once by the worker before its `ready` signal and read
@@ -78,9 +81,8 @@ final class SyncPrefetch: @unchecked Sendable {
     let position = SyncObjectFormat.Position(device: device, seq: object.seq)
     do throws(SyncOutcome) {
       let opened = try SyncObjectFormat.open(object.bytes, at: position, targetID: targetID, keyring: keyring)
-      return .success(
-        Opened(
-          payload: try SyncPayload(reading: opened.payload, at: position, epoch: opened.epoch), epoch: opened.epoch))
+      let payload = try SyncPayload(reading: opened.payload, at: position, epoch: opened.epoch)
+      return .success(Opened(payload: payload, epoch: opened.epoch, storedBytes: payload.records.map(\.storedBytes)))
     } catch {
       return .failure(error)
     }
