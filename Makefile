@@ -219,10 +219,13 @@ plan-bench: deps
 sync-bench: deps test-servers
 	cd Apps/Tasker && $(SWIFT) build -c release --product tasker
 	$(SWIFT) build -c release --product taskkey
-	python3 Apps/Tasker/scripts/sync_bench.py --tasker Apps/Tasker/.build/release/tasker \
-	  --taskkey "$$($(SWIFT) build -c release --show-bin-path)/taskkey"
+	@# Both benches run whatever the first finds; the target fails when either missed a goal or failed.
+	status=0; taskkey="$$($(SWIFT) build -c release --show-bin-path)/taskkey"; \
+	python3 Apps/Tasker/scripts/sync_bench.py --tasker Apps/Tasker/.build/release/tasker --taskkey "$$taskkey" \
+	  || status=1; \
 	python3 Apps/Tasker/scripts/sync_attachment_bench.py --tasker Apps/Tasker/.build/release/tasker \
-	  --taskkey "$$($(SWIFT) build -c release --show-bin-path)/taskkey"
+	  --taskkey "$$taskkey" || status=1; \
+	exit $$status
 
 LINTED := Sources Tests Package.swift Apps/Tasker/Sources Apps/Tasker/Tests Apps/Tasker/Package.swift Examples/NoteApp
 
