@@ -128,8 +128,8 @@ public struct SyncEngine {
     let found: [UInt8]
     do {
       found = try SyncObjectFormat.openMarker(marker, keyring: keys.keyring)
-    } catch let outcome as SyncOutcome {
-      throw SyncError.markerRefused(path: path, outcome: outcome)
+    } catch {
+      throw SyncError.markerRefused(path: path, outcome: error)
     }
     guard found == targetID else { throw SyncError.targetChanged(path: path) }
   }

@@ -61,7 +61,6 @@ enum SyncFieldRules {
   /// Whether `text` is a sealed value by the grammar of sealed-value.md
   /// (never plain text).
   static func isSealedValue(_ text: String) -> Bool {
-    guard let parsed = try? SealedValue.parse(text) else { return false }
-    return parsed != nil
+    (try? SealedValue.parse(text)) != nil
   }
 }

@@ -132,8 +132,8 @@ public struct SyncSetup {
     let targetID: [UInt8]
     do {
       targetID = try SyncObjectFormat.openMarker(marker ?? [], keyring: keyring)
-    } catch let outcome as SyncOutcome {
-      throw SyncError.markerRefused(path: storage.location + "/target", outcome: outcome)
+    } catch {
+      throw SyncError.markerRefused(path: storage.location + "/target", outcome: error)
     }
     let configuration = SyncConfiguration(
       target: targetDescription, targetID: Hex.encode(targetID), device: SyncHex.randomID(), name: deviceName)
