@@ -4,7 +4,7 @@
     sync_attachment_bench.py --tasker BIN --taskkey BIN [--mib N]
 
 The same Apache mod_dav on 127.0.0.1 as sync_bench.py (its Apache and
-Device are loaded from it). Device A attaches a file of N MiB (1024 by
+Device come from sync_bench_servers.py). Device A attaches a file of N MiB (1024 by
 default) to a task and runs `tasker sync now`, which seals the blob into
 its staging folder and streams it with one PUT; device B joins and runs
 `tasker attach get ID --out FILE`, which streams the blob with one GET
@@ -18,20 +18,14 @@ test` (the Makefile's sync-bench runs it after sync_bench.py).
 """
 import argparse
 import hashlib
-import importlib.util
 import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SPEC = importlib.util.spec_from_file_location("sync_bench", os.path.join(HERE, "sync_bench.py"))
-BENCH = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(BENCH)
+import sync_bench_servers as BENCH
 RSS_GOAL_MIB = 64.0
 
 
@@ -130,8 +124,8 @@ def main() -> int:
         shutil.rmtree(root, ignore_errors=True)
     mib = options.mib
     print(f"attachment of {mib} MiB, blob of {figures['blob_bytes']:,} bytes at the storage")
-    print(f"| step | tasker | floor (curl, same bytes) | ratio | peak RSS |")
-    print(f"| --- | --- | --- | --- | --- |")
+    print("| step | tasker | floor (curl, same bytes) | ratio | peak RSS |")
+    print("| --- | --- | --- | --- | --- |")
     print(f"| attach add (local copy) | {figures['add_ms']:.0f} ms | | | {figures['rss_add'] / 1024:.1f} MiB |")
     print(f"| sync now (seal + PUT) | {figures['sync_ms']:.0f} ms | {figures['put_floor_ms']:.0f} ms | "
           f"{figures['sync_ms'] / figures['put_floor_ms']:.2f}x | {figures['rss_sync'] / 1024:.1f} MiB |")
