@@ -119,7 +119,7 @@ extension Attachment {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readByteCount, alignment: 16)
     defer { buffer.deallocate() }
     // The first bytes decide: the magic means sealed, anything else plain.
-    var head = try readFully(read, count: magic.count, buffer: buffer)
+    let head = try readFully(read, count: magic.count, buffer: buffer)
     guard isSealed(prefix: head) else {
       var copied = UInt64(head.count)
       try head.withUnsafeBytes { try write($0) }
@@ -132,27 +132,18 @@ extension Attachment {
       }
       return Summary(isSealed: false, keyID: nil, plaintextByteCount: copied, storedByteCount: copied)
     }
-    head += try readFully(read, count: wrapperByteCount - head.count, buffer: buffer)
-    let keyID = try parseWrapper(head)
-    guard let key = keyring.key(for: keyID) else { throw AttachmentError.crypto(.unknownKeyID(keyID)) }
-    let opener = try attachmentCall {
-      try ChunkedEncryption.Opener(key: key.key, context: context(wrapper: head, record: record))
-    }
-    var stored = UInt64(head.count)
-    var plaintext: UInt64 = 0
+    let opener = StreamOpener(keyring: keyring, record: record)
     func emit(_ bytes: UnsafeRawBufferPointer) throws {
       try write(bytes)
-      plaintext += UInt64(bytes.count)
-      progress?(plaintext)
+      progress?(opener.plaintextByteCount + UInt64(bytes.count))
     }
+    try head.withUnsafeBytes { try opener.update($0, emit: emit) }
     while true {
       let count = try read(buffer)
       if count == 0 { break }
-      stored += UInt64(count)
-      try attachmentCall { try opener.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]), emit: emit) }
+      try opener.update(UnsafeRawBufferPointer(rebasing: buffer[..<count]), emit: emit)
     }
-    try attachmentCall { try opener.finish(emit: emit) }
-    return Summary(isSealed: true, keyID: keyID, plaintextByteCount: plaintext, storedByteCount: stored)
+    return try opener.finish(emit: emit)
   }
 
   /// Reads until `count` bytes or the end of the input.

@@ -117,8 +117,11 @@ public struct FolderTarget: SyncTarget {
     }
   }
 
-  /// See `SyncTarget.readBlob(device:blob:to:limit:)`.
-  public func readBlob(device: String, blob: String, to path: String, limit: UInt64) throws -> Bool {
+  /// See `SyncTarget.readBlob(device:blob:limit:into:)`: the file read in
+  /// pieces of 1 MiB.
+  public func readBlob(
+    device: String, blob: String, limit: UInt64, into write: (UnsafeRawBufferPointer) throws -> Void
+  ) throws -> Bool {
     let folder = root + "/a/" + device
     guard try status(folder) != nil else { return false }
     try checkFolder(folder)
@@ -126,7 +129,7 @@ public struct FolderTarget: SyncTarget {
     guard found.kind == .regular else {
       throw SyncError.targetUnsafe(path: folder + "/" + blob, reason: "not a regular file")
     }
-    try SyncFiles.copy(folder + "/" + blob, to: path, limit: limit)
+    try SyncFiles.stream(folder + "/" + blob, limit: limit, into: write)
     return true
   }
 

@@ -105,14 +105,14 @@ enum SyncBlobs {
     }
   }
 
-  /// Opens the blob at `path` for the record `uid`: steps 1 to 4 of the
-  /// reading rules at once, step 5 (the padding) as the content is read.
+  /// Opens the blob at `path` for the record `uid` as a fetch reads one
+  /// streaming in (`SyncBlobReader`), its length checked first.
   ///
-  /// - Returns: the content in chunks, empty at the end; it throws
-  ///   `SyncOutcome.authenticationFailed` or `.badPadding` when a later
-  ///   chunk or the padding fails (before its end is reported).
-  /// - Throws: `SyncOutcome` (`too_large`, `truncated`, `malformed_blob`,
-  ///   `unknown_epoch`, `authentication_failed`).
+  /// - Returns: the content in chunks, empty at the end, which is told
+  ///   only once every reading rule held; it throws `SyncOutcome`
+  ///   (`malformed_blob`, `unknown_epoch`, `authentication_failed`,
+  ///   `bad_padding`) or `SyncError.storage` instead.
+  /// - Throws: `SyncOutcome.tooLarge` or `.truncated`; `SyncError.storage`.
   static func open(
     _ path: String, content: SyncAttachmentContent, uid: String, keyring: SyncKeyring, targetID: [UInt8]
   ) throws -> () throws -> [UInt8] {
@@ -120,44 +120,14 @@ enum SyncBlobs {
     let size = try SyncFiles.size(of: path)
     guard size <= expected else { throw SyncOutcome.tooLarge }
     guard size == expected else { throw SyncOutcome.truncated }
-    let keys = try Self.keys(keyring, targetID: targetID)
-    let reader: AttachmentReader
-    do {
-      reader = try AttachmentReader(path: path, keyring: keys, record: content.sealedRecord(uid: uid))
-    } catch AttachmentError.truncatedWrapper, AttachmentError.unsupportedVersion {
-      throw SyncOutcome.malformedBlob
-    } catch AttachmentError.crypto(.unknownKeyID) {
-      throw SyncOutcome.unknownEpoch
-    } catch is AttachmentError {
-      throw SyncOutcome.authenticationFailed
-    }
-    guard reader.isSealed else { throw SyncOutcome.malformedBlob }
-    guard reader.byteCount == content.paddedByteCount else { throw SyncOutcome.authenticationFailed }
-    let total = UInt64(content.size)
-    let padded = content.paddedByteCount
-    var offset: UInt64 = 0
-    return {
-      guard offset < total else {
-        // The content is whole: every padding byte must be zero before the end is told.
-        while offset < padded {
-          let chunk = try Self.read(reader, at: offset, count: Int(min(1 << 20, padded - offset)))
-          guard chunk.allSatisfy({ $0 == 0 }) else { throw SyncOutcome.badPadding }
-          offset += UInt64(chunk.count)
-        }
-        return []
-      }
-      let chunk = try Self.read(reader, at: offset, count: Int(min(1 << 20, total - offset)))
-      offset += UInt64(chunk.count)
-      return chunk
-    }
-  }
-
-  private static func read(_ reader: AttachmentReader, at offset: UInt64, count: Int) throws -> [UInt8] {
-    do {
-      return try reader.read(offset: offset, count: count)
-    } catch is AttachmentError {
-      throw SyncOutcome.authenticationFailed
-    }
+    let file = try SyncFiles.reader(path)
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    let reader = try SyncBlobReader(
+      {
+        let count = try SyncError.storing { try buffer.withUnsafeMutableBytes { try file.read($0) } }
+        return count == 0 ? nil : Array(buffer[..<count])
+      }, content: content, uid: uid, keyring: keyring, targetID: targetID)
+    return reader.read
   }
 }
 

@@ -45,9 +45,11 @@ extension SyncEngine {
   }
 
   /// Fetches the content of attachment `id` (a row that came from another
-  /// device): its blob is copied into the staging folder, checked by the
-  /// reading rules of the blob, and kept as the local attachment setting
-  /// says; holding the home's sync lock, after checking the marker.
+  /// device), holding the home's sync lock, after checking the marker:
+  /// its blob streams in on a worker thread (`SyncBlobPipe`) while this
+  /// one checks it by the reading rules of the blob (`SyncBlobReader`)
+  /// and writes the content to a temporary, kept as the local attachment
+  /// setting says only once the whole blob passed.
   ///
   /// - Throws: `SyncError.notFetchable` (its content is here, or it has
   ///   no synced record), `.blobRefused` naming the outcome (`blob_missing`
@@ -68,24 +70,36 @@ extension SyncEngine {
           let content = record.content
         else { throw SyncError.notFetchable(attachment: id, reason: "it has no synced record") }
         try checkMarker()
-        let name = "a/\(content.device)/\(content.blob)"
-        let path = try SyncFiles.stagingFolder(forDatabase: store.databasePath) + "/" + content.blob + ".down"
-        SyncFiles.remove(path)
-        defer { SyncFiles.remove(path) }
+        let name = target.location + "/a/\(content.device)/\(content.blob)"
         do {
-          guard try target.readBlob(device: content.device, blob: content.blob, to: path, limit: content.blobByteCount)
-          else { throw SyncOutcome.blobMissing }
-          let read = try SyncBlobs.open(
-            path, content: content, uid: record.id, keyring: keys.keyring, targetID: targetID)
-          try store.keepFetchedAttachment(id: id, read: read)
+          let limit = try content.blobByteCount
+          let download = SyncBlobDownload(target: target)
+          let pipe = SyncBlobPipe { push in
+            try download.target.readBlob(device: content.device, blob: content.blob, limit: limit, into: push)
+          }
+          // However the keeping ends, the download stops and its thread is done before the lock is let go.
+          defer {
+            pipe.cancel()
+            pipe.finish()
+          }
+          let reader = try SyncBlobReader(
+            pipe.next, content: content, uid: record.id, keyring: keys.keyring, targetID: targetID)
+          try store.keepFetchedAttachment(id: id, read: reader.read)
         } catch let outcome as SyncOutcome {
-          throw SyncError.blobRefused(attachment: id, path: target.location + "/" + name, outcome: outcome)
+          throw SyncError.blobRefused(attachment: id, path: name, outcome: outcome)
         } catch SyncError.network(.responseTooLarge) {
-          throw SyncError.blobRefused(attachment: id, path: target.location + "/" + name, outcome: .tooLarge)
+          throw SyncError.blobRefused(attachment: id, path: name, outcome: .tooLarge)
         }
       }
     }
   }
+}
+
+/// The target, handed to the download's worker thread: the fetch that
+/// makes it uses the target for nothing else until the worker is done.
+private final class SyncBlobDownload: @unchecked Sendable {
+  let target: any SyncTarget
+  init(target: any SyncTarget) { self.target = target }
 }
 
 extension SyncError {

@@ -64,23 +64,29 @@ enum SyncFiles {
     }
   }
 
-  /// Copies the file at `source` to a new file at `path`, at most `limit`
-  /// bytes (a longer source is cut at `limit + 1`, so a reader refuses it).
+  /// Streams the file at `source` into `write` in pieces of 1 MiB, at
+  /// most `limit` bytes (a longer source is cut at `limit + 1`, so a
+  /// reader refuses it).
+  ///
+  /// - Throws: `SyncError.storage`; the errors of `write`.
+  static func stream(_ source: String, limit: UInt64, into write: (UnsafeRawBufferPointer) throws -> Void) throws {
+    let input = try storing { try OpenFile.reading(source) }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var copied: UInt64 = 0
+    while copied <= limit {
+      let count = try storing { try buffer.withUnsafeMutableBytes { try input.read(into: $0) } }
+      if count == 0 { break }
+      let kept = Int(min(UInt64(count), limit + 1 - copied))
+      try buffer.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[..<kept])) }
+      copied += UInt64(kept)
+    }
+  }
+
+  /// Copies the file at `source` to a new file at `path`, as `stream` reads it.
   ///
   /// - Throws: `SyncError.storage`.
   static func copy(_ source: String, to path: String, limit: UInt64) throws {
-    let input = try storing { try OpenFile.reading(source) }
-    try createNew(path) { write in
-      var buffer = [UInt8](repeating: 0, count: 1 << 20)
-      var copied: UInt64 = 0
-      while copied <= limit {
-        let count = try storing { try buffer.withUnsafeMutableBytes { try input.read(into: $0) } }
-        if count == 0 { break }
-        let kept = Int(min(UInt64(count), limit + 1 - copied))
-        try buffer.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[..<kept])) }
-        copied += UInt64(kept)
-      }
-    }
+    try createNew(path) { write in try stream(source, limit: limit, into: write) }
   }
 
   /// A reader of the file at `path` in buffers, for a streamed upload.

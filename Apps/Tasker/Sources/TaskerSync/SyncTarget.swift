@@ -59,13 +59,15 @@ public protocol SyncTarget {
   /// - Throws: `SyncError.storage`, `.targetUnsafe`.
   func createBlob(device: String, blob: String, from path: String) throws -> Bool
 
-  /// Copies `device`'s blob `blob` into a new file at `path`, streamed,
-  /// at most `limit` bytes (a larger one is cut to `limit + 1`, so the
-  /// reader refuses it as too large).
+  /// Streams `device`'s blob `blob` into `write` in order, at most
+  /// `limit` bytes (a larger one is cut at `limit + 1`, so the reader
+  /// refuses it as too large). A failure part-way may follow bytes
+  /// already written: the caller keeps nothing until this returns.
   ///
   /// - Returns: false when there is none (nothing written).
-  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
-  func readBlob(device: String, blob: String, to path: String, limit: UInt64) throws -> Bool
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`, the errors of `write`.
+  func readBlob(device: String, blob: String, limit: UInt64, into write: (UnsafeRawBufferPointer) throws -> Void)
+    throws -> Bool
 
   /// Removes `device`'s object `seq` (this device's own, by compaction);
   /// one that is gone already is fine.

@@ -149,25 +149,20 @@ public struct WebDAVTarget: SyncTarget {
     }
   }
 
-  /// See `SyncTarget.readBlob(device:blob:to:limit:)`: a streamed `GET`.
-  public func readBlob(device: String, blob: String, to path: String, limit: UInt64) throws -> Bool {
-    var response: HTTPResponse?
-    try SyncFiles.createNew(path) { write in
-      // The stream lives only as long as the exchange.
-      try withoutActuallyEscaping(write) { write in
-        response = try send(
-          "GET", "a/\(device)/\(blob)", streaming: HTTPStreaming(downloadingInto: write),
-          limit: Int(min(limit + 1, 1 << 62)), seconds: seconds(for: limit))
-      }
+  /// See `SyncTarget.readBlob(device:blob:limit:into:)`: a streamed `GET`.
+  public func readBlob(
+    device: String, blob: String, limit: UInt64, into write: (UnsafeRawBufferPointer) throws -> Void
+  ) throws -> Bool {
+    // The stream lives only as long as the exchange.
+    let response = try withoutActuallyEscaping(write) { write in
+      try send(
+        "GET", "a/\(device)/\(blob)", streaming: HTTPStreaming(downloadingInto: write),
+        limit: Int(min(limit + 1, 1 << 62)), seconds: seconds(for: limit))
     }
-    switch response?.status {
+    switch response.status {
     case 200: return true
-    case 404, 410:
-      SyncFiles.remove(path)
-      return false
-    default:
-      SyncFiles.remove(path)
-      throw failed(response!, "a/\(device)/\(blob)")
+    case 404, 410: return false
+    default: throw failed(response, "a/\(device)/\(blob)")
     }
   }
 

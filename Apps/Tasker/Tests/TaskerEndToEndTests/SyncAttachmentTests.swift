@@ -170,9 +170,14 @@ struct SyncAttachmentTests {
     try original.write(to: URL(fileURLWithPath: root + blobName))
     #expect(try b.tasker(["attach", "get", id]).stdout == [UInt8](Self.content("FIRST")))
     #expect(try b.tasker(["attach", "get", id]).status == 0)
+    // A fetch streams the blob through its checks into the attachment's temporary: B, which never
+    // uploaded a blob, has no staging folder at all.
     let stagingFolder = b.root.path("tasker/sync-blobs")
-    #expect(((try? FileManager.default.contentsOfDirectory(atPath: stagingFolder)) ?? []).isEmpty)
-    // What a killed upload or fetch leaves there goes at the next sync; nothing else is touched.
+    #expect(!FileManager.default.fileExists(atPath: stagingFolder))
+    // What a killed upload (or a fetch of an earlier version) leaves there goes at the next sync; nothing
+    // else is touched.
+    try FileManager.default.createDirectory(
+      atPath: stagingFolder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let stale = [String(repeating: "a", count: 32) + ".up", String(repeating: "b", count: 32) + ".down", "mine.txt"]
     for name in stale { try Data("x".utf8).write(to: URL(fileURLWithPath: stagingFolder + "/" + name)) }
     try b.ok(["sync", "now"])

@@ -223,6 +223,22 @@ struct SyncVectorTests {
       }
       #expect(got == test["result"]?.stringValue, "blob \(id) (\(test["comment"]?.stringValue ?? ""))")
       if got == "success" { #expect(Hex.encode(read) == test["content_hex"]?.stringValue, "blob \(id)") }
+      // Streamed in pieces of 7 bytes, as a fetch reads a blob arriving, the outcome is the same.
+      var pieces = try Self.hex(test["blob_hex"])[...]
+      var streamed = "success"
+      read = []
+      do {
+        let reader = try SyncBlobReader(
+          {
+            defer { pieces = pieces.dropFirst(7) }
+            return pieces.isEmpty ? nil : Array(pieces.prefix(7))
+          }, content: content, uid: uid, keyring: keyring, targetID: targetID)
+        while case let chunk = try reader.read(), !chunk.isEmpty { read += chunk }
+      } catch let outcome as SyncOutcome {
+        streamed = outcome.rawValue
+      }
+      #expect(streamed == test["result"]?.stringValue, "blob \(id) streamed")
+      if streamed == "success" { #expect(Hex.encode(read) == test["content_hex"]?.stringValue, "blob \(id)") }
     }
   }
 

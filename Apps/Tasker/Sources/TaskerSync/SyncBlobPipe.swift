@@ -1,0 +1,121 @@
+import Dispatch
+import Synchronization
+
+/// A blob downloaded on a second thread while the calling thread checks
+/// and keeps what arrived before: the storage pushes bytes as they come
+/// (a curl callback, a file read), the blob reader pulls them, and the
+/// machine's second core decrypts and writes while the first receives.
+///
+/// At most `capacity` pieces of about 1 MiB wait between the two (flat
+/// memory whatever the blob's size). The download ends with the blob
+/// whole, missing, or an error; `cancel` stops it early (the reader
+/// refused the blob, or keeping it failed), and `finish` waits for the
+/// worker, so no thread outlives a fetch or uses the target after it.
+final class SyncBlobPipe: @unchecked Sendable {
+  /// How the download ended.
+  enum End {
+    case whole
+    case missing
+    case failed(any Error)
+  }
+
+  /// Takes the blob's next bytes (valid only during the call).
+  typealias Push = (UnsafeRawBufferPointer) throws -> Void
+
+  /// The error a push throws once the reader stopped the download.
+  struct Cancelled: Error {}
+
+  private struct State {
+    var pieces: [[UInt8]] = []
+    var end: End?
+  }
+
+  static let pieceByteCount = 1 << 20
+  private let state = Mutex(State())
+  private let cancelled = Atomic<Bool>(false)
+  /// One signal per piece queued, and one for the end.
+  private let filled = DispatchSemaphore(value: 0)
+  /// Room for one more piece.
+  private let room: DispatchSemaphore
+  private let done = DispatchSemaphore(value: 0)
+  /// The piece being gathered: touched by the worker only.
+  private var gathering: [UInt8] = []
+
+  /// Starts `download` on a worker thread: it pushes the blob's bytes
+  /// through `push` and returns whether the blob was there.
+  init(capacity: Int = 4, download: @escaping @Sendable (_ push: Push) throws -> Bool) {
+    room = DispatchSemaphore(value: capacity)
+    gathering.reserveCapacity(Self.pieceByteCount)
+    DispatchQueue.global(qos: .userInitiated).async { [self] in
+      var end = End.whole
+      do {
+        if try download(push) {
+          if !gathering.isEmpty { try handOver() }
+        } else {
+          end = .missing
+        }
+      } catch {
+        end = .failed(error)
+      }
+      state.withLock { $0.end = end }
+      filled.signal()
+      done.signal()
+    }
+  }
+
+  /// The next piece in order, nil once the blob is whole.
+  ///
+  /// - Throws: `SyncOutcome.blobMissing` when the storage has no such
+  ///   blob; the download's error.
+  func next() throws -> [UInt8]? {
+    filled.wait()
+    let taken: (piece: [UInt8]?, end: End?) = state.withLock { state in
+      state.pieces.isEmpty ? (nil, state.end) : (state.pieces.removeFirst(), nil)
+    }
+    if let piece = taken.piece {
+      room.signal()
+      return piece
+    }
+    // The end stays for any later call.
+    filled.signal()
+    switch taken.end! {
+    case .whole: return nil
+    case .missing: throw SyncOutcome.blobMissing
+    case .failed(let error): throw error
+    }
+  }
+
+  /// Stops the download at its next push.
+  func cancel() {
+    cancelled.store(true, ordering: .sequentiallyConsistent)
+    room.signal()
+  }
+
+  /// Waits until the worker ended (after the blob's end, or `cancel`).
+  func finish() {
+    done.wait()
+    done.signal()
+  }
+
+  /// Takes bytes from the download (on the worker).
+  private func push(_ bytes: UnsafeRawBufferPointer) throws {
+    var rest = bytes
+    while !rest.isEmpty {
+      let count = min(rest.count, Self.pieceByteCount - gathering.count)
+      gathering += rest[..<count]
+      rest = UnsafeRawBufferPointer(rebasing: rest[count...])
+      if gathering.count == Self.pieceByteCount { try handOver() }
+    }
+  }
+
+  /// Queues the gathered piece once there is room (on the worker).
+  private func handOver() throws {
+    guard !cancelled.load(ordering: .sequentiallyConsistent) else { throw Cancelled() }
+    room.wait()
+    guard !cancelled.load(ordering: .sequentiallyConsistent) else { throw Cancelled() }
+    let piece = gathering
+    state.withLock { $0.pieces.append(piece) }
+    gathering.removeAll(keepingCapacity: true)
+    filled.signal()
+  }
+}
