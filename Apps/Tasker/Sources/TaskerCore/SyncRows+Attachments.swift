@@ -150,23 +150,49 @@ extension SyncRows {
       .run([.text(Self.deletedBlobPrefix + blob), .text("\(device):\(seq)")])
   }
 
+  /// Moves the notes of those of `blobs` that are noted to `device`'s
+  /// object `seq`, which now carries their attachments' deletions (sent
+  /// again after the object first noted was made void).
+  ///
+  /// - Throws: as `deletedBlobs`.
+  public func moveDeletedBlobs(_ blobs: Set<String>, carriedBy device: String, seq: UInt64) throws {
+    guard !blobs.isEmpty else { return }
+    for var noted in try deletedBlobs() where blobs.contains(noted.blob) {
+      (noted.device, noted.seq) = (device, seq)
+      try setValue(Self.deletedBlobPrefix + noted.blob, noted.value)
+    }
+  }
+
+  /// A blob noted by `noteDeletedBlob` and not yet removed.
+  public struct DeletedBlob: Sendable, Equatable {
+    /// The blob's name.
+    public var blob: String
+    /// The device whose object carries its attachment's deletion.
+    public var device: String
+    /// That object's seq.
+    public var seq: UInt64
+
+    /// The kept value: `<device>:<seq>`.
+    var value: String { "\(device):\(seq)" }
+  }
+
   /// The blobs noted by `noteDeletedBlob` and not yet removed, in name
   /// order, each with the object that carries its attachment's deletion.
   ///
   /// - Throws: `TaskerError.damagedDatabase` for a value that is not
   ///   `<32 hex>:<seq>`, `.database`.
-  public func deletedBlobs() throws -> [(blob: String, device: String, seq: UInt64)] {
+  public func deletedBlobs() throws -> [DeletedBlob] {
     let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ? ORDER BY name")
       .rows([.text(Self.deletedBlobPrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
     return try rows.map { row in
-      let parts = row.value.split(separator: ":", omittingEmptySubsequences: false)
+      let parts = row.value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
       let blob = String(row.name.dropFirst(Self.deletedBlobPrefix.count))
-      guard parts.count == 2, Hex.decode(blob)?.count == 16, Hex.decode(String(parts[0]))?.count == 16,
+      guard parts.count == 2, Hex.decode(blob)?.count == 16, Hex.decode(parts[0])?.count == 16,
         let seq = UInt64(parts[1])
       else {
         throw TaskerError.damagedDatabase(path: "sync_values", reason: "\(row.name) is not a device and a seq")
       }
-      return (blob: blob, device: String(parts[0]), seq: seq)
+      return DeletedBlob(blob: blob, device: parts[0], seq: seq)
     }
   }
 

@@ -64,11 +64,15 @@ struct SyncCapture {
     }
     // Capturing writes no task, page or attachment row: every row noted was read above.
     try rows.clearAllDirty()
+    // Attachments whose deletion goes out again: a blob's note moves to the object that now carries it.
+    var resentBlobs = Set<String>()
     if resend {
       // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
       // sent in an object that an epoch change made void would never reach the other devices.
       for kept in try rows.deletedStates() {
-        if let full = batches.add(EncodedRecord(try SyncRecord.stored(kept.state))) {
+        let state = try SyncRecord.stored(kept.state)
+        if state.deleted != nil, let content = state.content { resentBlobs.insert(content.blob) }
+        if let full = batches.add(EncodedRecord(state)) {
           try sealObject(full)
           made += 1
         }
@@ -82,6 +86,8 @@ struct SyncCapture {
     // The deletions went into the objects just sealed: the last of them carries each, or an earlier one.
     let last = (UInt64(try rows.value("next_seq") ?? "1") ?? 1) - 1
     for blob in deletedBlobs { try rows.noteDeletedBlob(blob, carriedBy: configuration.device, seq: last) }
+    // The position first noted may be void for the others (read past, nothing of it applied).
+    try rows.moveDeletedBlobs(resentBlobs, carriedBy: configuration.device, seq: last)
     return made
   }
 

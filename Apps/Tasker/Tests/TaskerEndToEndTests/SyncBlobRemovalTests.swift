@@ -86,4 +86,35 @@ struct SyncBlobRemovalTests {
     #expect(try syncRemovingBlobs(a) == 0, "nothing is removed twice")
     for device in [a, b, c] { #expect(try attachmentNames(device).isEmpty) }
   }
+
+  @Test func aDeletionSentAgainAfterAnEpochChangeMadeItsObjectVoidMovesItsBlobsNote() throws {
+    let devices = try ThreeDevices()
+    let (a, b, c) = (devices.a, devices.b, devices.c)
+    try a.attach("content of doomed.bin", named: "doomed.bin", toTask: "before removal")
+    try a.ok(["sync", "now"])
+    try syncRounds([a, b, c], orders: [[1, 2, 0]])
+    let written = try blobs(devices, of: a)
+    // B removes C; A is not to see the change yet, so its object is put aside.
+    try b.ok(["sync", "remove-device", try c.syncDeviceID()])
+    let log = devices.root + "/d/" + (try b.syncDeviceID())
+    let change = try #require(try FileManager.default.contentsOfDirectory(atPath: log).max())
+    let aside = devices.folder.path + "/change"
+    try FileManager.default.moveItem(atPath: log + "/" + change, toPath: aside)
+    // A deletes the attachment at epoch 1, past its cut: that object is void for B.
+    try a.ok(["attach", "remove", try attachmentID(a, "doomed.bin")])
+    #expect(try syncRemovingBlobs(a) == 0)
+    // B reads past it, then writes an object whose seen covers that position.
+    #expect(try syncRemovingBlobs(b) == 0)
+    try b.ok(["add", "b at epoch 2"])
+    #expect(try syncRemovingBlobs(b) == 0)
+    #expect(try attachmentNames(b) == ["doomed.bin"], "nothing of a void object is applied")
+    try FileManager.default.moveItem(atPath: aside, toPath: log + "/" + change)
+    // A applies the change and sends every record again at epoch 2: the blob waits for B to have that.
+    #expect(try syncRemovingBlobs(a) == 0, "B has not applied the deletion sent again")
+    #expect(try blobs(devices, of: a) == written)
+    #expect(try syncRemovingBlobs(b) == 0)
+    #expect(try attachmentNames(b).isEmpty)
+    #expect(try syncRemovingBlobs(a) == 1)
+    #expect(try blobs(devices, of: a).isEmpty)
+  }
 }
