@@ -79,6 +79,7 @@ struct SyncCapture {
       }
       try rows.setValue("resend", "0")
     }
+    let unnoted = try unnotedDeletedBlobs(resend: resend, into: &batches, made: &made)
     if !batches.current.isEmpty || (alwaysOne && made == 0) {
       try sealObject(batches.current)
       made += 1
@@ -88,7 +89,37 @@ struct SyncCapture {
     for blob in deletedBlobs { try rows.noteDeletedBlob(blob, carriedBy: configuration.device, seq: last) }
     // The position first noted may be void for the others (read past, nothing of it applied).
     try rows.moveDeletedBlobs(resentBlobs, carriedBy: configuration.device, seq: last)
+    for blob in unnoted { try rows.noteDeletedBlob(blob, carriedBy: configuration.device, seq: last) }
     return made
+  }
+
+  /// The named value that says the pass of `unnotedDeletedBlobs` ran.
+  static let blobNotesPass = "blob-note-pass"
+
+  /// Once per database and setup (until the named value `blobNotesPass`
+  /// is kept): the blobs this device wrote whose attachments were deleted
+  /// before blob removal existed, kept deleted but noted nowhere. Their
+  /// states go out again in this capture's objects (with `resend` they
+  /// already do), so the last of them carries each deletion and is the
+  /// position noted: no earlier object of this device need carry it (one
+  /// applied from another device was never written again here).
+  private func unnotedDeletedBlobs(resend: Bool, into batches: inout Batches, made: inout Int) throws -> [String] {
+    guard try rows.value(Self.blobNotesPass) == nil else { return [] }
+    let noted = Set(try rows.deletedBlobs().map(\.blob))
+    var unnoted: [String] = []
+    for kept in try rows.deletedStates() where kept.kind == SyncRecord.Kind.attachment.rawValue {
+      let state = try SyncRecord.stored(kept.state)
+      guard state.deleted != nil, let content = state.content, content.device == configuration.device,
+        !noted.contains(content.blob)
+      else { continue }
+      unnoted.append(content.blob)
+      if !resend, let full = batches.add(EncodedRecord(state)) {
+        try sealObject(full)
+        made += 1
+      }
+    }
+    try rows.setValue(Self.blobNotesPass, "1")
+    return unnoted
   }
 
   /// The record of one changed row, its new state kept, encoded once for

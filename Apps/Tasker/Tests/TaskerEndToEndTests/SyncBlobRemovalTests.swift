@@ -33,6 +33,16 @@ struct SyncBlobRemovalTests {
     return (report["compaction"] as? [String: Any])?["blobs_removed"] as? Int
   }
 
+  /// Three devices that all have A's attachment `name` and have
+  /// acknowledged it, and A's blobs at the storage.
+  func threeDevices(sharing name: String) throws -> (ThreeDevices, Set<String>) {
+    let devices = try ThreeDevices()
+    try devices.a.attach("content of \(name)", named: name, toTask: "before removal")
+    try devices.a.ok(["sync", "now"])
+    try syncRounds([devices.a, devices.b, devices.c], orders: [[1, 2, 0]])
+    return (devices, try blobs(devices, of: devices.a))
+  }
+
   @Test func aBlobLeavesOnlyOnceEveryDeviceHasTheDeletionAndOnlyByItsWriter() throws {
     let devices = try ThreeDevices()
     let (a, b, c) = (devices.a, devices.b, devices.c)
@@ -87,13 +97,31 @@ struct SyncBlobRemovalTests {
     for device in [a, b, c] { #expect(try attachmentNames(device).isEmpty) }
   }
 
-  @Test func aDeletionSentAgainAfterAnEpochChangeMadeItsObjectVoidMovesItsBlobsNote() throws {
-    let devices = try ThreeDevices()
+  @Test func aBlobDeletedBeforeBlobRemovalExistedIsNotedOnceAndLeavesOnceEveryDeviceHasTheDeletionAgain() throws {
+    let (devices, written) = try threeDevices(sharing: "old.bin")
     let (a, b, c) = (devices.a, devices.b, devices.c)
-    try a.attach("content of doomed.bin", named: "doomed.bin", toTask: "before removal")
+    try a.ok(["attach", "remove", try attachmentID(a, "old.bin")])
+    // As a Tasker before blob removal left it: the deletion sent, kept in sync_records, noted nowhere.
     try a.ok(["sync", "now"])
-    try syncRounds([a, b, c], orders: [[1, 2, 0]])
-    let written = try blobs(devices, of: a)
+    let forget = "DELETE FROM sync_values WHERE name GLOB 'deleted-blob:*' OR name = 'blob-note-pass';"
+    #expect(try a.sqlite(forget).status == 0)
+    try syncRounds([b, c], orders: [[0, 1]])
+    #expect(try attachmentNames(b).isEmpty && attachmentNames(c).isEmpty)
+    // The pass sends the deletion again and notes the blob at that object: B and C have not read it yet.
+    #expect(try syncRemovingBlobs(a) == 0)
+    #expect(try blobs(devices, of: a) == written)
+    #expect(try syncRemovingBlobs(b) == 0)
+    #expect(try syncRemovingBlobs(a) == 0, "C has not read the deletion sent again")
+    #expect(try blobs(devices, of: a) == written)
+    #expect(try syncRemovingBlobs(c) == 0)
+    #expect(try syncRemovingBlobs(a) == 1)
+    #expect(try blobs(devices, of: a).isEmpty)
+    #expect(try syncRemovingBlobs(a) == 0, "the pass runs once: nothing is noted again")
+  }
+
+  @Test func aDeletionSentAgainAfterAnEpochChangeMadeItsObjectVoidMovesItsBlobsNote() throws {
+    let (devices, written) = try threeDevices(sharing: "doomed.bin")
+    let (a, b, c) = (devices.a, devices.b, devices.c)
     // B removes C; A is not to see the change yet, so its object is put aside.
     try b.ok(["sync", "remove-device", try c.syncDeviceID()])
     let log = devices.root + "/d/" + (try b.syncDeviceID())
