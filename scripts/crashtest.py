@@ -11,8 +11,8 @@ injection, and checks after every run that
     the next command completes or refuses (it never accepts a revoked key);
   - no temporary file is left behind once the next write has run.
 
-After the sweep, a full disk and signals, three fixed drills run
-(crashtest_drills.py): a squatted /dev/shm/taskkey-<uid>, a restore
+After the sweep, a full disk and signals (crashtest_faults.py), three fixed
+drills run (crashtest_drills.py): a squatted /dev/shm/taskkey-<uid>, a restore
 drill beside the live vault, and every write command with no inode left.
 
     crashtest.py BINARY [--quick] [--json FILE]
@@ -35,6 +35,7 @@ import tempfile
 import time
 
 import crashtest_drills
+import crashtest_faults
 
 CALLS = ["openat", "write", "fsync", "fdatasync", "rename", "renameat2", "link", "linkat", "unlink",
          "unlinkat", "mkdir", "close", "flock", "ftruncate"]
@@ -308,77 +309,6 @@ class Harness:
             self.fail("sweep", f"only {self.killed} of {kills} injected SIGKILLs ended the command: "
                       "the fault injection is not taking effect")
 
-    # A full disk: the vault on a small tmpfs, filled so that only `room`
-    # bytes are left, for each write command and a range of rooms.
-    def disk_full(self, quick):
-        mount = os.path.join(self.root, "small")
-        os.mkdir(mount, 0o700)
-        size = 2 << 20
-        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size},mode=0700", "tmpfs", mount],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            reason = done.stderr.strip() or "mount failed"
-            print(f"crashtest: disk-full test skipped: cannot mount a small tmpfs ({reason}); "
-                  "it needs root or CAP_SYS_ADMIN", flush=True)
-            self.skipped.append(f"disk-full: {reason}")
-            return
-        started = time.time()
-        try:
-            rooms = [0] if quick else list(range(0, 40960 + 1, 4096))
-            for name, arguments, stdin, effect in self.commands():
-                for room in rooms:
-                    label = f"{name} / disk full with {room} bytes free"
-                    home = os.path.join(mount, "home")
-                    shutil.rmtree(home, ignore_errors=True)
-                    filler = os.path.join(mount, "filler")
-                    if os.path.exists(filler):
-                        os.unlink(filler)
-                    if name != "restore":
-                        # A copy has its own session (another directory
-                        # inode): unlocked as the sweep's homes are.
-                        shutil.copytree(self.template, home, symlinks=True)
-                        self.run(home, ["lock"])
-                        if name != "unlock":
-                            self.must(home, ["unlock", "--passphrase-file", self.passfile("old")])
-                    free = os.statvfs(mount)
-                    with open(filler, "wb") as handle:
-                        handle.write(b"\0" * max(0, free.f_bavail * free.f_frsize - room))
-                    code, _, err = self.run(home, arguments, stdin)
-                    self.runs += 1
-                    os.unlink(filler)
-                    self.check(label, name, home, code, err, effect)
-                self.progress("disk-full", name, started)
-        finally:
-            for home in ("home",):
-                self.run(os.path.join(mount, home), ["lock"])
-            subprocess.run(["umount", mount], capture_output=True)
-
-    # Signals against a running command: TERM, INT, HUP and KILL at a range
-    # of delays while it runs.
-    def signals(self, quick):
-        delays = [0.02] if quick else [0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12]
-        kinds = (signal.SIGKILL,) if quick else (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL)
-        started = time.time()
-        for name, arguments, stdin, effect in self.commands():
-            empty = name == "restore"
-            for signal_number in kinds:
-                for delay in delays:
-                    label = f"{name} / {signal.Signals(signal_number).name} after {delay * 1000:.0f} ms"
-                    home = self.fresh_home("trial", empty=empty)
-                    if name == "unlock":
-                        self.run(home, ["lock"])
-                    environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TASKKEY_HOME": home}
-                    process = subprocess.Popen([self.binary] + arguments, stdin=subprocess.PIPE,
-                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment)
-                    time.sleep(delay)
-                    process.send_signal(signal_number)
-                    out, err = process.communicate(stdin, timeout=60)
-                    self.runs += 1
-                    code = process.returncode
-                    # Killed by the signal: like a crash, nothing was acknowledged.
-                    self.check(label, name, home, code if code >= 0 else -9, err.decode("utf-8", "replace"), effect)
-            self.progress("signals", name, started)
-
 
 def main():
     arguments = sys.argv[1:]
@@ -399,8 +329,8 @@ def main():
         harness = Harness(copy, root)
         harness.make_fixture()
         harness.sweep(quick)
-        harness.disk_full(quick)
-        harness.signals(quick)
+        crashtest_faults.disk_full(harness, quick)
+        crashtest_faults.signals(harness, quick)
         crashtest_drills.squatting(harness)
         crashtest_drills.restore_drill(harness)
         crashtest_drills.no_inodes(harness)
