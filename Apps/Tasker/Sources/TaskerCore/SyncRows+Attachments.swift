@@ -171,28 +171,33 @@ extension SyncRows {
     public var device: String
     /// That object's seq.
     public var seq: UInt64
+    /// The device id the blob was written under when it is not this
+    /// device's current one (an id this database had before `sync off`),
+    /// nil otherwise.
+    public var writer: String?
 
-    /// The kept value: `<device>:<seq>`.
-    var value: String { "\(device):\(seq)" }
+    /// The kept value: `<device>:<seq>`, then `:<writer>` when there is one.
+    var value: String { "\(device):\(seq)" + (writer.map { ":" + $0 } ?? "") }
   }
 
   /// The blobs noted by `noteDeletedBlob` and not yet removed, in name
   /// order, each with the object that carries its attachment's deletion.
   ///
   /// - Throws: `TaskerError.damagedDatabase` for a value that is not
-  ///   `<32 hex>:<seq>`, `.database`.
+  ///   `<32 hex>:<seq>` (then `:<32 hex>`, the writer, optionally),
+  ///   `.database`.
   public func deletedBlobs() throws -> [DeletedBlob] {
     let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ? ORDER BY name")
       .rows([.text(Self.deletedBlobPrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
     return try rows.map { row in
       let parts = row.value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
       let blob = String(row.name.dropFirst(Self.deletedBlobPrefix.count))
-      guard parts.count == 2, Hex.decode(blob)?.count == 16, Hex.decode(parts[0])?.count == 16,
-        let seq = UInt64(parts[1])
+      guard parts.count == 2 || parts.count == 3, Hex.decode(blob)?.count == 16, Hex.decode(parts[0])?.count == 16,
+        let seq = UInt64(parts[1]), parts.count == 2 || Hex.decode(parts[2])?.count == 16
       else {
         throw TaskerError.damagedDatabase(path: "sync_values", reason: "\(row.name) is not a device and a seq")
       }
-      return DeletedBlob(blob: blob, device: parts[0], seq: seq)
+      return DeletedBlob(blob: blob, device: parts[0], seq: seq, writer: parts.count == 3 ? parts[2] : nil)
     }
   }
 
@@ -205,6 +210,49 @@ extension SyncRows {
 
   /// The names of the values `noteDeletedBlob` keeps begin so.
   static let deletedBlobPrefix = "deleted-blob:"
+  /// The names of the blobs kept over `sync off` begin so
+  /// (`kept-blob:<blob>`, `<target id>:<writer>`); `forgetTarget` keeps them.
+  static let keptBlobPrefix = "kept-blob:"
+
+  /// Keeps the blobs still to be removed over `sync off` (`forgetTarget`
+  /// follows), each with the target it is at and the device id it was
+  /// written under (`device`, this device's, unless noted otherwise).
+  ///
+  /// - Returns: how many blobs wait.
+  /// - Throws: as `deletedBlobs`.
+  public func keepDeletedBlobs(targetID: String, device: String) throws -> Int {
+    let pending = try deletedBlobs()
+    for noted in pending {
+      try setValue(Self.keptBlobPrefix + noted.blob, "\(targetID):\(noted.writer ?? device)")
+    }
+    return pending.count
+  }
+
+  /// Takes back, after `sync setup` (and its `forgetTarget`) with target
+  /// `targetID`, the blobs kept there over `sync off`: noted again with
+  /// their writer, at a position no device acknowledges, which the first
+  /// sync moves to the object that sends their deletions again (every
+  /// record goes out after setup). Those kept at other targets stay kept.
+  ///
+  /// - Throws: `TaskerError.damagedDatabase` for a kept value that is not
+  ///   `<32 hex>:<32 hex>`, `.database`.
+  public func adoptKeptBlobs(targetID: String, device: String) throws {
+    let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ? ORDER BY name")
+      .rows([.text(Self.keptBlobPrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
+    for row in rows {
+      let parts = row.value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+      let blob = String(row.name.dropFirst(Self.keptBlobPrefix.count))
+      guard parts.count == 2, Hex.decode(blob)?.count == 16, Hex.decode(parts[0])?.count == 16,
+        Hex.decode(parts[1])?.count == 16
+      else {
+        throw TaskerError.damagedDatabase(path: "sync_values", reason: "\(row.name) is not a target and a device")
+      }
+      guard parts[0] == targetID else { continue }
+      let noted = DeletedBlob(blob: blob, device: device, seq: UInt64.max, writer: parts[1] == device ? nil : parts[1])
+      try setValue(Self.deletedBlobPrefix + blob, noted.value)
+      try store.connection.prepare("DELETE FROM sync_values WHERE name = ?").run([.text(row.name)])
+    }
+  }
 
   // MARK: - Attachments waiting for their owner
 

@@ -91,11 +91,14 @@ extension SyncRows {
     ).run([.text(name), .text(value)])
   }
 
-  /// Forgets the devices, the outbox and the named values (`sync off`):
-  /// the records keep their identities, so setting up again with the same
-  /// storage makes no duplicates.
+  /// Forgets the devices, the outbox and the named values (`sync off`)
+  /// but the blobs kept to be removed (`keepDeletedBlobs`): the records
+  /// keep their identities, so setting up again with the same storage
+  /// makes no duplicates.
   public func forgetTarget() throws {
-    try store.connection.execute("DELETE FROM sync_devices; DELETE FROM sync_outbox; DELETE FROM sync_values;")
+    try store.connection.execute("DELETE FROM sync_devices; DELETE FROM sync_outbox;")
+    try store.connection.prepare("DELETE FROM sync_values WHERE name NOT GLOB ?")
+      .run([.text(Self.keptBlobPrefix + "*")])
   }
 }
 

@@ -92,23 +92,24 @@ extension SyncEngine {
   /// - Throws: the store's errors.
   func removeDeletedBlobs() throws -> Int {
     let me = configuration.device
-    let due = try store.withSyncTransaction { rows -> [String] in
+    let due = try store.withSyncTransaction { rows -> [SyncRows.DeletedBlob] in
       guard try rows.outboxSeqs().isEmpty else { return [] }
       let deleted = try rows.deletedBlobs()
       guard !deleted.isEmpty else { return [] }
       let seen = try acknowledgements(rows)
       return deleted.filter { blob in
         seen.allSatisfy { $0.key == blob.device || ($0.value[blob.device] ?? 0) >= blob.seq }
-      }.map(\.blob)
+      }
     }
     var count = 0
     for blob in due {
       do {
-        try target.removeBlob(device: me, blob: blob)
+        // Written under an id this database had before `sync off` and set up again on this target.
+        try target.removeBlob(device: blob.writer ?? me, blob: blob.blob)
       } catch is SyncError {
         continue
       }
-      try store.withSyncTransaction { try $0.forgetDeletedBlob(blob) }
+      try store.withSyncTransaction { try $0.forgetDeletedBlob(blob.blob) }
       count += 1
     }
     return count

@@ -141,6 +141,7 @@ public struct SyncSetup {
     let value = try SecureBytes(copying: configuration.encoded(database: database).withUnsafeBytes { $0 })
     try store.withSyncTransaction { rows in
       try rows.forgetTarget()
+      try rows.adoptKeptBlobs(targetID: configuration.targetID, device: configuration.device)
       try rows.markEverythingDirty()
       try rows.setValue("resend", "1")
       try TaskerError.withVault(at: vaultDirectory) { vault in
@@ -218,13 +219,19 @@ public struct SyncSetup {
   }
 
   /// Turns sync off: the configuration record removed and the devices and
-  /// outbox forgotten. The storage and the sync key are left as they are.
+  /// outbox forgotten. The storage and the sync key are left as they are;
+  /// so are the blobs of deleted attachments not yet removed there, which
+  /// are kept in the database (`keepDeletedBlobs`) for a later setup with
+  /// the same target to remove.
   ///
+  /// - Returns: how many such blobs stay at the storage.
   /// - Throws: `SyncError.notSetUp`; vault and store errors.
-  public func turnOff() throws {
-    _ = try configuration()
+  @discardableResult
+  public func turnOff() throws -> Int {
+    let configuration = try configuration()
     let name = try itemName()
-    try store.withSyncTransaction { rows in
+    return try store.withSyncTransaction { rows in
+      let kept = try rows.keepDeletedBlobs(targetID: configuration.targetID, device: configuration.device)
       try rows.forgetTarget()
       let password = SyncConfiguration.passwordItemName(forDatabase: try store.canonicalDatabasePath())
       let box = try boxItemName()
@@ -234,6 +241,7 @@ public struct SyncSetup {
           try vault.removeItem(named: other)
         }
       }
+      return kept
     }
   }
 

@@ -145,4 +145,26 @@ struct SyncBlobRemovalTests {
     #expect(try syncRemovingBlobs(a) == 1)
     #expect(try blobs(devices, of: a).isEmpty)
   }
+
+  @Test func aBlobWaitingAtSyncOffIsKeptAndRemovedAfterASetupWithTheSameTarget() throws {
+    let (devices, written) = try threeDevices(sharing: "kept.bin")
+    let (a, b, c) = (devices.a, devices.b, devices.c)
+    try a.ok(["attach", "remove", try attachmentID(a, "kept.bin")])
+    #expect(try syncRemovingBlobs(a) == 0)
+    let before = try a.syncDeviceID()
+    let off = try a.ok(["sync", "off"]).stdoutText
+    #expect(off.contains("1 blob of deleted attachments stay at the storage"), "\(off)")
+    // Set up again on the same folder: a new device id, the blob still under the old one.
+    try a.syncSetUp(devices.folder.path, name: "a again")
+    try syncRounds([a, b, c, a, b, c], orders: [[0, 1, 2, 3, 4, 5]])
+    let folder = devices.root + "/a/" + before
+    #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == written)
+    // The old id no longer syncs, and is known to every device: the blob waits until it is removed.
+    #expect(try syncRemovingBlobs(a) == 0)
+    try a.ok(["sync", "remove-device", before])
+    #expect(try syncRemovingBlobs(a) == 1)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    let json = try a.json(["sync", "off", "--json"])
+    #expect(json["blobs_kept"] as? Int == 0, "\(json)")
+  }
 }

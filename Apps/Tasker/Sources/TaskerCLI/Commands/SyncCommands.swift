@@ -152,8 +152,14 @@ struct SyncSetupCommand: Command {
 struct SyncOffCommand: Command {
   static let spec = CommandSpec(
     name: "off", abstract: "Turn sync off for this database; the storage and the sync key are left as they are.",
-    json: JSONShape(fields: ["sync"], help: "\"off\"."),
+    json: JSONShape(
+      fields: ["sync", "blobs_kept"],
+      help: "\"off\", and how many blobs of deleted attachments stay at the storage until a setup with it again."),
     discussion: "The records keep their identities, so setting up again with the same folder makes no duplicates. "
+      + "The blobs of deleted attachments that were still waiting for every device to have the deletion stay at "
+      + "the storage: the database keeps them, and 'tasker sync setup' with the same target removes them once "
+      + "every device it knows has the deletion again (remove this device's old id with 'tasker sync "
+      + "remove-device ID' on the new setup, as it no longer syncs). "
       + "To leave nothing at the storage, delete DIR/tasker-sync/ on every device.",
     example: "tasker sync off")
 
@@ -164,8 +170,13 @@ struct SyncOffCommand: Command {
   }
 
   func run(_ context: CommandContext) throws {
-    try SyncCommand.setup(context).turnOff()
-    if json { return try context.printJSON(["sync": "off"]) }
+    let kept = try SyncCommand.setup(context).turnOff()
+    if json { return try context.printJSON(["sync": "off", "blobs_kept": .integer(Int64(kept))]) }
     try context.print("sync turned off")
+    if kept > 0 {
+      try context.print(
+        "\(kept) blob\(kept == 1 ? "" : "s") of deleted attachments stay at the storage: 'tasker sync setup' with "
+          + "the same target removes them once every device has the deletion")
+    }
   }
 }
