@@ -115,9 +115,13 @@ struct AttachGetCommand: Command {
 
   func run(_ context: CommandContext) throws {
     // Read-only; an attachment from another device is first fetched from the sync storage (which
-    // writes, through the sync engine's store), then read here like any other.
-    let store = try context.reader()
-    if try store.attachment(id: id).remote { try SyncCommand.engine(context).fetchAttachment(id: id) }
+    // writes, through the sync engine's store), then read through that store like any other: the
+    // read-only one is let go.
+    var store = try context.reader()
+    if try store.attachment(id: id).remote {
+      try SyncCommand.engine(context).fetchAttachment(id: id)
+      store = try context.store()
+    }
     switch (output, byteRange) {
     case (nil, nil): try store.readAttachment(id: id) { try context.write($0) }
     case (nil, let range?): _ = try store.readAttachment(id: id, range: range) { try context.write($0) }
