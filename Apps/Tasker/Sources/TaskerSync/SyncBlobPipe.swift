@@ -28,6 +28,9 @@ final class SyncBlobPipe: @unchecked Sendable {
   private struct State {
     var pieces: [[UInt8]] = []
     var end: End?
+    /// Pieces given back once read: their buffers are filled again, so a
+    /// long blob does not fault in fresh memory for every MiB.
+    var spare: [[UInt8]] = []
   }
 
   static let pieceByteCount = 1 << 20
@@ -85,6 +88,15 @@ final class SyncBlobPipe: @unchecked Sendable {
     }
   }
 
+  /// Gives back a piece `next` returned, once its bytes are used (pass
+  /// the last reference), so that its buffer is filled again.
+  func recycle(_ piece: consuming [UInt8]) {
+    let kept = consume piece
+    state.withLock { state in
+      if state.spare.count < 2 { state.spare.append(kept) }
+    }
+  }
+
   /// Stops the download at its next push.
   func cancel() {
     cancelled.store(true, ordering: .sequentiallyConsistent)
@@ -114,8 +126,13 @@ final class SyncBlobPipe: @unchecked Sendable {
     room.wait()
     guard !cancelled.load(ordering: .sequentiallyConsistent) else { throw Cancelled() }
     let piece = gathering
-    state.withLock { $0.pieces.append(piece) }
+    gathering = state.withLock { state in
+      state.pieces.append(piece)
+      return state.spare.popLast() ?? []
+    }
+    // A spare piece is no longer referenced anywhere else: its buffer is kept.
     gathering.removeAll(keepingCapacity: true)
+    gathering.reserveCapacity(Self.pieceByteCount)
     filled.signal()
   }
 }

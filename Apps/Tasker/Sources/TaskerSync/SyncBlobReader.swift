@@ -14,6 +14,8 @@ import TaskCrypto
 /// the whole: the caller keeps nothing until the end is told.
 final class SyncBlobReader {
   private let next: () throws -> [UInt8]?
+  /// Takes back each piece of input once read (`SyncBlobPipe.recycle`).
+  private let recycle: ([UInt8]) -> Void
   private let opener: Attachment.StreamOpener
   /// The blob's exact length L.
   private let expected: UInt64
@@ -30,15 +32,15 @@ final class SyncBlobReader {
   private var output: [UInt8] = []
 
   /// A reader of the blob of record `uid` whose sealed bytes `next` gives
-  /// in order (nil at their end).
+  /// in order (nil at their end); `recycle` takes back each piece read.
   ///
   /// - Throws: `SyncOutcome.tooLarge` for a size past what the attachment
   ///   format can seal; `TaskCryptoError` when locked memory is refused.
   init(
-    _ next: @escaping () throws -> [UInt8]?, content: SyncAttachmentContent, uid: String, keyring: SyncKeyring,
-    targetID: [UInt8]
+    _ next: @escaping () throws -> [UInt8]?, recycle: @escaping ([UInt8]) -> Void = { _ in },
+    content: SyncAttachmentContent, uid: String, keyring: SyncKeyring, targetID: [UInt8]
   ) throws {
-    self.next = next
+    (self.next, self.recycle) = (next, recycle)
     expected = try content.blobByteCount
     (size, padded) = (UInt64(content.size), content.paddedByteCount)
     opener = Attachment.StreamOpener(
@@ -61,12 +63,15 @@ final class SyncBlobReader {
       received += UInt64(bytes.count)
       guard received <= expected else { throw SyncOutcome.tooLarge }
       if refusal == nil {
+        // One buffer for what this piece opens to, not a series of growing ones.
+        output.reserveCapacity(bytes.count)
         do {
           try bytes.withUnsafeBytes { try opener.update($0, emit: take) }
         } catch let error as AttachmentError {
           refusal = Self.outcome(error)
         }
       }
+      recycle(consume bytes)
       if !output.isEmpty { return handOut() }
     }
     return handOut()

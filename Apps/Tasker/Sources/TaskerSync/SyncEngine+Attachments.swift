@@ -83,7 +83,8 @@ extension SyncEngine {
             pipe.finish()
           }
           let reader = try SyncBlobReader(
-            pipe.next, content: content, uid: record.id, keyring: keys.keyring, targetID: targetID)
+            pipe.next, recycle: pipe.recycle, content: content, uid: record.id, keyring: keys.keyring,
+            targetID: targetID)
           try store.keepFetchedAttachment(id: id, read: reader.read)
         } catch let outcome as SyncOutcome {
           throw SyncError.blobRefused(attachment: id, path: name, outcome: outcome)
