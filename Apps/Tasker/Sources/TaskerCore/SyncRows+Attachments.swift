@@ -142,12 +142,14 @@ extension SyncRows {
   /// storage once every device has the deletion of its attachment, which
   /// `device`'s object `seq` carries (or an earlier one of it); a blob
   /// noted already keeps its first note. Kept as the named value
-  /// `deleted-blob:<blob>`, `<device>:<seq>`.
+  /// `deleted-blob:<blob>`, `<device>:<seq>`, then `:<writer>` for a blob
+  /// written under an id this database had before (`formerDevices`).
   ///
   /// - Throws: `TaskerError.database`.
-  public func noteDeletedBlob(_ blob: String, carriedBy device: String, seq: UInt64) throws {
+  public func noteDeletedBlob(_ blob: String, carriedBy device: String, seq: UInt64, writer: String? = nil) throws {
+    let noted = DeletedBlob(blob: blob, device: device, seq: seq, writer: writer)
     try store.connection.prepare("INSERT OR IGNORE INTO sync_values (name, value) VALUES (?, ?)")
-      .run([.text(Self.deletedBlobPrefix + blob), .text("\(device):\(seq)")])
+      .run([.text(Self.deletedBlobPrefix + blob), .text(noted.value)])
   }
 
   /// Moves the notes of those of `blobs` that are noted to `device`'s
@@ -226,6 +228,39 @@ extension SyncRows {
       try setValue(Self.keptBlobPrefix + noted.blob, "\(targetID):\(noted.writer ?? device)")
     }
     return pending.count
+  }
+
+  /// The names of the device ids this database synced under before `sync
+  /// off` begin so (`former-device:<id>`, the target id); `forgetTarget`
+  /// keeps them.
+  static let formerDevicePrefix = "former-device:"
+
+  /// Keeps `device`, this database's id at target `targetID`, over `sync
+  /// off`: the blobs written under it stay this database's to remove.
+  ///
+  /// - Throws: `TaskerError.database`.
+  public func keepFormerDevice(_ device: String, targetID: String) throws {
+    try setValue(Self.formerDevicePrefix + device, targetID)
+  }
+
+  /// The ids this database synced under at target `targetID` before a
+  /// `sync off`: only blobs written under one of them (or the current id)
+  /// are ever removed by this database.
+  ///
+  /// - Throws: `TaskerError.damagedDatabase` for a name or value that is
+  ///   not 32 hex digits, `.database`.
+  public func formerDevices(targetID: String) throws -> Set<String> {
+    let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ?")
+      .rows([.text(Self.formerDevicePrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
+    var devices = Set<String>()
+    for row in rows {
+      let device = String(row.name.dropFirst(Self.formerDevicePrefix.count))
+      guard Hex.decode(device)?.count == 16, Hex.decode(row.value)?.count == 16 else {
+        throw TaskerError.damagedDatabase(path: "sync_values", reason: "\(row.name) is not a device and a target")
+      }
+      if row.value == targetID { devices.insert(device) }
+    }
+    return devices
   }
 
   /// Takes back, after `sync setup` (and its `forgetTarget`) with target

@@ -97,8 +97,8 @@ extension SyncRows {
   /// makes no duplicates.
   public func forgetTarget() throws {
     try store.connection.execute("DELETE FROM sync_devices; DELETE FROM sync_outbox;")
-    try store.connection.prepare("DELETE FROM sync_values WHERE name NOT GLOB ?")
-      .run([.text(Self.keptBlobPrefix + "*")])
+    try store.connection.prepare("DELETE FROM sync_values WHERE name NOT GLOB ? AND name NOT GLOB ?")
+      .run([.text(Self.keptBlobPrefix + "*"), .text(Self.formerDevicePrefix + "*")])
   }
 }
 

@@ -55,11 +55,11 @@ struct SyncApply {
     let joined = before.joined(with: record)
     guard joined != before else { return false }
     if record.kind == .attachment {
-      // A deletion of an attachment whose blob this device wrote: the blob goes once every device has it.
-      if joined.deleted != nil, before.deleted == nil, let content = joined.content,
-        content.device == capture.configuration.device
+      // A deletion of an attachment whose blob this database wrote (under this id or one it had here):
+      // the blob goes once every device has it.
+      if joined.deleted != nil, before.deleted == nil, let content = joined.content, try capture.wroteBlob(of: content)
       {
-        try rows.noteDeletedBlob(content.blob, carriedBy: writer, seq: seq)
+        try rows.noteDeletedBlob(content.blob, carriedBy: writer, seq: seq, writer: capture.writer(of: content))
       }
       try show(attachment: joined, changed: joined.fields != before.fields, localID: kept?.localID, removing: &removed)
       return true

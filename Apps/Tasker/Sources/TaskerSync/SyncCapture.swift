@@ -48,7 +48,10 @@ struct SyncCapture {
   func emitChanges(alwaysOne: Bool = false) throws -> Int {
     var batches = Batches()
     var made = 0
-    var deletedBlobs: [String] = []
+    var deletedBlobs: [(blob: String, writer: String?)] = []
+    // The records in this capture's objects: a payload names each record once (a record deleted
+    // here is in the deleted states below too, already sent).
+    var sent = Set<String>()
     // After setup every record is sent once, changed or not: the target may be new.
     let resend = try rows.value("resend") == "1"
     for (kindName, localID) in try rows.dirty() {
@@ -57,7 +60,9 @@ struct SyncCapture {
         kind == .attachment
         ? try captureAttachment(localID: localID, resend: resend, deletedBlobs: &deletedBlobs)
         : try capture(kind: kind, localID: localID, resend: resend)
-      if let record = captured, let full = batches.add(record) {
+      guard let record = captured else { continue }
+      sent.insert("\(record.kind.rawValue)/\(record.id)")
+      if let full = batches.add(record) {
         try sealObject(full)
         made += 1
       }
@@ -69,7 +74,7 @@ struct SyncCapture {
     if resend {
       // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
       // sent in an object that an epoch change made void would never reach the other devices.
-      for kept in try rows.deletedStates() {
+      for kept in try rows.deletedStates() where sent.insert("\(kept.kind)/\(kept.uid)").inserted {
         let state = try SyncRecord.stored(kept.state)
         if state.deleted != nil, let content = state.content { resentBlobs.insert(content.blob) }
         if let full = batches.add(EncodedRecord(state)) {
@@ -79,17 +84,21 @@ struct SyncCapture {
       }
       try rows.setValue("resend", "0")
     }
-    let unnoted = try unnotedDeletedBlobs(resend: resend, into: &batches, made: &made)
+    let unnoted = try unnotedDeletedBlobs(resend: resend, sent: &sent, into: &batches, made: &made)
     if !batches.current.isEmpty || (alwaysOne && made == 0) {
       try sealObject(batches.current)
       made += 1
     }
     // The deletions went into the objects just sealed: the last of them carries each, or an earlier one.
     let last = (UInt64(try rows.value("next_seq") ?? "1") ?? 1) - 1
-    for blob in deletedBlobs { try rows.noteDeletedBlob(blob, carriedBy: configuration.device, seq: last) }
+    for deleted in deletedBlobs {
+      try rows.noteDeletedBlob(deleted.blob, carriedBy: configuration.device, seq: last, writer: deleted.writer)
+    }
     // The position first noted may be void for the others (read past, nothing of it applied).
     try rows.moveDeletedBlobs(resentBlobs, carriedBy: configuration.device, seq: last)
-    for blob in unnoted { try rows.noteDeletedBlob(blob, carriedBy: configuration.device, seq: last) }
+    for deleted in unnoted {
+      try rows.noteDeletedBlob(deleted.blob, carriedBy: configuration.device, seq: last, writer: deleted.writer)
+    }
     return made
   }
 
@@ -103,23 +112,38 @@ struct SyncCapture {
   /// already do), so the last of them carries each deletion and is the
   /// position noted: no earlier object of this device need carry it (one
   /// applied from another device was never written again here).
-  private func unnotedDeletedBlobs(resend: Bool, into batches: inout Batches, made: inout Int) throws -> [String] {
+  private func unnotedDeletedBlobs(
+    resend: Bool, sent: inout Set<String>, into batches: inout Batches, made: inout Int
+  ) throws -> [(blob: String, writer: String?)] {
     guard try rows.value(Self.blobNotesPass) == nil else { return [] }
     let noted = Set(try rows.deletedBlobs().map(\.blob))
-    var unnoted: [String] = []
+    var unnoted: [(blob: String, writer: String?)] = []
     for kept in try rows.deletedStates() where kept.kind == SyncRecord.Kind.attachment.rawValue {
       let state = try SyncRecord.stored(kept.state)
-      guard state.deleted != nil, let content = state.content, content.device == configuration.device,
-        !noted.contains(content.blob)
+      guard state.deleted != nil, let content = state.content, !noted.contains(content.blob),
+        try wroteBlob(of: content)
       else { continue }
-      unnoted.append(content.blob)
-      if !resend, let full = batches.add(EncodedRecord(state)) {
+      unnoted.append((content.blob, writer(of: content)))
+      if !resend, sent.insert("\(kept.kind)/\(kept.uid)").inserted, let full = batches.add(EncodedRecord(state)) {
         try sealObject(full)
         made += 1
       }
     }
     try rows.setValue(Self.blobNotesPass, "1")
     return unnoted
+  }
+
+  /// Whether this database wrote `content`'s blob, so removes it once its
+  /// attachment is deleted everywhere: under its current id, or under an
+  /// id it had at this target before `sync off` (`SyncRows.formerDevices`).
+  func wroteBlob(of content: SyncAttachmentContent) throws -> Bool {
+    try content.device == configuration.device
+      || rows.formerDevices(targetID: configuration.targetID).contains(content.device)
+  }
+
+  /// The writer a blob's note names: nil for the current id.
+  func writer(of content: SyncAttachmentContent) -> String? {
+    content.device == configuration.device ? nil : content.device
   }
 
   /// The record of one changed row, its new state kept, encoded once for
@@ -164,7 +188,9 @@ struct SyncCapture {
   /// is deleted (its blob, when this device wrote it, goes to
   /// `deletedBlobs`); a known one never changes (it is sent again only
   /// with `resend`).
-  private func captureAttachment(localID: Int64, resend: Bool, deletedBlobs: inout [String]) throws
+  private func captureAttachment(
+    localID: Int64, resend: Bool, deletedBlobs: inout [(blob: String, writer: String?)]
+  ) throws
     -> EncodedRecord?
   {
     let kept = try rows.state(kind: SyncRecord.Kind.attachment.rawValue, localID: localID)
@@ -172,7 +198,9 @@ struct SyncCapture {
       guard let kept else { return nil }
       var state = try SyncRecord.stored(kept.state)
       guard state.deleted == nil else { return nil }
-      if let content = state.content, content.device == configuration.device { deletedBlobs.append(content.blob) }
+      if let content = state.content, try wroteBlob(of: content) {
+        deletedBlobs.append((content.blob, writer(of: content)))
+      }
       state.deleted = try tick()
       let encoded = EncodedRecord(state)
       try rows.putState(kind: state.kind.rawValue, uid: state.id, localID: nil, state: encoded.bytes)

@@ -97,8 +97,12 @@ extension SyncEngine {
       let deleted = try rows.deletedBlobs()
       guard !deleted.isEmpty else { return [] }
       let seen = try acknowledgements(rows)
+      // A blob under another id is removed only when that id is one this database had here: the
+      // note alone, a row of the database, never makes it remove another device's blob.
+      let former = try rows.formerDevices(targetID: configuration.targetID)
       return deleted.filter { blob in
-        seen.allSatisfy { $0.key == blob.device || ($0.value[blob.device] ?? 0) >= blob.seq }
+        (blob.writer.map(former.contains) ?? true)
+          && seen.allSatisfy { $0.key == blob.device || ($0.value[blob.device] ?? 0) >= blob.seq }
       }
     }
     var count = 0

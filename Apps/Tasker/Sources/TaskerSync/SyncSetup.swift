@@ -232,6 +232,7 @@ public struct SyncSetup {
     let name = try itemName()
     return try store.withSyncTransaction { rows in
       let kept = try rows.keepDeletedBlobs(targetID: configuration.targetID, device: configuration.device)
+      try rows.keepFormerDevice(configuration.device, targetID: configuration.targetID)
       try rows.forgetTarget()
       let password = SyncConfiguration.passwordItemName(forDatabase: try store.canonicalDatabasePath())
       let box = try boxItemName()

@@ -167,4 +167,41 @@ struct SyncBlobRemovalTests {
     let json = try a.json(["sync", "off", "--json"])
     #expect(json["blobs_kept"] as? Int == 0, "\(json)")
   }
+
+  @Test func aBlobOfAnAttachmentRemovedWhileSyncWasOffLeavesAfterASetupWithTheSameTarget() throws {
+    let (devices, written) = try threeDevices(sharing: "late.bin")
+    let (a, b, c) = (devices.a, devices.b, devices.c)
+    let before = try a.syncDeviceID()
+    try a.ok(["sync", "off"])
+    // Removed while sync is off: its deletion goes out under the new id, the blob is under the old one.
+    try a.ok(["attach", "remove", try attachmentID(a, "late.bin")])
+    try a.syncSetUp(devices.folder.path, name: "a again")
+    try syncRounds([a, b, c, a, b, c], orders: [[0, 1, 2, 3, 4, 5]])
+    for device in [b, c] { #expect(try attachmentNames(device).isEmpty) }
+    let folder = devices.root + "/a/" + before
+    #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == written)
+    // The old id is known to every device and no longer syncs: the blob waits until it is removed.
+    #expect(try syncRemovingBlobs(a) == 0)
+    try a.ok(["sync", "remove-device", before])
+    #expect(try syncRemovingBlobs(a) == 1)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+  }
+
+  @Test func aNoteNamingAnotherDevicesBlobRemovesNothing() throws {
+    let devices = try ThreeDevices()
+    let (a, b, c) = (devices.a, devices.b, devices.c)
+    try b.attach("content of b's", named: "bs.bin", toTask: "before removal")
+    try b.ok(["sync", "now"])
+    try syncRounds([a, b, c, a, b, c], orders: [[0, 1, 2, 3, 4, 5]])
+    let written = try blobs(devices, of: b)
+    let blob = try #require(written.first)
+    // A row of A's database says B's blob is A's to remove, as a former id of A: data, not authority.
+    try a.sqlite(
+      "INSERT INTO sync_values (name, value) VALUES ('deleted-blob:\(blob)', '\(try a.syncDeviceID()):1:\(try b.syncDeviceID())');"
+    )
+    try syncRounds([a, b, c, a], orders: [[0, 1, 2, 3]])
+    #expect(try syncRemovingBlobs(a) == 0)
+    #expect(try blobs(devices, of: b) == written)
+    #expect(try attachmentNames(b) == ["bs.bin"])
+  }
 }
