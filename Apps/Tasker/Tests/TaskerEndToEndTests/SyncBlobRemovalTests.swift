@@ -146,6 +146,21 @@ struct SyncBlobRemovalTests {
     #expect(try blobs(devices, of: a).isEmpty)
   }
 
+  /// A's blobs `written` under its id `before` (from before `sync off`)
+  /// wait while that id, known to every device, no longer syncs, and go
+  /// once A removes it.
+  func expectRemovedOnceTheOldIDIs(
+    _ before: String, written: Set<String>, _ devices: ThreeDevices, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
+    let a = devices.a
+    let folder = devices.root + "/a/" + before
+    #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == written, sourceLocation: sourceLocation)
+    #expect(try syncRemovingBlobs(a) == 0, sourceLocation: sourceLocation)
+    try a.ok(["sync", "remove-device", before])
+    #expect(try syncRemovingBlobs(a) == 1, sourceLocation: sourceLocation)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty, sourceLocation: sourceLocation)
+  }
+
   @Test func aBlobWaitingAtSyncOffIsKeptAndRemovedAfterASetupWithTheSameTarget() throws {
     let (devices, written) = try threeDevices(sharing: "kept.bin")
     let (a, b, c) = (devices.a, devices.b, devices.c)
@@ -157,13 +172,7 @@ struct SyncBlobRemovalTests {
     // Set up again on the same folder: a new device id, the blob still under the old one.
     try a.syncSetUp(devices.folder.path, name: "a again")
     try syncRounds([a, b, c, a, b, c], orders: [[0, 1, 2, 3, 4, 5]])
-    let folder = devices.root + "/a/" + before
-    #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == written)
-    // The old id no longer syncs, and is known to every device: the blob waits until it is removed.
-    #expect(try syncRemovingBlobs(a) == 0)
-    try a.ok(["sync", "remove-device", before])
-    #expect(try syncRemovingBlobs(a) == 1)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    try expectRemovedOnceTheOldIDIs(before, written: written, devices)
     let json = try a.json(["sync", "off", "--json"])
     #expect(json["blobs_kept"] as? Int == 0, "\(json)")
   }
@@ -178,13 +187,7 @@ struct SyncBlobRemovalTests {
     try a.syncSetUp(devices.folder.path, name: "a again")
     try syncRounds([a, b, c, a, b, c], orders: [[0, 1, 2, 3, 4, 5]])
     for device in [b, c] { #expect(try attachmentNames(device).isEmpty) }
-    let folder = devices.root + "/a/" + before
-    #expect(Set(try FileManager.default.contentsOfDirectory(atPath: folder)) == written)
-    // The old id is known to every device and no longer syncs: the blob waits until it is removed.
-    #expect(try syncRemovingBlobs(a) == 0)
-    try a.ok(["sync", "remove-device", before])
-    #expect(try syncRemovingBlobs(a) == 1)
-    #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    try expectRemovedOnceTheOldIDIs(before, written: written, devices)
   }
 
   @Test func aNoteNamingAnotherDevicesBlobRemovesNothing() throws {
