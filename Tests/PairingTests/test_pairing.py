@@ -115,8 +115,13 @@ class PairingTests(unittest.TestCase):
                 host, port = offer.address.rsplit(":", 1)
                 with socket.create_connection((host, int(port)), timeout=5) as peer:
                     peer.sendall(sent)
-                    # Too little, then nothing more: the peer closes its side.
-                    peer.shutdown(socket.SHUT_WR)
+                    # Too little, then nothing more: the peer closes its side. An offer that refuses
+                    # what it read at once may have closed the connection first (ENOTCONN): its exit
+                    # status and message below are what this case checks.
+                    try:
+                        peer.shutdown(socket.SHUT_WR)
+                    except OSError:
+                        pass
                     status, err = offer.finish(seconds=60)
                 self.assertEqual(status, code, err)
                 self.assertIn(expected, err)
