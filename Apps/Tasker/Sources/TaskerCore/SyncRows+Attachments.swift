@@ -189,11 +189,9 @@ extension SyncRows {
   ///   `<32 hex>:<seq>` (then `:<32 hex>`, the writer, optionally),
   ///   `.database`.
   public func deletedBlobs() throws -> [DeletedBlob] {
-    let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ? ORDER BY name")
-      .rows([.text(Self.deletedBlobPrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
-    return try rows.map { row in
+    try namedValues(prefix: Self.deletedBlobPrefix).map { row in
       let parts = row.value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-      let blob = String(row.name.dropFirst(Self.deletedBlobPrefix.count))
+      let blob = row.key
       guard parts.count == 2 || parts.count == 3, Hex.decode(blob)?.count == 16, Hex.decode(parts[0])?.count == 16,
         let seq = UInt64(parts[1]), parts.count == 2 || Hex.decode(parts[2])?.count == 16
       else {
@@ -212,6 +210,16 @@ extension SyncRows {
 
   /// The names of the values `noteDeletedBlob` keeps begin so.
   static let deletedBlobPrefix = "deleted-blob:"
+
+  /// The named values whose names begin with `prefix`, in name order,
+  /// each with its whole name and the rest of it after the prefix (`key`).
+  private func namedValues(prefix: String) throws -> [(name: String, key: String, value: String)] {
+    try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ? ORDER BY name")
+      .rows([.text(prefix + "*")]) {
+        (name: $0.text(0), key: String($0.text(0).dropFirst(prefix.count)), value: $0.text(1))
+      }
+  }
+
   /// The names of the blobs kept over `sync off` begin so
   /// (`kept-blob:<blob>`, `<target id>:<writer>`); `forgetTarget` keeps them.
   static let keptBlobPrefix = "kept-blob:"
@@ -241,6 +249,7 @@ extension SyncRows {
   /// - Throws: `TaskerError.database`.
   public func keepFormerDevice(_ device: String, targetID: String) throws {
     try setValue(Self.formerDevicePrefix + device, targetID)
+    memo.formerDevices = nil
   }
 
   /// The ids this database synced under at target `targetID` before a
@@ -250,16 +259,15 @@ extension SyncRows {
   /// - Throws: `TaskerError.damagedDatabase` for a name or value that is
   ///   not 32 hex digits, `.database`.
   public func formerDevices(targetID: String) throws -> Set<String> {
-    let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ?")
-      .rows([.text(Self.formerDevicePrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
+    if let known = memo.formerDevices, known.targetID == targetID { return known.devices }
     var devices = Set<String>()
-    for row in rows {
-      let device = String(row.name.dropFirst(Self.formerDevicePrefix.count))
-      guard Hex.decode(device)?.count == 16, Hex.decode(row.value)?.count == 16 else {
+    for row in try namedValues(prefix: Self.formerDevicePrefix) {
+      guard Hex.decode(row.key)?.count == 16, Hex.decode(row.value)?.count == 16 else {
         throw TaskerError.damagedDatabase(path: "sync_values", reason: "\(row.name) is not a device and a target")
       }
-      if row.value == targetID { devices.insert(device) }
+      if row.value == targetID { devices.insert(row.key) }
     }
+    memo.formerDevices = (targetID, devices)
     return devices
   }
 
@@ -272,11 +280,9 @@ extension SyncRows {
   /// - Throws: `TaskerError.damagedDatabase` for a kept value that is not
   ///   `<32 hex>:<32 hex>`, `.database`.
   public func adoptKeptBlobs(targetID: String, device: String) throws {
-    let rows = try store.connection.prepare("SELECT name, value FROM sync_values WHERE name GLOB ? ORDER BY name")
-      .rows([.text(Self.keptBlobPrefix + "*")]) { (name: $0.text(0), value: $0.text(1)) }
-    for row in rows {
+    for row in try namedValues(prefix: Self.keptBlobPrefix) {
       let parts = row.value.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-      let blob = String(row.name.dropFirst(Self.keptBlobPrefix.count))
+      let blob = row.key
       guard parts.count == 2, Hex.decode(blob)?.count == 16, Hex.decode(parts[0])?.count == 16,
         Hex.decode(parts[1])?.count == 16
       else {

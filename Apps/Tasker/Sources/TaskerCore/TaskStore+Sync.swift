@@ -113,9 +113,11 @@ public struct SyncRows {
   /// sealed, and the current note keyring (confirmed at its first use in
   /// the transaction). One sync applies thousands of records; each would
   /// otherwise open the vault again.
-  private let memo = TransactionMemo()
+  let memo = TransactionMemo()
 
   final class TransactionMemo {
+    /// The ids this database had at a target (`formerDevices`).
+    var formerDevices: (targetID: String, devices: Set<String>)?
     var bodyEncryption: Bool?
     var keyring: Keyring?
     /// The device's sync clock, read once and written once at commit.
