@@ -69,9 +69,10 @@ extension SyncRecord {
   var content: SyncAttachmentContent? { fields["content"].flatMap { SyncAttachmentContent($0.value) } }
 }
 
-/// Sealing and opening blobs (docs/formats/sync-storage.md, *The blob*):
-/// the attachment format under the blob key of an epoch, the content
-/// padded with zeros. Both stream through files in flat memory.
+/// Sealing blobs (docs/formats/sync-storage.md, *The blob*): the
+/// attachment format under the blob key of an epoch, the content padded
+/// with zeros, streamed into a file in flat memory. `SyncBlobReader`
+/// opens them as they stream in.
 enum SyncBlobs {
   /// The blob keys of every epoch of `keyring` for `targetID`, as a note
   /// keyring whose key ids are the epochs (the newest primary).
@@ -103,31 +104,6 @@ enum SyncBlobs {
       try? PosixFileSystem().unlink(path)
       throw SyncError.store(.fileAccess(path: path, reason: "the attachment's content is not its recorded length"))
     }
-  }
-
-  /// Opens the blob at `path` for the record `uid` as a fetch reads one
-  /// streaming in (`SyncBlobReader`), its length checked first.
-  ///
-  /// - Returns: the content in chunks, empty at the end, which is told
-  ///   only once every reading rule held; it throws `SyncOutcome`
-  ///   (`malformed_blob`, `unknown_epoch`, `authentication_failed`,
-  ///   `bad_padding`) or `SyncError.storage` instead.
-  /// - Throws: `SyncOutcome.tooLarge` or `.truncated`; `SyncError.storage`.
-  static func open(
-    _ path: String, content: SyncAttachmentContent, uid: String, keyring: SyncKeyring, targetID: [UInt8]
-  ) throws -> () throws -> [UInt8] {
-    let expected = try content.blobByteCount
-    let size = try SyncFiles.size(of: path)
-    guard size <= expected else { throw SyncOutcome.tooLarge }
-    guard size == expected else { throw SyncOutcome.truncated }
-    let file = try SyncFiles.reader(path)
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    let reader = try SyncBlobReader(
-      {
-        let count = try SyncError.storing { try buffer.withUnsafeMutableBytes { try file.read($0) } }
-        return count == 0 ? nil : Array(buffer[..<count])
-      }, content: content, uid: uid, keyring: keyring, targetID: targetID)
-    return reader.read
   }
 }
 

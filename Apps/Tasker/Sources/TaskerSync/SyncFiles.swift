@@ -98,13 +98,6 @@ enum SyncFiles {
     return (input.size, { buffer in try input.read(into: buffer) })
   }
 
-  /// The length of the file at `path`.
-  ///
-  /// - Throws: `SyncError.storage`.
-  static func size(of path: String) throws -> UInt64 {
-    UInt64(try storing { try OpenFile.reading(path) }.size)
-  }
-
   /// Removes a file; a missing one is fine.
   static func remove(_ path: String) {
     try? PosixFileSystem().unlink(path)

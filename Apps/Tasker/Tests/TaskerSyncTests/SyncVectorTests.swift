@@ -197,8 +197,26 @@ struct SyncVectorTests {
     }
   }
 
-  /// Every blob through `SyncBlobs.open`, from a file as the engine reads
-  /// it, its content read to the end (the padding is checked there).
+  /// The outcome of reading a blob through `SyncBlobReader` whose sealed
+  /// bytes `next` gives, and the content read when it succeeded.
+  static func read(
+    _ next: @escaping () throws -> [UInt8]?, recycle: @escaping ([UInt8]) -> Void = { _ in },
+    content: SyncAttachmentContent, uid: String, keyring: SyncKeyring, targetID: [UInt8]
+  ) throws -> (outcome: String, content: [UInt8]) {
+    var read: [UInt8] = []
+    do {
+      let reader = try SyncBlobReader(
+        next, recycle: recycle, content: content, uid: uid, keyring: keyring, targetID: targetID)
+      while case let chunk = try reader.read(), !chunk.isEmpty { read += chunk }
+    } catch let outcome as SyncOutcome {
+      return (outcome.rawValue, [])
+    }
+    return ("success", read)
+  }
+
+  /// Every blob as a fetch reads it from a folder target (the file streamed
+  /// through `SyncBlobPipe` into `SyncBlobReader`), its content read to the
+  /// end (the padding is checked there); then again in pieces of 7 bytes.
   @Test func blobs() throws {
     let tests = try Self.cases("blobs")
     #expect(tests.count >= 20)
@@ -209,36 +227,35 @@ struct SyncVectorTests {
     for test in tests {
       let id = test["id"]?.integerValue ?? 0
       let path = folder.appendingPathComponent("\(id)").path
-      try Data(try Self.hex(test["blob_hex"])).write(to: URL(fileURLWithPath: path))
+      let blob = try Self.hex(test["blob_hex"])
+      try Data(blob).write(to: URL(fileURLWithPath: path))
       let content = try #require(test["content"].flatMap(SyncAttachmentContent.init), "blob \(id)")
       let keyring = try Self.keyring(entries: Int(test["keyring_entries"]?.integerValue ?? 1))
       let uid = try #require(test["record_id"]?.stringValue)
-      var got = "success"
-      var read: [UInt8] = []
-      do {
-        let next = try SyncBlobs.open(path, content: content, uid: uid, keyring: keyring, targetID: targetID)
-        while case let chunk = try next(), !chunk.isEmpty { read += chunk }
-      } catch let outcome as SyncOutcome {
-        got = outcome.rawValue
+      let limit = try content.blobByteCount
+      let pipe = SyncBlobPipe { push in
+        try SyncFiles.stream(path, limit: limit, into: push)
+        return true
       }
-      #expect(got == test["result"]?.stringValue, "blob \(id) (\(test["comment"]?.stringValue ?? ""))")
-      if got == "success" { #expect(Hex.encode(read) == test["content_hex"]?.stringValue, "blob \(id)") }
-      // Streamed in pieces of 7 bytes, as a fetch reads a blob arriving, the outcome is the same.
-      var pieces = try Self.hex(test["blob_hex"])[...]
-      var streamed = "success"
-      read = []
-      do {
-        let reader = try SyncBlobReader(
-          {
-            defer { pieces = pieces.dropFirst(7) }
-            return pieces.isEmpty ? nil : Array(pieces.prefix(7))
-          }, content: content, uid: uid, keyring: keyring, targetID: targetID)
-        while case let chunk = try reader.read(), !chunk.isEmpty { read += chunk }
-      } catch let outcome as SyncOutcome {
-        streamed = outcome.rawValue
+      let fetched = try Self.read(
+        pipe.next, recycle: pipe.recycle, content: content, uid: uid, keyring: keyring, targetID: targetID)
+      pipe.cancel()
+      pipe.finish()
+      #expect(fetched.outcome == test["result"]?.stringValue, "blob \(id) (\(test["comment"]?.stringValue ?? ""))")
+      if fetched.outcome == "success" {
+        #expect(Hex.encode(fetched.content) == test["content_hex"]?.stringValue, "blob \(id)")
       }
-      #expect(streamed == test["result"]?.stringValue, "blob \(id) streamed")
-      if streamed == "success" { #expect(Hex.encode(read) == test["content_hex"]?.stringValue, "blob \(id)") }
+      // Streamed in pieces of 7 bytes, as a blob may arrive, the outcome is the same.
+      var pieces = blob[...]
+      let streamed = try Self.read(
+        {
+          defer { pieces = pieces.dropFirst(7) }
+          return pieces.isEmpty ? nil : Array(pieces.prefix(7))
+        }, content: content, uid: uid, keyring: keyring, targetID: targetID)
+      #expect(streamed.outcome == test["result"]?.stringValue, "blob \(id) streamed")
+      if streamed.outcome == "success" {
+        #expect(Hex.encode(streamed.content) == test["content_hex"]?.stringValue, "blob \(id)")
+      }
     }
   }
 
