@@ -207,4 +207,26 @@ struct SyncBlobRemovalTests {
     #expect(try blobs(devices, of: b) == written)
     #expect(try attachmentNames(b) == ["bs.bin"])
   }
+
+  @Test func aDamagedFormerIDRowRemovesNoBlobAndSaysWhichRow() throws {
+    let (devices, written) = try threeDevices(sharing: "rows.bin")
+    let (a, b, c) = (devices.a, devices.b, devices.c)
+    try a.ok(["attach", "remove", try attachmentID(a, "rows.bin")])
+    #expect(try syncRemovingBlobs(a) == 0)
+    try syncRounds([b, c], orders: [[0, 1]])
+    // The blob is due now; a row of sync_values that is not a device id and a target id is checked first.
+    for (name, value) in [
+      ("former-device:not-hex", String(repeating: "0", count: 32)),
+      ("former-device:" + String(repeating: "a", count: 32), "x"),
+    ] {
+      try a.sqlite("INSERT INTO sync_values (name, value) VALUES ('\(name)', '\(value)');")
+      let synced = try a.tasker(["sync", "now"])
+      #expect(synced.status == 52, "\(synced.stderr)")
+      #expect(synced.stderr.contains("\(name) is not a device and a target"), "\(synced.stderr)")
+      #expect(try blobs(devices, of: a) == written, "nothing removed past a damaged row")
+      try a.sqlite("DELETE FROM sync_values WHERE name = '\(name)';")
+    }
+    #expect(try syncRemovingBlobs(a) == 1)
+    #expect(try blobs(devices, of: a).isEmpty)
+  }
 }
