@@ -229,4 +229,26 @@ struct SyncBlobRemovalTests {
     #expect(try syncRemovingBlobs(a) == 1)
     #expect(try blobs(devices, of: a).isEmpty)
   }
+
+  @Test func aDamagedKeptBlobRowStopsTheSetupNamingItAndASetupAfterItsRepairTakesItBack() throws {
+    let (devices, written) = try threeDevices(sharing: "kept-row.bin")
+    let a = devices.a
+    try a.ok(["attach", "remove", try attachmentID(a, "kept-row.bin")])
+    #expect(try syncRemovingBlobs(a) == 0)
+    let blob = try #require(written.first)
+    try a.ok(["sync", "off"])
+    let kept = try a.sqlite("SELECT value FROM sync_values WHERE name = 'kept-blob:\(blob)';").stdoutText
+    try a.sqlite("UPDATE sync_values SET value = 'not:a-device' WHERE name = 'kept-blob:\(blob)';")
+    let setup = try a.tasker(["sync", "setup", devices.folder.path, "--name", "a again"])
+    #expect(setup.status == 52, "\(setup.stderr)")
+    #expect(setup.stderr.contains("kept-blob:\(blob) is not a target and a device"), "\(setup.stderr)")
+    // Nothing of the setup stayed: sync is still off, the kept row as it was left.
+    #expect(try a.tasker(["sync", "now"]).status != 0)
+    #expect(
+      try a.sqlite("SELECT value FROM sync_values WHERE name = 'kept-blob:\(blob)';").stdoutText == "not:a-device\n")
+    try a.sqlite(
+      "UPDATE sync_values SET value = '\(kept.trimmingCharacters(in: .newlines))' WHERE name = 'kept-blob:\(blob)';")
+    try a.syncSetUp(devices.folder.path, name: "a again")
+    #expect(try a.sqlite("SELECT count(*) FROM sync_values WHERE name GLOB 'kept-blob:*';").stdoutText == "0\n")
+  }
 }
