@@ -66,7 +66,7 @@ extension TaskStore {
   /// were written to the log and read back several times. Since the
   /// states are appended (schema 11) half of the 16 MiB it was buys
   /// nearly nothing, and a pull, which now holds two objects' payloads at
-  /// once (`SyncPrefetch`), stays well under 64 MiB.
+  /// once (`SyncObjectStream`), stays well under 64 MiB.
   static let syncCacheKiB = 8_192
 
   /// Sets the store's connection up for sync's large transactions: the
@@ -88,10 +88,30 @@ extension TaskStore {
   /// - Throws: what `body` throws, `TaskerError.database`.
   public func withSyncTransaction<Result>(_ body: (SyncRows) throws -> Result) throws -> Result {
     try connection.transaction {
-      let rows = SyncRows(store: self)
+      let rows = SyncRows(store: self, triggersOff: false)
       let result = try body(rows)
       try rows.flush()
       return result
+    }
+  }
+
+  /// Runs `body` as `withSyncTransaction` does, with this connection's
+  /// triggers off for the whole transaction: for applying other devices'
+  /// records, whose writes to tasks, pages and attachments must not be
+  /// marked as changed here (the change triggers would mark each row, to
+  /// be unmarked at once). `body` writes nothing but what it applies:
+  /// every local change it reads was marked before it began.
+  ///
+  /// - Throws: what `body` throws, `TaskerError.database` (also when the
+  ///   trigger setting does not read back as set).
+  public func withSyncApplyTransaction<Result>(_ body: (SyncRows) throws -> Result) throws -> Result {
+    try connection.withoutTriggers {
+      try connection.transaction {
+        let rows = SyncRows(store: self, triggersOff: true)
+        let result = try body(rows)
+        try rows.flush()
+        return result
+      }
     }
   }
 }
@@ -108,12 +128,15 @@ public struct SyncLocalRow: Sendable, Equatable {
 /// The sync tables inside one write transaction (`withSyncTransaction`).
 public struct SyncRows {
   let store: TaskStore
-  private var connection: Connection { store.connection }
+  var connection: Connection { store.connection }
   /// What one transaction reads of the vault once: whether bodies are
   /// sealed, and the current note keyring (confirmed at its first use in
   /// the transaction). One sync applies thousands of records; each would
   /// otherwise open the vault again.
   let memo = TransactionMemo()
+  /// Whether the transaction runs with the triggers off
+  /// (`withSyncApplyTransaction`): no row it writes is marked as changed.
+  let triggersOff: Bool
 
   final class TransactionMemo {
     /// The ids this database had at a target (`formerDevices`).
@@ -123,6 +146,8 @@ public struct SyncRows {
     /// The device's sync clock, read once and written once at commit.
     var clock: UInt64?
     var clockChanged = false
+    /// The id the next row `writeRow` adds to a table takes, once read.
+    var nextRowIDs: [String: Int64] = [:]
   }
 
   /// This device's sync clock (0 before the first tick), read once per transaction.
@@ -147,8 +172,9 @@ public struct SyncRows {
     }
   }
 
-  init(store: TaskStore) {
+  init(store: TaskStore, triggersOff: Bool) {
     self.store = store
+    self.triggersOff = triggersOff
   }
 
   /// Whether bodies are sealed, read once per transaction.
@@ -217,10 +243,9 @@ public struct SyncRows {
   ///
   /// - Throws: the key source's errors, `TaskerError.sealedBodyUnreadable`.
   public func localRow(kind: String, localID: Int64) throws -> SyncLocalRow? {
-    let (table, columns, bodyColumn) = Self.table(kind)
-    let sql = "SELECT \((columns + [bodyColumn]).joined(separator: ", ")) FROM \(table) WHERE id = ?"
+    let columns = Self.rowStatements(kind).columns
     guard
-      let (fields, stored) = try connection.prepare(sql).first(
+      let (fields, stored) = try connection.prepare(Self.rowStatements(kind).select).first(
         [.integer(localID)],
         { row in
           var fields: [String: JSONValue] = [:]
@@ -243,19 +268,19 @@ public struct SyncRows {
   /// The state kept for the record `uid`, with its local row's id.
   public func state(kind: String, uid: String) throws -> (localID: Int64?, state: [UInt8])? {
     try connection.prepare("SELECT local_id, state FROM sync_records WHERE kind = ? AND uid = ?")
-      .first([.text(kind), .text(uid)]) { (localID: $0.optionalInteger(0), state: Array($0.text(1).utf8)) }
+      .first([.text(kind), .text(uid)]) { (localID: $0.optionalInteger(0), state: $0.utf8(1)) }
   }
 
   /// The state kept for the local row `localID`, with its uid.
   public func state(kind: String, localID: Int64) throws -> (uid: String, state: [UInt8])? {
     try connection.prepare("SELECT uid, state FROM sync_records WHERE kind = ? AND local_id = ?")
-      .first([.text(kind), .integer(localID)]) { (uid: $0.text(0), state: Array($0.text(1).utf8)) }
+      .first([.text(kind), .integer(localID)]) { (uid: $0.text(0), state: $0.utf8(1)) }
   }
 
   /// Every kept state, by kind and uid order.
   public func states() throws -> [(kind: String, uid: String, localID: Int64?, state: [UInt8])] {
     try connection.prepare("SELECT kind, uid, local_id, state FROM sync_records ORDER BY kind, uid").rows {
-      (kind: $0.text(0), uid: $0.text(1), localID: $0.optionalInteger(2), state: Array($0.text(3).utf8))
+      (kind: $0.text(0), uid: $0.text(1), localID: $0.optionalInteger(2), state: $0.utf8(3))
     }
   }
 
@@ -264,7 +289,7 @@ public struct SyncRows {
   /// cannot reach.
   public func deletedStates() throws -> [(kind: String, uid: String, state: [UInt8])] {
     try connection.prepare("SELECT kind, uid, state FROM sync_records WHERE local_id IS NULL ORDER BY kind, uid")
-      .rows { (kind: $0.text(0), uid: $0.text(1), state: Array($0.text(2).utf8)) }
+      .rows { (kind: $0.text(0), uid: $0.text(1), state: $0.utf8(2)) }
   }
 
   /// Keeps `state` for the record `uid`, linked to its local row.
@@ -275,95 +300,8 @@ public struct SyncRows {
       ON CONFLICT (kind, uid) DO UPDATE SET local_id = excluded.local_id, state = excluded.state
       """
     ).run([
-      .text(kind), .text(uid), localID.map(SQLValue.integer) ?? .null, .text(String(decoding: state, as: UTF8.self)),
+      .text(kind), .text(uid), localID.map(SQLValue.integer) ?? .null, .utf8(state),
     ])
-  }
-
-  // MARK: - Local rows
-
-  /// Writes a record's shown values to its row (a new row when `localID`
-  /// is nil or gone), the body stored as the protection settings say
-  /// under the row's own context; the change is not marked as dirty.
-  ///
-  /// A new row is one INSERT with its body: its id is chosen first, as
-  /// AUTOINCREMENT would choose it (above every id the table has had),
-  /// because the body's context names the row.
-  ///
-  /// - Returns: the row's id.
-  /// - Throws: the key source's errors, `TaskerError.database`.
-  public func writeRow(kind: String, localID: Int64?, fields: [String: JSONValue], body: String?) throws -> Int64 {
-    let (table, columns, bodyColumn) = Self.table(kind)
-    let defaults: [String: SQLValue] = [
-      "title": .text(""), "priority": .integer(0), "status": .text("open"), "contexts": .text(""),
-      "created_at": .integer(TaskStore.now()), "updated_at": .integer(TaskStore.now()),
-    ]
-    let values = columns.map { name -> SQLValue in
-      switch fields[name] {
-      case .string(let text): return .text(text)
-      case .integer(let number): return .integer(number)
-      default: return defaults[name] ?? .null
-      }
-    }
-    func stored(_ body: String, id: Int64) throws -> SQLValue {
-      let context = Self.localContext(kind, id)
-      return .text(try bodyEncryption() ? try store.sealer.seal(body, context: context, using: currentKeyring()) : body)
-    }
-    let rowID: Int64
-    if let existing = localID,
-      try connection.prepare("SELECT 1 FROM \(table) WHERE id = ?").first([.integer(existing)], { _ in true }) != nil
-    {
-      rowID = existing
-      var assignments = columns.map { "\($0) = ?" }
-      var arguments = values
-      if let body {
-        assignments.append("\(bodyColumn) = ?")
-        arguments.append(try stored(body, id: rowID))
-      }
-      try connection.prepare("UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE id = ?")
-        .run(arguments + [.integer(rowID)])
-    } else {
-      rowID = try nextRowID(table)
-      let names = ["id"] + columns + [bodyColumn]
-      let marks = names.map { _ in "?" }.joined(separator: ", ")
-      try connection.prepare("INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES (\(marks))")
-        .run([.integer(rowID)] + values + [try stored(body ?? "", id: rowID)])
-    }
-    try clearDirty(kind: kind, localID: rowID)
-    return rowID
-  }
-
-  /// The id AUTOINCREMENT would give the next row of `table`: above the
-  /// largest id it has now and above every id it ever had
-  /// (`sqlite_sequence`), so a sealed body's context never names a
-  /// deleted row again.
-  private func nextRowID(_ table: String) throws -> Int64 {
-    try connection.prepare(
-      """
-      SELECT max(coalesce((SELECT max(id) FROM \(table)), 0),
-                 coalesce((SELECT seq FROM sqlite_sequence WHERE name = ?), 0)) + 1
-      """
-    ).first([.text(table)]) { $0.integer(0) } ?? 1
-  }
-
-  /// Deletes a record's row and its attachment rows.
-  ///
-  /// - Returns: the attachment files to remove once the transaction commits.
-  /// - Throws: `TaskerError.attachmentRefused`, `.database`.
-  public func deleteRow(kind: String, localID: Int64) throws -> [String] {
-    let (table, _, _) = Self.table(kind)
-    guard try connection.prepare("SELECT 1 FROM \(table) WHERE id = ?").first([.integer(localID)], { _ in true }) != nil
-    else { return [] }
-    let files: [String]
-    try forgetAttachments(ofDeleted: kind == "task" ? .task(localID) : .page(localID))
-    if kind == "task" {
-      files = try store.removeTaskRows(localID)
-    } else {
-      files = try store.attachmentFiles(of: .page(localID)).map(\.file)
-      try connection.prepare("DELETE FROM attachments WHERE page_id = ?").run([.integer(localID)])
-      try connection.prepare("DELETE FROM pages WHERE id = ?").run([.integer(localID)])
-    }
-    try clearDirty(kind: kind, localID: localID)
-    return files
   }
 
   // MARK: - Layer 2 at the storage

@@ -44,15 +44,12 @@ struct SyncApply {
   func apply(
     _ record: SyncRecord, opened: [String: String], encoded: [UInt8], removing removed: inout [String]
   ) throws -> Bool {
-    for clock in record.fields.values.map(\.clock) + record.heads.values.map(\.clock)
-      + [record.deleted].compactMap({ $0 })
-    {
-      try capture.observe(clock)
-    }
+    if let latest = record.latestClock { try capture.observe(latest) }
     let kind = record.kind.rawValue
     let kept = try rows.state(kind: kind, uid: record.id)
     let before = try kept.map { try SyncRecord.stored($0.state) } ?? SyncRecord(kind: record.kind, id: record.id)
-    let joined = before.joined(with: record)
+    // Joined with nothing, a record is itself unless it supersedes one of its own heads.
+    let joined = kept == nil && record.keepsEveryHead ? record : before.joined(with: record)
     guard joined != before else { return false }
     if record.kind == .attachment {
       // A deletion of an attachment whose blob this database wrote (under this id or one it had here):
@@ -64,7 +61,7 @@ struct SyncApply {
       try show(attachment: joined, changed: joined.fields != before.fields, localID: kept?.localID, removing: &removed)
       return true
     }
-    let joinedBytes = kept == nil && joined == record ? encoded : joined.storedBytes
+    let joinedBytes = kept == nil && record.keepsEveryHead ? encoded : joined.storedBytes
     var localID = kept?.localID
     if joined.deleted != nil {
       if let id = localID { removed += try rows.deleteRow(kind: kind, localID: id) }

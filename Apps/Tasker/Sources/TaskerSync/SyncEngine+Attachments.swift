@@ -73,7 +73,7 @@ extension SyncEngine {
         let name = target.location + "/a/\(content.device)/\(content.blob)"
         do {
           let limit = try content.blobByteCount
-          let download = SyncBlobDownload(target: target)
+          let download = SyncTargetOnWorker(target: target)
           let pipe = SyncBlobPipe { push in
             try download.target.readBlob(device: content.device, blob: content.blob, limit: limit, into: push)
           }
@@ -94,13 +94,6 @@ extension SyncEngine {
       }
     }
   }
-}
-
-/// The target, handed to the download's worker thread: the fetch that
-/// makes it uses the target for nothing else until the worker is done.
-private final class SyncBlobDownload: @unchecked Sendable {
-  let target: any SyncTarget
-  init(target: any SyncTarget) { self.target = target }
 }
 
 extension SyncError {

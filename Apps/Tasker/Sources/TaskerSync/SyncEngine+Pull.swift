@@ -5,20 +5,14 @@ import TaskerCore
 /// The reading half of a sync: every other device's new objects, read in
 /// order and applied each whole or not at all.
 extension SyncEngine {
-  /// How many object bytes are read ahead of applying them: the objects
-  /// read (never more than one beyond this) are applied in one
-  /// transaction, so a new device's pull of 24 objects commits a few times
+  /// How many object bytes one applying transaction takes (at least one
+  /// object): a new device's pull of 24 objects commits a few times
   /// instead of 24 (each commit wrote most of the randomly keyed
-  /// `sync_records` pages to the log again). The storage is read before
-  /// the transaction begins, so the database is never locked while the
-  /// network is waited on.
-  static let readAheadBytes = 4 << 20
-
-  /// An object read from the storage, not applied yet.
-  struct ReadObject {
-    let seq: UInt64
-    let bytes: [UInt8]
-  }
+  /// `sync_records` pages to the log again). A batch is read whole before
+  /// its transaction begins, so the database is never locked while the
+  /// network is waited on; the next batch is read while it is applied
+  /// (`SyncObjectStream`).
+  static let batchBytes = 2 << 20
 
   /// What applying one object came to.
   enum Applied {
@@ -61,7 +55,6 @@ extension SyncEngine {
       var row = known[device] ?? SyncDeviceRow(device: device, name: nil, lastSeq: 0, lastMade: nil, lastSeen: nil)
       let present = Set(try target.sequence(of: device))
       var next = row.lastSeq + 1
-      var waiting: [ReadObject] = []
       var refused = false
       var floor: UInt64?
       while !refused {
@@ -77,16 +70,9 @@ extension SyncEngine {
           next = skipped + 1
           continue
         }
-        // Read ahead, outside any transaction: the objects after those still waiting.
-        var bytes = waiting.reduce(0) { $0 + $1.bytes.count }
-        var seq = next + UInt64(waiting.count)
-        while present.contains(seq), waiting.isEmpty || bytes < Self.readAheadBytes {
-          let object = try target.read(device: device, seq: seq, limit: SyncObjectFormat.maximumObjectByteCount) ?? []
-          waiting.append(ReadObject(seq: seq, bytes: object))
-          bytes += object.count
-          seq += 1
-        }
-        refused = try applyInOrder(&waiting, device: device, row: &row, report: &report, progress: progress)
+        // The run of objects there from `next` on, applied until one is refused or changes the epoch.
+        let run = Array(sequence(first: next) { present.contains($0 + 1) ? $0 + 1 : nil })
+        refused = try apply(run: run, device: device, row: &row, report: &report, progress: progress)
         next = row.lastSeq + 1
       }
       if !present.contains(next), let later = present.filter({ $0 > next }).min(),
@@ -97,59 +83,60 @@ extension SyncEngine {
     }
   }
 
-  /// Applies the objects of `waiting` in order in one transaction, each
-  /// whole: until one is refused (it and those after it wait) or one
-  /// carries an epoch change (committed at once; those after it stay in
-  /// `waiting`, to be opened with what the change brought).
+  /// Reads the objects `run` of `device` (consecutive, each there) and
+  /// applies them in order, a batch per transaction, each object whole:
+  /// until one is refused (it and those after it wait), or one carries an
+  /// epoch change (committed at once; those after it are read again by
+  /// the caller, to be opened with what the change brought).
   ///
   /// - Returns: whether an object was refused.
-  func applyInOrder(
-    _ waiting: inout [ReadObject], device: String, row: inout SyncDeviceRow, report: inout Report,
-    progress: ((String) -> Void)?
+  /// - Throws: the storage's errors (the batch that met one is not
+  ///   applied; those before it are), the store's.
+  func apply(
+    run: [UInt64], device: String, row: inout SyncDeviceRow, report: inout Report, progress: ((String) -> Void)?
   ) throws -> Bool {
-    var removed: [String] = []
-    // Opened and read on the second core while the objects before them are applied.
-    let prefetch = SyncPrefetch(waiting, device: Hex.decode(device)!, targetID: targetID, keyring: keys.keyring)
-    defer { prefetch.finish() }
-    var taken = 0
-    let refused = try store.withSyncTransaction { rows -> Bool in
-      while let object = waiting.first {
-        progress?("applying object \(object.seq) of device \(row.name ?? device)")
-        let opened = prefetch.take(taken)
-        taken += 1
-        let applied = try apply(object, opened: opened, device: device, row: &row, rows: rows, removing: &removed)
-        guard case .applied(let changed, let void, let epochChange, let hadRecords) = applied else {
-          if case .refused(let reason) = applied {
-            report.refused.append(.init(device: device, seq: object.seq, reason: reason))
+    let stream = SyncObjectStream(
+      target: target, device: device, seqs: run, targetID: targetID, keyring: keys.keyring, batchBytes: Self.batchBytes)
+    defer { stream.finish() }
+    while let count = try stream.nextBatch() {
+      var removed: [String] = []
+      let ended = try store.withSyncApplyTransaction { rows -> (refused: Bool, epochChange: Bool) in
+        for _ in 0..<count {
+          let (seq, opened) = stream.take()
+          progress?("applying object \(seq) of device \(row.name ?? device)")
+          let applied = try apply(seq: seq, opened: opened, device: device, row: &row, rows: rows, removing: &removed)
+          guard case .applied(let changed, let void, let epochChange, let hadRecords) = applied else {
+            if case .refused(let reason) = applied {
+              report.refused.append(.init(device: device, seq: seq, reason: reason))
+            }
+            return (true, false)
           }
-          waiting = []
-          return true
+          report.applied[device, default: 0] += 1
+          report.recordsChanged += changed
+          if void { report.void += 1 }
+          if hadRecords { report.appliedWithRecords += 1 }
+          if epochChange { return (false, true) }
         }
-        waiting.removeFirst()
-        report.applied[device, default: 0] += 1
-        report.recordsChanged += changed
-        if void { report.void += 1 }
-        if hadRecords { report.appliedWithRecords += 1 }
-        if epochChange { return false }
+        return (false, false)
       }
-      return false
+      store.removeAttachmentFiles(removed)
+      checkpoints.request()
+      if ended.refused { return true }
+      if ended.epochChange { return false }
     }
-    store.removeAttachmentFiles(removed)
-    checkpoints.request()
-    return refused
+    return false
   }
 
   /// Applies one object whole inside the caller's transaction, or says
   /// why not (`opened` is the object opened and read, or the outcome that
-  /// refuses it: `SyncPrefetch`); reads past a void one. A refused object writes nothing:
+  /// refuses it: `SyncObjectStream`); reads past a void one. A refused object writes nothing:
   /// everything that can refuse it (opening, the payload's rules, an
   /// epoch conflict, a body that does not open) is checked before the
   /// first write.
   func apply(
-    _ object: ReadObject, opened: Result<SyncPrefetch.Opened, SyncOutcome>, device: String, row: inout SyncDeviceRow,
+    seq: UInt64, opened: Result<SyncObjectStream.Opened, SyncOutcome>, device: String, row: inout SyncDeviceRow,
     rows: SyncRows, removing removed: inout [String]
   ) throws -> Applied {
-    let seq = object.seq
     let payload: SyncPayload
     let epoch: UInt32
     let storedBytes: [[UInt8]]

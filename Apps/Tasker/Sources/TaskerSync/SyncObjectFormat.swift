@@ -34,9 +34,15 @@ public enum SyncObjectFormat {
   /// The plaintext of a payload: its length, itself, zeros.
   static func pad(_ payload: [UInt8]) -> [UInt8] {
     let count = UInt32(payload.count)
-    var plain = [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)]
-    plain += payload
-    plain += [UInt8](repeating: 0, count: paddedSize(4 + payload.count) - plain.count)
+    let size = paddedSize(4 + payload.count)
+    // Made at its final size at once: growing it from the 4-byte prefix copied a MiB payload twice.
+    var plain: [UInt8] = []
+    plain.reserveCapacity(size)
+    plain.append(contentsOf: [
+      UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff),
+    ])
+    plain.append(contentsOf: payload)
+    plain.append(contentsOf: repeatElement(0, count: size - plain.count))
     return plain
   }
 

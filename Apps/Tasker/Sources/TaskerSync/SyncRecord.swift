@@ -137,6 +137,20 @@ public struct SyncRecord: Sendable, Equatable {
     return result
   }
 
+  /// The greatest clock in the state (a field's, a head's or the
+  /// deletion's); nil when it has none.
+  public var latestClock: SyncClock? {
+    var latest = deleted
+    for clock in fields.values.map(\.clock) + heads.values.map(\.clock) where latest.map({ clock > $0 }) ?? true {
+      latest = clock
+    }
+    return latest
+  }
+
+  /// Whether no head's version is among the superseded ones: then
+  /// joining the state with an empty one gives the state itself.
+  public var keepsEveryHead: Bool { superseded.isEmpty || heads.keys.allSatisfy { !superseded.contains($0) } }
+
   /// The shown body's version (rule 4): the head with the greatest clock,
   /// then version id; nil when deleted or without a body.
   public var shownVersion: String? {

@@ -160,6 +160,36 @@ final class Connection {
     }
   }
 
+  /// Runs `body` with this connection's triggers off (no other
+  /// connection is affected), and turns them on again however it ends;
+  /// each change of the setting is read back. SQLite recompiles the
+  /// cached statements once after each change.
+  ///
+  /// - Throws: what `body` throws; `TaskerError.database` when the
+  ///   setting does not read back as set.
+  func withoutTriggers<Result>(_ body: () throws -> Result) throws -> Result {
+    try setTriggers(on: false)
+    let result: Result
+    do {
+      result = try body()
+    } catch {
+      try setTriggers(on: true)
+      throw error
+    }
+    try setTriggers(on: true)
+    return result
+  }
+
+  private func setTriggers(on: Bool) throws {
+    var now: Int32 = -1
+    try check(tasker_sqlite3_enable_triggers(handle, on ? 1 : 0, &now))
+    guard now == (on ? 1 : 0) else {
+      throw TaskerError.database(
+        path: path, code: SQLITE_ERROR, message: "the triggers read back \(now) after turning them \(on ? "on" : "off")"
+      )
+    }
+  }
+
   /// What runs once the current transaction has committed, in order
   /// (dropped when it rolls back).
   private var commitHooks: [() -> Void] = []

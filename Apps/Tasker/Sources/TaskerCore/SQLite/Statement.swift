@@ -6,6 +6,9 @@ enum SQLValue: Equatable {
   case null
   case integer(Int64)
   case text(String)
+  /// Text given as its UTF-8 bytes (bound as they are, never validated or
+  /// copied into a String first: for large texts the caller made as bytes).
+  case utf8([UInt8])
   case blob([UInt8])
 }
 
@@ -57,6 +60,14 @@ final class Statement {
           return sqlite3_bind_text(
             handle, index, UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self), Int32(utf8.count),
             Self.transient)
+        }
+      case .utf8(let bytes):
+        code = bytes.withUnsafeBytes { raw in
+          guard let start = raw.baseAddress, !raw.isEmpty else {
+            return sqlite3_bind_text(handle, index, "", 0, Self.transient)
+          }
+          return sqlite3_bind_text(
+            handle, index, start.assumingMemoryBound(to: CChar.self), Int32(raw.count), Self.transient)
         }
       case .blob(let bytes):
         code = bytes.withUnsafeBytes {
@@ -143,6 +154,13 @@ final class Statement {
   func blob(_ index: Int32) -> [UInt8] {
     guard let bytes = sqlite3_column_blob(handle, index) else { return [] }
     return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))))
+  }
+
+  /// Column `index` as text, its UTF-8 bytes as stored (no String made
+  /// on the way); empty for NULL.
+  func utf8(_ index: Int32) -> [UInt8] {
+    guard let bytes = sqlite3_column_text(handle, index) else { return [] }
+    return Array(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))))
   }
 
   /// Column `index` as text; "" for NULL.
