@@ -37,9 +37,8 @@ collections, then:
    pull, beside the total size of the objects moved;
 6. for context (no goal): SQLite's shell writing, into a copy of the
    database as it was before, the rows that A's first sync wrote (its
-   states and its outbox rows, which since schema 12 keep each object's
-   digest while its bytes are a file of their own, in one transaction,
-   then the outbox emptied in a second) and the rows that B's pull wrote (every
+   states, and the objects as outbox rows, in one transaction, then the
+   outbox emptied in a second) and the rows that B's pull wrote (every
    task and every state, in one transaction; and only the tasks, into
    an emptied copy, row 2c), with the settings a sync
    runs with (WAL, synchronous FULL, the same page cache); rows 1b and 2b
@@ -179,12 +178,11 @@ def one_round(number, root, apache, tasker, taskkey):
         figures["upload_floor_wire"] = wire(floor_entries)
         figures["upload_floor_requests"] = census(floor_entries)
         # The database floor: SQLite's shell writing what that sync wrote, in as many transactions (the
-        # states and the outbox rows, then the outbox emptied once they are uploaded). Since schema 12 an
-        # outbox row keeps the object's digest (32 bytes, zeros here), its bytes in a file of their own.
+        # states and the outbox with the objects, then the outbox emptied once they are uploaded).
         a_after = database_copy(a, f"{work}/a-after.db")
-        outbox = "".join(f"INSERT INTO main.sync_outbox (seq, object, digest) VALUES "
-                         f"({int(os.path.basename(path), 16)}, X'', zeroblob(32));\n"
-                         for path in sent)
+        outbox = "".join(f"INSERT INTO main.sync_outbox (seq, object) VALUES "
+                         f"({int(os.path.basename(path), 16)}, readfile({sqlite_literal(file)}));\n"
+                         for path, file in zip(sent, files))
         figures["upload_sqlite_ms"] = sqlite_timed(a_before, f"""ATTACH {sqlite_literal(a_after)} AS s;
             BEGIN IMMEDIATE; INSERT INTO main.sync_records SELECT * FROM s.sync_records;
             {outbox} DELETE FROM main.sync_dirty; COMMIT;

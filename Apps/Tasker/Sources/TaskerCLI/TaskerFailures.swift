@@ -126,7 +126,6 @@ extension SyncError: CommandFailure {
     case .targetMissing: return .noInput
     case .targetUnsafe: return .permission
     case .markerRefused, .targetChanged, .positionTaken: return .syncRefused
-    case .outboxDamaged: return .databaseError
     case .syncKeyMissing, .noConflict: return .notFound
     case .removalInterrupted, .deviceKeyUnknown: return .unavailable
     case .outsideEpoch: return .notFound

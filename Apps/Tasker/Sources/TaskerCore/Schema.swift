@@ -80,9 +80,6 @@ enum Schema {
     // Version 11: the kept sync states in a rowid table, appended as they are written
     // (TaskStore+SyncStateOrder.swift).
     TaskStore.syncStateOrderMigration,
-    // Version 12: outbox objects in files of their own, their rows keeping each one's SHA-256
-    // (SyncRows+Outbox.swift).
-    TaskStore.syncOutboxFilesMigration,
   ]
 
   /// Work a migration needs Swift for, run right after the SQL of the step

@@ -146,8 +146,6 @@ public struct SyncRows {
     /// The device's sync clock, read once and written once at commit.
     var clock: UInt64?
     var clockChanged = false
-    /// Whether an outbox file was written (its folder is fsynced before the commit).
-    var outboxWritten = false
     /// The id the next row `writeRow` adds to a table takes, once read.
     var nextRowIDs: [String: Int64] = [:]
   }
@@ -166,10 +164,8 @@ public struct SyncRows {
     memo.clockChanged = true
   }
 
-  /// Writes what the transaction kept in memory (the clock), and makes
-  /// the outbox files it wrote durable.
+  /// Writes what the transaction kept in memory (the clock).
   func flush() throws {
-    try syncOutboxDirectoryIfWritten()
     if memo.clockChanged, let clock = memo.clock {
       try setValue("clock", String(clock))
       memo.clockChanged = false

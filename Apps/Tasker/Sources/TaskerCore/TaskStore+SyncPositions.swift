@@ -52,6 +52,31 @@ extension SyncRows {
     ])
   }
 
+  // MARK: - Objects not yet uploaded
+
+  /// The seqs of the objects made but not yet known to be at the storage, in order.
+  public func outboxSeqs() throws -> [UInt64] {
+    try store.connection.prepare("SELECT seq FROM sync_outbox ORDER BY seq").rows { UInt64($0.integer(0)) }
+  }
+
+  /// The object at `seq` in the outbox, nil when it has left.
+  public func outboxObject(seq: UInt64) throws -> [UInt8]? {
+    try store.connection.prepare("SELECT object FROM sync_outbox WHERE seq = ?").first([.integer(Int64(seq))]) {
+      $0.blob(0)
+    }
+  }
+
+  /// Keeps an object to upload.
+  public func addToOutbox(seq: UInt64, object: [UInt8]) throws {
+    try store.connection.prepare("INSERT INTO sync_outbox (seq, object) VALUES (?, ?)")
+      .run([.integer(Int64(seq)), .blob(object)])
+  }
+
+  /// Forgets an object the storage holds.
+  public func removeFromOutbox(seq: UInt64) throws {
+    try store.connection.prepare("DELETE FROM sync_outbox WHERE seq = ?").run([.integer(Int64(seq))])
+  }
+
   // MARK: - Named values
 
   /// A named value of the sync tables (the clock, the next seq).
@@ -66,14 +91,12 @@ extension SyncRows {
     ).run([.text(name), .text(value)])
   }
 
-  /// Forgets the devices, the outbox (its files once that is committed)
-  /// and the named values (`sync off`)
+  /// Forgets the devices, the outbox and the named values (`sync off`)
   /// but the blobs kept to be removed (`keepDeletedBlobs`): the records
   /// keep their identities, so setting up again with the same storage
   /// makes no duplicates.
   public func forgetTarget() throws {
-    try store.connection.execute("DELETE FROM sync_devices")
-    try forgetOutbox()
+    try store.connection.execute("DELETE FROM sync_devices; DELETE FROM sync_outbox;")
     try store.connection.prepare("DELETE FROM sync_values WHERE name NOT GLOB ? AND name NOT GLOB ?")
       .run([.text(Self.keptBlobPrefix + "*"), .text(Self.formerDevicePrefix + "*")])
   }

@@ -163,27 +163,17 @@ public struct SyncEngine {
   ///
   /// - Returns: how many were uploaded.
   /// - Throws: `SyncError.positionTaken` when the storage holds other bytes
-  ///   at one of this device's positions; `.outboxDamaged` when an
-  ///   object's file is not what its row names (nothing of it is sent);
-  ///   `.storage`.
+  ///   at one of this device's positions; `.storage`.
   func upload(progress: ((String) -> Void)? = nil) throws -> Int {
     // Blobs first, so that a record never reaches the storage before its attachment's content.
     _ = try uploadBlobs(progress: progress)
-    let pending = try store.withSyncTransaction { rows in
-      try rows.removeStrayOutboxFiles()
-      return try rows.outboxSeqs()
-    }
+    let pending = try store.withSyncTransaction { try $0.outboxSeqs() }
     var sent: [UInt64] = []
     func forget() throws { try store.withSyncTransaction { rows in try sent.forEach(rows.removeFromOutbox) } }
     do {
       for (index, seq) in pending.enumerated() {
         // One object in memory at a time.
-        let kept = try store.withSyncTransaction { try $0.outboxObject(seq: seq) }
-        guard let kept else { continue }
-        guard case .object(let object) = kept else {
-          if case .damaged(let path) = kept { throw SyncError.outboxDamaged(seq: seq, path: path) }
-          continue
-        }
+        guard let object = try store.withSyncTransaction({ try $0.outboxObject(seq: seq) }) else { continue }
         progress?("sending object \(index + 1) of \(pending.count)")
         switch try target.create(device: configuration.device, seq: seq, bytes: object) {
         case .created: break

@@ -60,10 +60,6 @@ public enum SyncError: Error, Equatable, Sendable {
   case targetChanged(path: String)
   /// The storage already holds this device's object `seq` with other bytes.
   case positionTaken(device: String, seq: UInt64)
-  /// An object of this device's outbox is missing from its file, or the
-  /// file is not the bytes its row names: it was never sent and can never
-  /// be made again.
-  case outboxDamaged(seq: UInt64, path: String)
   /// The vault has no sync key (`tasker.sync-key`).
   case syncKeyMissing
   /// The sync key item or the configuration record was refused.
@@ -118,8 +114,6 @@ extension SyncError: CustomStringConvertible {
       return "the storage's marker \(path) names another target than the one this device set up"
     case .positionTaken(let device, let seq):
       return "the storage already holds object \(seq) of this device (\(device)) with other bytes"
-    case .outboxDamaged(let seq, let path):
-      return "object \(seq) waiting to be sent is missing or altered at \(path)"
     case .syncKeyMissing: return "the vault has no sync key"
     case .recordRefused(let item, let outcome): return "refused the vault item \(item): \(outcome.rawValue)"
     case .storage(let error): return "the storage failed: \(error)"
@@ -164,9 +158,6 @@ extension SyncError: CustomStringConvertible {
     case .positionTaken:
       return "this device's sync state is older than the storage's (a restored backup?): run 'tasker sync off' "
         + "and 'tasker sync setup' again to join as a new device"
-    case .outboxDamaged:
-      return "it cannot be made again: run 'tasker sync off' and 'tasker sync setup' again to join as a new device "
-        + "(every record is sent again); nothing was sent"
     case .syncKeyMissing:
       return "bring the keys from the device that set up this storage: 'taskkey pair' (or 'taskkey sync export' "
         + "there and 'taskkey sync import', or 'taskkey init --from-bundle' here), then run setup again"

@@ -25,7 +25,7 @@ struct ReceiptMigrationCommandTests {
     let report = try #require(
       (try verified.json() as? [String: Any])?["verification"] as? [String: Any], "\(verified.stdoutText)")
     #expect(report["outcome"] as? String == "intact" && report["count"] as? Int == 3, "\(report)")
-    #expect(try device.sqlite("PRAGMA user_version").stdoutText == "12\n")
+    #expect(try device.sqlite("PRAGMA user_version").stdoutText == "11\n")
     #expect(
       try device.sqlite("SELECT group_concat(chain, ' ') FROM gate_receipts ORDER BY id").stdoutText == chains,
       "no chain value changes")

@@ -97,7 +97,7 @@ extension TestDevice {
       "SELECT * FROM tasks ORDER BY id; SELECT * FROM pages ORDER BY id; "
         + "SELECT kind, uid, local_id, state FROM sync_records ORDER BY kind, uid;"
         + (everything
-          ? " SELECT seq, hex(object), hex(digest) FROM sync_outbox ORDER BY seq; SELECT * FROM sync_devices ORDER BY device;"
+          ? " SELECT seq, hex(object) FROM sync_outbox ORDER BY seq; SELECT * FROM sync_devices ORDER BY device;"
             + " SELECT * FROM sync_values ORDER BY name; SELECT * FROM sync_dirty ORDER BY kind, local_id;"
           : ""))
     #expect(rows.status == 0, "\(rows.stderr)")

@@ -156,11 +156,6 @@ final class Statement {
     return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))))
   }
 
-  /// Column `index` as bytes, or nil for NULL.
-  func optionalBlob(_ index: Int32) -> [UInt8]? {
-    sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : blob(index)
-  }
-
   /// Column `index` as text, its UTF-8 bytes as stored (no String made
   /// on the way); empty for NULL.
   func utf8(_ index: Int32) -> [UInt8] {
