@@ -110,8 +110,7 @@ extension SyncRows {
   /// - Returns: the attachment files to remove once the transaction commits.
   /// - Throws: `TaskerError.attachmentRefused`, `.database`.
   public func deleteRow(kind: String, localID: Int64) throws -> [String] {
-    let (table, _, _) = Self.table(kind)
-    guard try connection.prepare("SELECT 1 FROM \(table) WHERE id = ?").first([.integer(localID)], { _ in true }) != nil
+    guard try connection.prepare(Self.rowStatements(kind).exists).first([.integer(localID)], { _ in true }) != nil
     else { return [] }
     let files: [String]
     try forgetAttachments(ofDeleted: kind == "task" ? .task(localID) : .page(localID))

@@ -87,12 +87,7 @@ extension TaskStore {
   ///
   /// - Throws: what `body` throws, `TaskerError.database`.
   public func withSyncTransaction<Result>(_ body: (SyncRows) throws -> Result) throws -> Result {
-    try connection.transaction {
-      let rows = SyncRows(store: self, triggersOff: false)
-      let result = try body(rows)
-      try rows.flush()
-      return result
-    }
+    try syncTransaction(triggersOff: false, body)
   }
 
   /// Runs `body` as `withSyncTransaction` does, with this connection's
@@ -105,13 +100,17 @@ extension TaskStore {
   /// - Throws: what `body` throws, `TaskerError.database` (also when the
   ///   trigger setting does not read back as set).
   public func withSyncApplyTransaction<Result>(_ body: (SyncRows) throws -> Result) throws -> Result {
-    try connection.withoutTriggers {
-      try connection.transaction {
-        let rows = SyncRows(store: self, triggersOff: true)
-        let result = try body(rows)
-        try rows.flush()
-        return result
-      }
+    try connection.withoutTriggers { try syncTransaction(triggersOff: true, body) }
+  }
+
+  /// One write transaction over the sync tables, what the transaction kept
+  /// in memory written before it commits.
+  private func syncTransaction<Result>(triggersOff: Bool, _ body: (SyncRows) throws -> Result) throws -> Result {
+    try connection.transaction {
+      let rows = SyncRows(store: self, triggersOff: triggersOff)
+      let result = try body(rows)
+      try rows.flush()
+      return result
     }
   }
 }
@@ -199,10 +198,6 @@ public struct SyncRows {
   static let pageColumns = ["title", "created_at", "updated_at"]
   static let textColumns: Set<String> = ["title", "due", "status", "contexts"]
 
-  static func table(_ kind: String) -> (table: String, columns: [String], body: String) {
-    kind == "task" ? ("tasks", taskColumns, "notes") : ("pages", pageColumns, "body")
-  }
-
   static func localContext(_ kind: String, _ id: Int64) -> String {
     kind == "task" ? BodyContext.notes(ofTask: id) : BodyContext.body(ofPage: id)
   }
@@ -243,9 +238,10 @@ public struct SyncRows {
   ///
   /// - Throws: the key source's errors, `TaskerError.sealedBodyUnreadable`.
   public func localRow(kind: String, localID: Int64) throws -> SyncLocalRow? {
-    let columns = Self.rowStatements(kind).columns
+    let sql = Self.rowStatements(kind)
+    let columns = sql.columns
     guard
-      let (fields, stored) = try connection.prepare(Self.rowStatements(kind).select).first(
+      let (fields, stored) = try connection.prepare(sql.select).first(
         [.integer(localID)],
         { row in
           var fields: [String: JSONValue] = [:]

@@ -42,9 +42,8 @@ final class SyncObjectStream: @unchecked Sendable {
     var opened: [Int: Result<Opened, SyncOutcome>] = [:]
     /// The end index (exclusive) of every batch read whole, in order.
     var batchEnds: [Int] = []
-    /// Set when reading stopped: the run's end, or an error.
+    /// The storage's error that stopped reading, if one did.
     var readError: (any Error)?
-    var readEnded = false
   }
 
   let seqs: [UInt64]
@@ -142,7 +141,6 @@ final class SyncObjectStream: @unchecked Sendable {
   private func read(_ target: any SyncTarget, device: String, batchBytes: Int) {
     var index = 0
     defer {
-      state.withLock { $0.readEnded = true }
       batchRead.signal()
       objectRead.signal()
     }
