@@ -150,7 +150,7 @@ class Devices:
         self.must_tasker("a", ["edit", self.task_id("a", "A task 10"), "--notes", "-"], b"A edits A task 10\n")
         self.must_tasker("a", ["page", "edit", self.page_id("a", "A page two"), "--body", "-"], b"Edited body\n")
         self.must_tasker("a", ["add", "A task 21 (pending)", "--due", "2027-04-04"])
-        # An attachment of A's, not synced: a killed sync also stops while its blob is staged or written.
+        # An attachment of A's, not synced: a killed sync also stops while its blob is sealed and written.
         self.attach("a", "A task 03", "report.bin", 40000)
         self.ids = {d: self.device_id(d) for d in SYNCED}
         for name, path in self.paths().items():

@@ -5,13 +5,15 @@
 
 The same Apache mod_dav on 127.0.0.1 as sync_bench.py (its Apache and
 Device come from sync_bench_servers.py). Device A attaches a file of N MiB (1024 by
-default) to a task and runs `tasker sync now`, which seals the blob into
-its staging folder and streams it with one PUT; device B joins and runs
+default) to a task and runs `tasker sync now`, which streams the blob
+with one PUT while a second thread seals it; device B joins and runs
 `tasker attach get ID --out FILE`, which streams the blob with one GET
-into its staging folder, checks it whole and keeps it. Floors, in the
-same run: one curl PUT of the same blob bytes to another collection, and
-one curl GET of the blob to /dev/null. Printed: each time beside its
-floor and the peak RSS (ru_maxrss) of every tasker run. Exits 1 when a
+through its checks into the kept file, then writes FILE. Floors, in the
+same run: one curl PUT of the same blob bytes to another collection, one
+curl GET of the blob to /dev/null, and one into a file then fsynced (what
+keeping one copy durably costs; tasker keeps its copy and writes FILE,
+two). Printed: each time beside its floor and the peak RSS (ru_maxrss) of
+every tasker run. Exits 1 when a
 run's peak RSS reaches 64 MiB (the issue's goal), when the content B
 wrote differs from A's, or when a command fails. Not part of `make
 test` (the Makefile's sync-bench runs it after sync_bench.py).
@@ -24,6 +26,7 @@ import shutil
 import signal
 import sys
 import tempfile
+import time
 
 import sync_bench_servers as BENCH
 RSS_GOAL_MIB = 64.0
@@ -81,6 +84,19 @@ def run(root, apache, tasker, taskkey, mib):
             root, "get")
         if codes != [200]:
             raise BENCH.Failure(f"curl GET answered {codes}")
+        # And into a file made durable (fsync), as tasker keeps what it fetched and writes --out FILE.
+        kept = f"{root}/floor-get.bin"
+        ms, codes = BENCH.curl_timed(
+            BENCH.curl_header("bob") + [f'url = "http://127.0.0.1:{apache.port}/{relative}"', f'output = "{kept}"'],
+            root, "get-file")
+        if codes != [200]:
+            raise BENCH.Failure(f"curl GET answered {codes}")
+        started = time.perf_counter()
+        descriptor = os.open(kept, os.O_RDONLY)
+        os.fsync(descriptor)
+        os.close(descriptor)
+        figures["get_file_floor_ms"] = ms + (time.perf_counter() - started) * 1000
+        os.unlink(kept)
 
         b.make_vault()
         b.join_keys(a)
@@ -131,6 +147,8 @@ def main() -> int:
           f"{figures['sync_ms'] / figures['put_floor_ms']:.2f}x | {figures['rss_sync'] / 1024:.1f} MiB |")
     print(f"| attach get on B (GET + check + keep) | {figures['fetch_ms']:.0f} ms | {figures['get_floor_ms']:.0f} ms"
           f" | {figures['fetch_ms'] / figures['get_floor_ms']:.2f}x | {figures['rss_fetch'] / 1024:.1f} MiB |")
+    print(f"| the same, beside curl's GET into a file, fsynced | {figures['fetch_ms']:.0f} ms | "
+          f"{figures['get_file_floor_ms']:.0f} ms | {figures['fetch_ms'] / figures['get_file_floor_ms']:.2f}x | |")
     missed = [f"peak RSS of {name} {figures[key] / 1024:.1f} MiB" for name, key in
               (("attach add", "rss_add"), ("sync now", "rss_sync"), ("attach get", "rss_fetch"))
               if figures[key] / 1024 >= RSS_GOAL_MIB]

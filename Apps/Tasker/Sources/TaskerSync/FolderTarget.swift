@@ -98,13 +98,16 @@ public struct FolderTarget: SyncTarget {
     return parts.count == 2 && parts[0] == device && SyncHex.isID(device) && SyncHex.isID(String(parts[1]))
   }
 
-  /// See `SyncTarget.createBlob(device:blob:from:)`: copied into `t/`,
-  /// then linked to `a/<device>/<blob>`.
-  public func createBlob(device: String, blob: String, from path: String) throws -> Bool {
+  /// See `SyncTarget.createBlob(device:blob:byteCount:read:)`: written
+  /// into a new file in `t/` as `read` gives it, fsynced, then linked to
+  /// `a/<device>/<blob>`.
+  public func createBlob(
+    device: String, blob: String, byteCount: UInt64, read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int
+  ) throws -> Bool {
     for folder in [root + "/a", root + "/a/" + device, root + "/t"] { try makeFolder(folder) }
     let name = root + "/a/" + device + "/" + blob
     let temporary = root + "/t/" + Self.temporaryName(owner: device)
-    try SyncFiles.copy(path, to: temporary, limit: UInt64.max - 1)
+    try SyncFiles.createNew(temporary) { write in try SyncFiles.pull(read, into: write) }
     defer { SyncFiles.remove(temporary) }
     do {
       try files.link(temporary, to: name)

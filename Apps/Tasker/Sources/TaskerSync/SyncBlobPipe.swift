@@ -103,11 +103,21 @@ final class SyncBlobPipe: @unchecked Sendable {
     room.signal()
   }
 
-  /// Waits until the worker ended (after the blob's end, or `cancel`).
+  /// Waits until the worker ended (after the blob's end, or `cancel`),
+  /// then drops the pieces still queued and gives their room back: a
+  /// semaphore let go below its starting count traps in libdispatch.
   func finish() {
     done.wait()
     done.signal()
+    let dropped = state.withLock { state in
+      defer { state.pieces.removeAll() }
+      return state.pieces.count
+    }
+    for _ in 0..<dropped { room.signal() }
   }
+
+  /// How many pieces wait to be read (for tests).
+  var queuedCount: Int { state.withLock { $0.pieces.count } }
 
   /// Takes bytes from the download (on the worker).
   private func push(_ bytes: UnsafeRawBufferPointer) throws {

@@ -86,23 +86,23 @@ enum SyncBlobs {
   }
 
   /// Seals `content` (pulled in chunks, exactly `size` bytes) as the blob
-  /// of `uid` into a new file at `path` under the newest epoch.
+  /// of `uid` under the newest epoch, its bytes given to `write` in order.
+  /// A content of another length is found only once the blob's last bytes
+  /// are sealed: whoever sends them must hold them back until this returns
+  /// (`SyncBlobSource`).
   ///
-  /// - Throws: `SyncError.storage` for the file; the content's errors;
-  ///   `SyncError.store` when the content's length is not `size`.
+  /// - Throws: `SyncError.attachmentUnsendable` naming `attachment` when
+  ///   the content is not `size` bytes; the content's and `write`'s errors.
   static func seal(
     _ read: @escaping () throws -> [UInt8], content: SyncAttachmentContent, uid: String, keyring: SyncKeyring,
-    targetID: [UInt8], to path: String
+    targetID: [UInt8], attachment: Int64, into write: (UnsafeRawBufferPointer) throws -> Void
   ) throws {
     let keys = try Self.keys(keyring, targetID: targetID)
     let source = PaddedSource(read, size: UInt64(content.size), padded: content.paddedByteCount)
-    try SyncFiles.createNew(path) { write in
-      _ = try Attachment.seal(
-        reading: source.fill, writing: { try write($0) }, using: keys, record: content.sealedRecord(uid: uid))
-    }
+    _ = try Attachment.seal(
+      reading: source.fill, writing: { try write($0) }, using: keys, record: content.sealedRecord(uid: uid))
     guard source.sawExactSize else {
-      try? PosixFileSystem().unlink(path)
-      throw SyncError.store(.fileAccess(path: path, reason: "the attachment's content is not its recorded length"))
+      throw SyncError.attachmentUnsendable(attachment: attachment, reason: "its content is not the length recorded")
     }
   }
 }

@@ -3,18 +3,19 @@ import TaskerCore
 
 extension SyncEngine {
   /// Uploads the blobs of attachments added here, before the objects that
-  /// carry their records: each is sealed from the local file into the
-  /// staging folder, streamed to the storage as a new name, and
-  /// forgotten once there. A blob whose attachment is gone (removed
-  /// before it left) is forgotten: its record says it is deleted.
+  /// carry their records: each is sealed from the local file on a worker
+  /// thread while the storage takes what was sealed before
+  /// (`SyncBlobSource`: no staging copy, and never a blob whose seal
+  /// failed), then forgotten once there. A blob whose attachment is gone
+  /// (removed before it left) is forgotten: its record says it is deleted.
   ///
   /// - Returns: how many were uploaded.
-  /// - Throws: `SyncError.storage`, the target's errors, store and key
-  ///   errors (the blob stays pending).
-  func uploadBlobs(progress: ((String) -> Void)? = nil) throws -> Int {
+  /// - Throws: `SyncError.attachmentUnsendable` when the local content
+  ///   cannot be read or is not its recorded length; `.storage`, the
+  ///   target's errors, store and key errors (the blob stays pending).
+  func uploadBlobs(progress: ((SyncProgress) -> Void)? = nil) throws -> Int {
     let pending = try store.withSyncTransaction { try $0.blobs() }
     guard !pending.isEmpty else { return 0 }
-    let staging = try SyncFiles.stagingFolder(forDatabase: store.databasePath)
     var sent = 0
     for (index, item) in pending.enumerated() {
       let kept = try store.withSyncTransaction {
@@ -27,17 +28,30 @@ extension SyncEngine {
         try store.withSyncTransaction { try $0.removeBlob(item.blob) }
         continue
       }
-      progress?("sending attachment \(index + 1) of \(pending.count)")
-      let path = staging + "/" + item.blob + ".up"
-      SyncFiles.remove(path)
-      defer { SyncFiles.remove(path) }
-      try SyncError.storing {
-        let read = try SyncError.sendingContent(of: item.localID) { try store.attachmentContent(id: item.localID) }
-        try SyncBlobs.seal(
-          { try SyncError.sendingContent(of: item.localID, read) }, content: content, uid: item.uid,
-          keyring: keys.keyring, targetID: targetID, to: path)
+      let read = try SyncError.storing {
+        try SyncError.sendingContent(of: item.localID) { try store.attachmentContent(id: item.localID) }
       }
-      _ = try target.createBlob(device: configuration.device, blob: item.blob, from: path)
+      let (keyring, targetID, id) = (keys.keyring, targetID, item.localID)
+      guard let byteCount = try? content.blobByteCount else {
+        throw SyncError.attachmentUnsendable(attachment: id, reason: "it is larger than a blob can hold")
+      }
+      let meter = progress.map {
+        SyncTransferMeter("sending attachment \(index + 1) of \(pending.count)", total: byteCount, progress: $0)
+      }
+      let source = SyncBlobSource(byteCount: byteCount, attachment: id, given: meter?.advance) { push in
+        try SyncBlobs.seal(
+          { try SyncError.sendingContent(of: id, read) }, content: content, uid: item.uid, keyring: keyring,
+          targetID: targetID, attachment: id, into: push)
+      }
+      // However the upload ends, the seal stops and its thread is done before the next blob.
+      defer { source.finish() }
+      do {
+        _ = try target.createBlob(
+          device: configuration.device, blob: item.blob, byteCount: source.byteCount, read: source.read)
+      } catch {
+        // The seal's own error, not the transport's account of why it stopped reading.
+        throw source.failure ?? error
+      }
       try store.withSyncTransaction { try $0.removeBlob(item.blob) }
       sent += 1
     }
@@ -49,13 +63,14 @@ extension SyncEngine {
   /// its blob streams in on a worker thread (`SyncBlobPipe`) while this
   /// one checks it by the reading rules of the blob (`SyncBlobReader`)
   /// and writes the content to a temporary, kept as the local attachment
-  /// setting says only once the whole blob passed.
+  /// setting says only once the whole blob passed; `progress` hears how
+  /// far the download has come.
   ///
   /// - Throws: `SyncError.notFetchable` (its content is here, or it has
   ///   no synced record), `.blobRefused` naming the outcome (`blob_missing`
   ///   when it is not at the storage yet); the marker's, the storage's and
   ///   the store's errors. On any error nothing is kept.
-  public func fetchAttachment(id: Int64) throws {
+  public func fetchAttachment(id: Int64, progress: ((SyncProgress) -> Void)? = nil) throws {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     try SyncError.storing {
       try FileLock.withExclusive(lock) {
@@ -82,8 +97,14 @@ extension SyncEngine {
             pipe.cancel()
             pipe.finish()
           }
+          let meter = progress.map { SyncTransferMeter("fetching attachment \(id)", total: limit, progress: $0) }
+          let next = {
+            let piece = try pipe.next()
+            meter?.advance(by: piece?.count ?? 0)
+            return piece
+          }
           let reader = try SyncBlobReader(
-            pipe.next, recycle: pipe.recycle, content: content, uid: record.id, keyring: keys.keyring,
+            next, recycle: pipe.recycle, content: content, uid: record.id, keyring: keys.keyring,
             targetID: targetID)
           try store.keepFetchedAttachment(id: id, read: reader.read)
         } catch let outcome as SyncOutcome {

@@ -30,7 +30,7 @@ extension SyncEngine {
   /// objects, then blobs. Runs inside `run`'s lock, after an exchange.
   ///
   /// - Throws: the store's and the storage's errors.
-  func compact(force: Bool, progress: ((String) -> Void)?) throws -> Compaction {
+  func compact(force: Bool, progress: ((SyncProgress) -> Void)?) throws -> Compaction {
     var result = Compaction()
     let (floor, last) = try store.withSyncTransaction { rows in
       (try Self.floor(rows), UInt64(try rows.value("next_seq") ?? "1").map { $0 - 1 } ?? 0)

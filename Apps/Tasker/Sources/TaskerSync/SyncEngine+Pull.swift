@@ -25,7 +25,7 @@ extension SyncEngine {
   }
 
   /// Reads and applies every other device's new objects, in order.
-  func pull(into report: inout Report, progress: ((String) -> Void)? = nil) throws {
+  func pull(into report: inout Report, progress: ((SyncProgress) -> Void)? = nil) throws {
     // An object of an epoch this device does not have yet may follow the change that brings
     // its key in another device's log: after a pass that grew the keyring, read again.
     for _ in 0..<4 {
@@ -48,7 +48,7 @@ extension SyncEngine {
   }
 
   /// One pass over the other devices' new objects, each device's in order.
-  func pullOnce(into report: inout Report, progress: ((String) -> Void)?) throws {
+  func pullOnce(into report: inout Report, progress: ((SyncProgress) -> Void)?) throws {
     let known = Dictionary(
       uniqueKeysWithValues: try store.withSyncTransaction { try $0.devices() }.map { ($0.device, $0) })
     for device in try target.devices() where device != configuration.device {
@@ -93,7 +93,7 @@ extension SyncEngine {
   /// - Throws: the storage's errors (the batch that met one is not
   ///   applied; those before it are), the store's.
   func apply(
-    run: [UInt64], device: String, row: inout SyncDeviceRow, report: inout Report, progress: ((String) -> Void)?
+    run: [UInt64], device: String, row: inout SyncDeviceRow, report: inout Report, progress: ((SyncProgress) -> Void)?
   ) throws -> Bool {
     let stream = SyncObjectStream(
       target: target, device: device, seqs: run, targetID: targetID, keyring: keys.keyring, batchBytes: Self.batchBytes)
@@ -103,7 +103,7 @@ extension SyncEngine {
       let ended = try store.withSyncApplyTransaction { rows -> (refused: Bool, epochChange: Bool) in
         for _ in 0..<count {
           let (seq, opened) = stream.take()
-          progress?("applying object \(seq) of device \(row.name ?? device)")
+          progress?(.step("applying object \(seq) of device \(row.name ?? device)"))
           let applied = try apply(seq: seq, opened: opened, device: device, row: &row, rows: rows, removing: &removed)
           guard case .applied(let changed, let void, let epochChange, let hadRecords) = applied else {
             if case .refused(let reason) = applied {

@@ -17,7 +17,7 @@ extension SyncEngine {
   ///   than the interrupted removal's; `.deviceKeyUnknown` for a remaining
   ///   device whose box key the storage does not hold; `.outsideEpoch`
   ///   when this device has not entered the newest epoch; as `run`.
-  public func removeDevices(_ devices: Set<String>, progress: ((String) -> Void)? = nil) throws -> Report {
+  public func removeDevices(_ devices: Set<String>, progress: ((SyncProgress) -> Void)? = nil) throws -> Report {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     return try SyncError.storing {
       try FileLock.withExclusive(lock) {

@@ -69,7 +69,7 @@ public struct SyncEngine {
   /// - Throws: `SyncError` for the marker, the storage or this device's
   ///   position; store and key errors. An object refused is not thrown:
   ///   it is in the report.
-  public func run(progress: ((String) -> Void)? = nil, compacting force: Bool = false) throws -> Report {
+  public func run(progress: ((SyncProgress) -> Void)? = nil, compacting force: Bool = false) throws -> Report {
     let lock = PosixFileSystem.directory(of: store.databasePath) + "/tasker.sync.lock"
     return try SyncError.storing {
       try FileLock.withExclusive(lock) {
@@ -97,7 +97,7 @@ public struct SyncEngine {
 
   /// One sync's exchange, the lock held: the marker checked, this device's
   /// stale temporaries removed, local changes sent, other devices' objects applied, what that changed sent.
-  func exchange(progress: ((String) -> Void)?) throws -> Report {
+  func exchange(progress: ((SyncProgress) -> Void)?) throws -> Report {
     try checkMarker()
     // A temporary of this device's is from a write that was killed: no write of it runs now (the lock).
     try target.removeTemporaries(of: configuration.device)
@@ -164,7 +164,7 @@ public struct SyncEngine {
   /// - Returns: how many were uploaded.
   /// - Throws: `SyncError.positionTaken` when the storage holds other bytes
   ///   at one of this device's positions; `.storage`.
-  func upload(progress: ((String) -> Void)? = nil) throws -> Int {
+  func upload(progress: ((SyncProgress) -> Void)? = nil) throws -> Int {
     // Blobs first, so that a record never reaches the storage before its attachment's content.
     _ = try uploadBlobs(progress: progress)
     let pending = try store.withSyncTransaction { try $0.outboxSeqs() }
@@ -174,7 +174,7 @@ public struct SyncEngine {
       for (index, seq) in pending.enumerated() {
         // One object in memory at a time.
         guard let object = try store.withSyncTransaction({ try $0.outboxObject(seq: seq) }) else { continue }
-        progress?("sending object \(index + 1) of \(pending.count)")
+        progress?(.step("sending object \(index + 1) of \(pending.count)"))
         switch try target.create(device: configuration.device, seq: seq, bytes: object) {
         case .created: break
         case .existed(let bytes) where bytes == object: break

@@ -1,23 +1,12 @@
 import TaskSystem
 
-/// The files sync streams through: blobs staged beside the database
-/// before an upload or after a download, and copies into a folder
-/// target. Every new file is created exclusively (0600, never through a
-/// symlink), written, fsynced and closed; a failure removes it.
+/// The files sync streams through: the files of a folder target, and the
+/// staging folder beside the database that earlier versions and killed
+/// runs left files in. Every new file is created exclusively (0600, never
+/// through a symlink), written, fsynced and closed; a failure removes it.
 enum SyncFiles {
-  /// The private folder beside the database that stages blobs:
+  /// The staging folder earlier versions staged blobs in:
   /// `<folder of the database>/sync-blobs`.
-  static func stagingFolder(forDatabase databasePath: String) throws -> String {
-    let folder = stagingPath(forDatabase: databasePath)
-    do {
-      try PrivateDirectory.make(folder)
-    } catch let error as SystemError {
-      throw SyncError.storage(error)
-    }
-    return folder
-  }
-
-  /// The staging folder's path, made or not.
   static func stagingPath(forDatabase databasePath: String) -> String {
     PosixFileSystem.directory(of: databasePath) + "/sync-blobs"
   }
@@ -82,20 +71,17 @@ enum SyncFiles {
     }
   }
 
-  /// Copies the file at `source` to a new file at `path`, as `stream` reads it.
+  /// Pulls bytes from `read` into `write` in pieces of up to 1 MiB until
+  /// `read` gives 0.
   ///
-  /// - Throws: `SyncError.storage`.
-  static func copy(_ source: String, to path: String, limit: UInt64) throws {
-    try createNew(path) { write in try stream(source, limit: limit, into: write) }
-  }
-
-  /// A reader of the file at `path` in buffers, for a streamed upload.
-  ///
-  /// - Returns: the file's length and a function that fills a buffer (0 at the end).
-  /// - Throws: `SyncError.storage`.
-  static func reader(_ path: String) throws -> (byteCount: Int, read: (UnsafeMutableRawBufferPointer) throws -> Int) {
-    let input = try storing { try OpenFile.reading(path) }
-    return (input.size, { buffer in try input.read(into: buffer) })
+  /// - Throws: the errors of `read` and `write`.
+  static func pull(
+    _ read: (UnsafeMutableRawBufferPointer) throws -> Int, into write: (UnsafeRawBufferPointer) throws -> Void
+  ) throws {
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while case let count = try buffer.withUnsafeMutableBytes({ try read($0) }), count > 0 {
+      try buffer.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
   }
 
   /// Removes a file; a missing one is fine.

@@ -50,14 +50,18 @@ public protocol SyncTarget {
   /// - Throws: `SyncError.storage`, `.targetUnsafe`.
   func create(device: String, seq: UInt64, bytes: [UInt8]) throws -> SyncCreation
 
-  /// Writes `device`'s blob `blob` (32 hex) as a new name, streamed from
-  /// the file at `path`: it appears whole or not at all, never over
-  /// another.
+  /// Writes `device`'s blob `blob` (32 hex) as a new name, its
+  /// `byteCount` bytes pulled from `read` (which fills a buffer and gives 0
+  /// at the end) as they are sent: it appears whole or not at all, never
+  /// over another, and a `read` that throws leaves nothing of it.
   ///
-  /// - Returns: false when the name existed already (nothing written: a
-  ///   reader checks whatever is there).
-  /// - Throws: `SyncError.storage`, `.targetUnsafe`.
-  func createBlob(device: String, blob: String, from path: String) throws -> Bool
+  /// - Returns: false when the name existed already (a reader checks
+  ///   whatever is there).
+  /// - Throws: `SyncError.storage`, `.targetUnsafe`, `.network`; `read`'s
+  ///   errors (through the transport's own for a WebDAV target).
+  func createBlob(
+    device: String, blob: String, byteCount: UInt64, read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int
+  ) throws -> Bool
 
   /// Streams `device`'s blob `blob` into `write` in order, at most
   /// `limit` bytes (a larger one is cut at `limit + 1`, so the reader

@@ -132,16 +132,18 @@ public struct WebDAVTarget: SyncTarget {
     }
   }
 
-  /// See `SyncTarget.createBlob(device:blob:from:)`: a streamed `PUT`
-  /// with `If-None-Match: *` to `a/<device>/<blob>`.
-  public func createBlob(device: String, blob: String, from path: String) throws -> Bool {
+  /// See `SyncTarget.createBlob(device:blob:byteCount:read:)`: a
+  /// streamed `PUT` with `If-None-Match: *` to `a/<device>/<blob>`. A
+  /// server keeps a `PUT` only when its whole body arrived (mod_dav_fs
+  /// writes it to a temporary file first).
+  public func createBlob(
+    device: String, blob: String, byteCount: UInt64, read: @escaping (UnsafeMutableRawBufferPointer) throws -> Int
+  ) throws -> Bool {
     try makeFolder("a/")
     try makeFolder("a/\(device)/")
-    let file = try SyncFiles.reader(path)
     let response = try send(
       "PUT", "a/\(device)/\(blob)", headers: [("If-None-Match", "*"), ("Content-Type", "application/octet-stream")],
-      streaming: HTTPStreaming(uploading: file.byteCount, read: file.read),
-      seconds: seconds(for: UInt64(file.byteCount)))
+      streaming: HTTPStreaming(uploading: Int(byteCount), read: read), seconds: seconds(for: byteCount))
     switch response.status {
     case 200, 201, 204: return true
     case 412: return false

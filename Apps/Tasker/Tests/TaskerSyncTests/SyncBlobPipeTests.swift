@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 
@@ -72,6 +73,24 @@ import Testing
     // What was queued before comes out, then the download's end: its cancellation.
     #expect(throws: SyncBlobPipe.Cancelled.self) {
       while try pipe.next() != nil {}
+    }
+  }
+
+  /// A reader that refuses a blob early stops with pieces still queued:
+  /// cancelled, finished and let go, the pipe must not take the process
+  /// down (libdispatch traps on a semaphore released below its start).
+  @Test(arguments: [1, 2, 4])
+  func aPipeLetGoWithPiecesQueuedEndsCleanly(capacity: Int) throws {
+    for taken in 0...1 {
+      var pipe: SyncBlobPipe? = SyncBlobPipe(
+        capacity: capacity, download: Self.download(count: 64 << 20, sizes: [1 << 20]))
+      for _ in 0..<taken { _ = try pipe?.next() }
+      // Let the worker fill the queue and block on it.
+      while pipe?.queuedCount ?? 0 < capacity { usleep(1_000) }
+      pipe?.cancel()
+      pipe?.finish()
+      #expect(pipe?.queuedCount == 0, "finish gives back what was queued")
+      pipe = nil
     }
   }
 }

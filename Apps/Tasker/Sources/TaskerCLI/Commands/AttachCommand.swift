@@ -92,7 +92,7 @@ struct AttachGetCommand: Command {
   static let spec = CommandSpec(
     name: "get",
     abstract: "Write an attachment's content to standard output (or --out FILE), streaming it; one from another "
-      + "device is fetched from the sync storage first.",
+      + "device is fetched from the sync storage first (on a terminal, a line on standard error shows how far).",
     arguments: [ArgumentSpec(name: "ID", kind: .attachmentID, help: "The attachment's id.")], options: [out, range],
     example: """
       tasker attach get 1 --out results.pdf
@@ -119,7 +119,8 @@ struct AttachGetCommand: Command {
     // read-only one is let go.
     var store = try context.reader()
     if try store.attachment(id: id).remote {
-      try SyncCommand.engine(context).fetchAttachment(id: id)
+      let engine = try SyncCommand.engine(context)
+      try SyncProgressLines.around(context.streams) { try engine.fetchAttachment(id: id, progress: $0) }
       store = try context.store()
     }
     switch (output, byteRange) {

@@ -31,8 +31,8 @@ struct SyncRemoveDeviceCommand: Command {
       throw SyncError.invalidArgument(reason: "a device id is 32 lowercase hex digits ('tasker sync devices')")
     }
     let setup = try SyncCommand.setup(context)
-    let report = try SyncCommand.engine(context).removeDevices(
-      [device], progress: { context.streams.terminalNote("tasker: " + $0) })
+    let engine = try SyncCommand.engine(context)
+    let report = try SyncProgressLines.around(context.streams) { try engine.removeDevices([device], progress: $0) }
     let epoch = try setup.epochStatus().epoch
     if json {
       return try context.printJSON([

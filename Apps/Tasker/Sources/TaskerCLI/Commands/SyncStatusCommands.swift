@@ -16,7 +16,8 @@ struct SyncNowCommand: Command {
     discussion: "A second sync of the same database waits for the first. An object that is forged, altered, "
       + "moved, replayed or out of its place is refused whole: nothing of it is applied, its device's later "
       + "objects wait, and the command exits 61 after applying the rest. The local database is changed only by "
-      + "objects that were accepted.",
+      + "objects that were accepted. On a terminal, standard error shows a line per object sent or applied and "
+      + "one redrawn per attachment's blob as it is sent (none with -q or without a terminal).",
     example: "tasker sync now")
 
   let json: Bool
@@ -32,9 +33,9 @@ struct SyncNowCommand: Command {
   /// Runs one sync (compacting when asked), prints its report and exits
   /// 61 when something was refused.
   static func sync(_ context: CommandContext, json: Bool, compacting: Bool) throws {
-    // A line per object sent or applied, only on a terminal (CommandKit's terminal note).
-    let report = try SyncCommand.engine(context).run(
-      progress: { context.streams.terminalNote("tasker: " + $0) }, compacting: compacting)
+    // A line per object sent or applied, and one redrawn per attachment's blob, only on a terminal.
+    let engine = try SyncCommand.engine(context)
+    let report = try SyncProgressLines.around(context.streams) { try engine.run(progress: $0, compacting: compacting) }
     let compaction = report.compaction
     if json {
       try context.printJSON([
