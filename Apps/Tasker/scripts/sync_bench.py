@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times `tasker sync` over WebDAV with 10^4 tasks beside curl's floors.
 
-    sync_bench.py --tasker BIN --taskkey BIN [--rounds N]
+    sync_bench.py --tasker BIN --taskkey BIN [--rounds N] [--tasks N]
 
 Starts Debian's Apache with mod_dav on 127.0.0.1 (plain HTTP, Basic
 authentication from an htpasswd file made with bcrypt, as the WebDAV tests
@@ -286,8 +286,9 @@ def report(rounds):
     print(f"| 2c. SQLite's shell writing only the pulled tasks, their sealed notes included | "
           f"{median('pull_tasks_sqlite_ms'):.0f} ms | {pull_floor:.0f} ms (curl's GETs) "
           f"| {median('pull_tasks_sqlite_ms') / pull_floor:.2f}x | (context) |")
-    runs = [("first sync, 10^4", "rss_upload"), ("one change, 10^4", "rss_change"), ("pull, 10^4", "rss_pull"),
-            ("first sync, 10", "rss_small_first"), ("one change, 10", "rss_small_change")]
+    runs = [(f"first sync, {TASKS}", "rss_upload"), (f"one change, {TASKS}", "rss_change"),
+            (f"pull, {TASKS}", "rss_pull"), ("first sync, 10", "rss_small_first"),
+            ("one change, 10", "rss_small_change")]
     for label, name in runs:
         print(f"| 4. peak RSS, {label} | {peak(name):.1f} MiB | | | < {GOALS['rss_mib']:.0f} MiB |")
     print(f"\nRequests at the server, last round: first sync {last['upload_requests']}, "
@@ -316,11 +317,15 @@ def report(rounds):
 
 
 def main() -> int:
+    global TASKS
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tasker", required=True)
     parser.add_argument("--taskkey", required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tasks", type=int, default=TASKS,
+                        help="tasks on device A (10^4 for the goals; more shows whether peak RSS stays flat)")
     options = parser.parse_args()
+    TASKS = options.tasks
     tasker, taskkey = os.path.abspath(options.tasker), os.path.abspath(options.taskkey)
     for binary in [tasker, taskkey, shutil.which("curl"), shutil.which("sqlite3"), shutil.which("htpasswd")]:
         if binary is None or not os.access(binary, os.X_OK):

@@ -212,6 +212,18 @@ public struct SyncRows {
     }
   }
 
+  /// The kinds of changed rows in the order a capture takes them:
+  /// attachments last, so that their owners get their identities first.
+  public static let dirtyKinds = ["page", "task", "attachment"]
+
+  /// Up to `limit` rows of `kind` changed since they were last synced,
+  /// by local id, after `localID`: a capture reads them a page at a time,
+  /// so its memory does not grow with the number of changes.
+  public func dirty(kind: String, after localID: Int64, limit: Int) throws -> [Int64] {
+    try connection.prepare("SELECT local_id FROM sync_dirty WHERE kind = ? AND local_id > ? ORDER BY local_id LIMIT ?")
+      .rows([.text(kind), .integer(localID), .integer(Int64(limit))]) { $0.integer(0) }
+  }
+
   /// Marks every task and page as changed, so the next object carries
   /// the state of each (after setup).
   public func markEverythingDirty() throws {
@@ -280,12 +292,21 @@ public struct SyncRows {
     }
   }
 
-  /// The kept state of every record without a local row (deleted here or
-  /// elsewhere), by kind and uid order: what marking every row dirty
-  /// cannot reach.
-  public func deletedStates() throws -> [(kind: String, uid: String, state: [UInt8])] {
-    try connection.prepare("SELECT kind, uid, state FROM sync_records WHERE local_id IS NULL ORDER BY kind, uid")
-      .rows { (kind: $0.text(0), uid: $0.text(1), state: $0.utf8(2)) }
+  /// The kept states of records without a local row (deleted here or
+  /// elsewhere), what marking every row dirty cannot reach: up to `limit`
+  /// of them after `key`, by kind and uid, read a page at a time as
+  /// `dirty(kind:after:limit:)` reads.
+  public func deletedStates(after key: (kind: String, uid: String), limit: Int) throws -> [(
+    kind: String, uid: String, state: [UInt8]
+  )] {
+    try connection.prepare(
+      """
+      SELECT kind, uid, state FROM sync_records WHERE local_id IS NULL AND (kind, uid) > (?, ?)
+      ORDER BY kind, uid LIMIT ?
+      """
+    ).rows([.text(key.kind), .text(key.uid), .integer(Int64(limit))]) {
+      (kind: $0.text(0), uid: $0.text(1), state: $0.utf8(2))
+    }
   }
 
   /// Keeps `state` for the record `uid`, linked to its local row.

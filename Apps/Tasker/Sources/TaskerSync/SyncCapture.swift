@@ -49,19 +49,19 @@ struct SyncCapture {
     var batches = Batches()
     var made = 0
     var deletedBlobs: [(blob: String, writer: String?)] = []
-    // The records in this capture's objects: a payload names each record once (a record deleted
-    // here is in the deleted states below too, already sent).
+    // The records this capture deleted: a payload names each record once, and these are in the
+    // deleted states below too, already sent. (A record captured with its row keeps its local id,
+    // so it is never among them: the set grows with the deletions only, not with every change.)
     var sent = Set<String>()
     // After setup every record is sent once, changed or not: the target may be new.
     let resend = try rows.value("resend") == "1"
-    for (kindName, localID) in try rows.dirty() {
-      guard let kind = SyncRecord.Kind(rawValue: kindName) else { continue }
+    try forEachDirty { kind, localID in
       let captured =
         kind == .attachment
         ? try captureAttachment(localID: localID, resend: resend, deletedBlobs: &deletedBlobs)
         : try capture(kind: kind, localID: localID, resend: resend)
-      guard let record = captured else { continue }
-      sent.insert("\(record.kind.rawValue)/\(record.id)")
+      guard let record = captured else { return }
+      if record.deleted { sent.insert("\(record.kind.rawValue)/\(record.id)") }
       if let full = batches.add(record) {
         try sealObject(full)
         made += 1
@@ -74,7 +74,8 @@ struct SyncCapture {
     if resend {
       // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
       // sent in an object that an epoch change made void would never reach the other devices.
-      for kept in try rows.deletedStates() where sent.insert("\(kept.kind)/\(kept.uid)").inserted {
+      try forEachDeletedState { kept in
+        guard !sent.contains("\(kept.kind)/\(kept.uid)") else { return }
         let state = try SyncRecord.stored(kept.state)
         if state.deleted != nil, let content = state.content { resentBlobs.insert(content.blob) }
         if let full = batches.add(EncodedRecord(state)) {
@@ -102,6 +103,34 @@ struct SyncCapture {
     return made
   }
 
+  /// How many rows a capture reads from the store at a time.
+  static let pageRows = 1_000
+
+  /// Calls `body` with every row changed since the last capture, in the
+  /// order `SyncRows.dirtyKinds` gives, read a page at a time (whatever
+  /// their number, only a page of them is in memory).
+  private func forEachDirty(_ body: (SyncRecord.Kind, Int64) throws -> Void) throws {
+    for kind in SyncRows.dirtyKinds.compactMap(SyncRecord.Kind.init(rawValue:)) {
+      var after = Int64.min
+      while case let page = try rows.dirty(kind: kind.rawValue, after: after, limit: Self.pageRows),
+        let last = page.last
+      {
+        for localID in page { try body(kind, localID) }
+        after = last
+      }
+    }
+  }
+
+  /// Calls `body` with the kept state of every record without a local
+  /// row, by kind and uid, read a page at a time.
+  private func forEachDeletedState(_ body: ((kind: String, uid: String, state: [UInt8])) throws -> Void) throws {
+    var after = (kind: "", uid: "")
+    while case let page = try rows.deletedStates(after: after, limit: Self.pageRows), let last = page.last {
+      for kept in page { try body(kept) }
+      after = (last.kind, last.uid)
+    }
+  }
+
   /// The named value that says the pass of `unnotedDeletedBlobs` ran.
   static let blobNotesPass = "blob-note-pass"
 
@@ -118,11 +147,12 @@ struct SyncCapture {
     guard try rows.value(Self.blobNotesPass) == nil else { return [] }
     let noted = Set(try rows.deletedBlobs().map(\.blob))
     var unnoted: [(blob: String, writer: String?)] = []
-    for kept in try rows.deletedStates() where kept.kind == SyncRecord.Kind.attachment.rawValue {
+    try forEachDeletedState { kept in
+      guard kept.kind == SyncRecord.Kind.attachment.rawValue else { return }
       let state = try SyncRecord.stored(kept.state)
       guard state.deleted != nil, let content = state.content, !noted.contains(content.blob),
         try wroteBlob(of: content)
-      else { continue }
+      else { return }
       unnoted.append((content.blob, writer(of: content)))
       if !resend, sent.insert("\(kept.kind)/\(kept.uid)").inserted, let full = batches.add(EncodedRecord(state)) {
         try sealObject(full)
@@ -242,11 +272,14 @@ struct SyncCapture {
     let id: String
     /// `SyncPayload.value(of:).encoded` of the record.
     let bytes: [UInt8]
+    /// Whether the record says it is deleted.
+    let deleted: Bool
 
     init(_ record: SyncRecord) {
       kind = record.kind
       id = record.id
       bytes = record.storedBytes
+      deleted = record.deleted != nil
     }
   }
 
