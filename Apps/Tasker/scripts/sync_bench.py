@@ -32,7 +32,10 @@ collections, then:
    curl process GETting the same objects, one GET each, to /dev/null;
 3. one task edited on A and `tasker sync now`, beside the same on device C
    whose home holds 10 tasks;
-4. the peak resident set (ru_maxrss from wait4) of every tasker run;
+4. the peak resident set (ru_maxrss from wait4) of every tasker run,
+   and of A's `tasker sync compact` at the end of the round (its fold
+   writes every record again, as a sync does by itself after 512
+   objects; last, so that nothing above reads a folded log);
 5. the bytes the server received and sent during A's first sync and B's
    pull, beside the total size of the objects moved;
 6. for context (no goal): SQLite's shell writing, into a copy of the
@@ -243,6 +246,10 @@ def one_round(number, root, apache, tasker, taskkey):
         figures["small_first_ms"], figures["rss_small_first"] = c.timed([tasker, "sync", "now"])
         c.run([tasker, "edit", "1", "--priority", "low"])
         figures["small_change_ms"], figures["rss_small_change"] = c.timed([tasker, "sync", "now"])
+
+        # 4. A's compaction (last, so that no figure above reads a folded log): the fold writes every
+        # record again, as a sync does by itself after 512 objects.
+        figures["compact_ms"], figures["rss_compact"] = a.timed([tasker, "sync", "compact"])
         return figures
     finally:
         for device in devices:
@@ -287,8 +294,8 @@ def report(rounds):
           f"{median('pull_tasks_sqlite_ms'):.0f} ms | {pull_floor:.0f} ms (curl's GETs) "
           f"| {median('pull_tasks_sqlite_ms') / pull_floor:.2f}x | (context) |")
     runs = [(f"first sync, {TASKS}", "rss_upload"), (f"one change, {TASKS}", "rss_change"),
-            (f"pull, {TASKS}", "rss_pull"), ("first sync, 10", "rss_small_first"),
-            ("one change, 10", "rss_small_change")]
+            (f"pull, {TASKS}", "rss_pull"), (f"`sync compact` (the fold), {TASKS}", "rss_compact"),
+            ("first sync, 10", "rss_small_first"), ("one change, 10", "rss_small_change")]
     for label, name in runs:
         print(f"| 4. peak RSS, {label} | {peak(name):.1f} MiB | | | < {GOALS['rss_mib']:.0f} MiB |")
     print(f"\nRequests at the server, last round: first sync {last['upload_requests']}, "

@@ -212,16 +212,27 @@ public struct SyncRows {
     }
   }
 
-  /// The kinds of changed rows in the order a capture takes them:
-  /// attachments last, so that their owners get their identities first.
-  public static let dirtyKinds = ["page", "task", "attachment"]
+  /// How many rows `forEachDirty` and `forEachState` read at a time.
+  static let pageRows: Int64 = 1_000
 
-  /// Up to `limit` rows of `kind` changed since they were last synced,
-  /// by local id, after `localID`: a capture reads them a page at a time,
-  /// so its memory does not grow with the number of changes.
-  public func dirty(kind: String, after localID: Int64, limit: Int) throws -> [Int64] {
-    try connection.prepare("SELECT local_id FROM sync_dirty WHERE kind = ? AND local_id > ? ORDER BY local_id LIMIT ?")
-      .rows([.text(kind), .integer(localID), .integer(Int64(limit))]) { $0.integer(0) }
+  /// Calls `body` with every row changed since it was last synced, as
+  /// kind and local id: pages, then tasks, then attachments (so that their
+  /// owners get their identities first), each by local id. The rows are
+  /// read a page at a time by their primary key, so however many changed,
+  /// only a page of them is in memory; `body` may write anything but
+  /// `sync_dirty`.
+  public func forEachDirty(_ body: (_ kind: String, _ localID: Int64) throws -> Void) throws {
+    let page = try connection.prepare(
+      "SELECT local_id FROM sync_dirty WHERE kind = ? AND local_id > ? ORDER BY local_id LIMIT ?")
+    for kind in ["page", "task", "attachment"] {
+      var after = Int64.min
+      while case let ids = try page.rows([.text(kind), .integer(after), .integer(Self.pageRows)], { $0.integer(0) }),
+        let last = ids.last
+      {
+        for id in ids { try body(kind, id) }
+        after = last
+      }
+    }
   }
 
   /// Marks every task and page as changed, so the next object carries
@@ -292,20 +303,25 @@ public struct SyncRows {
     }
   }
 
-  /// The kept states of records without a local row (deleted here or
-  /// elsewhere), what marking every row dirty cannot reach: up to `limit`
-  /// of them after `key`, by kind and uid, read a page at a time as
-  /// `dirty(kind:after:limit:)` reads.
-  public func deletedStates(after key: (kind: String, uid: String), limit: Int) throws -> [(
-    kind: String, uid: String, state: [UInt8]
-  )] {
-    try connection.prepare(
-      """
-      SELECT kind, uid, state FROM sync_records WHERE local_id IS NULL AND (kind, uid) > (?, ?)
-      ORDER BY kind, uid LIMIT ?
-      """
-    ).rows([.text(key.kind), .text(key.uid), .integer(Int64(limit))]) {
-      (kind: $0.text(0), uid: $0.text(1), state: $0.utf8(2))
+  /// Calls `body` with every kept state by kind and uid; with
+  /// `deletedOnly`, only those without a local row (deleted here or
+  /// elsewhere: what marking every row dirty cannot reach). Read a page
+  /// at a time by their index, as `forEachDirty` reads; `body` may write
+  /// states, but not change a uid.
+  public func forEachState(
+    deletedOnly: Bool = false, _ body: ((kind: String, uid: String, localID: Int64?, state: [UInt8])) throws -> Void
+  ) throws {
+    let page = try connection.prepare(
+      "SELECT kind, uid, local_id, state FROM sync_records WHERE (kind, uid) > (?, ?)"
+        + (deletedOnly ? " AND local_id IS NULL" : "") + " ORDER BY kind, uid LIMIT ?")
+    var after = (kind: "", uid: "")
+    while case let states = try page.rows(
+      [.text(after.kind), .text(after.uid), .integer(Self.pageRows)],
+      { (kind: $0.text(0), uid: $0.text(1), localID: $0.optionalInteger(2), state: $0.utf8(3)) }),
+      let last = states.last
+    {
+      for state in states { try body(state) }
+      after = (last.kind, last.uid)
     }
   }
 

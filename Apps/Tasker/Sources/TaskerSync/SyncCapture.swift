@@ -46,49 +46,41 @@ struct SyncCapture {
   /// - Throws: as `emit`; store and key errors.
   @discardableResult
   func emitChanges(alwaysOne: Bool = false) throws -> Int {
-    var batches = Batches()
-    var made = 0
     var deletedBlobs: [(blob: String, writer: String?)] = []
-    // The records this capture deleted: a payload names each record once, and these are in the
-    // deleted states below too, already sent. (A record captured with its row keeps its local id,
-    // so it is never among them: the set grows with the deletions only, not with every change.)
-    var sent = Set<String>()
-    // After setup every record is sent once, changed or not: the target may be new.
-    let resend = try rows.value("resend") == "1"
-    try forEachDirty { kind, localID in
-      let captured =
-        kind == .attachment
-        ? try captureAttachment(localID: localID, resend: resend, deletedBlobs: &deletedBlobs)
-        : try capture(kind: kind, localID: localID, resend: resend)
-      guard let record = captured else { return }
-      if record.deleted { sent.insert("\(record.kind.rawValue)/\(record.id)") }
-      if let full = batches.add(record) {
-        try sealObject(full)
-        made += 1
-      }
-    }
-    // Capturing writes no task, page or attachment row: every row noted was read above.
-    try rows.clearAllDirty()
     // Attachments whose deletion goes out again: a blob's note moves to the object that now carries it.
     var resentBlobs = Set<String>()
-    if resend {
-      // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
-      // sent in an object that an epoch change made void would never reach the other devices.
-      try forEachDeletedState { kept in
-        guard !sent.contains("\(kept.kind)/\(kept.uid)") else { return }
-        let state = try SyncRecord.stored(kept.state)
-        if state.deleted != nil, let content = state.content { resentBlobs.insert(content.blob) }
-        if let full = batches.add(EncodedRecord(state)) {
-          try sealObject(full)
-          made += 1
-        }
+    var unnoted: [(blob: String, writer: String?)] = []
+    let made = try emit(alwaysOne: alwaysOne) { add in
+      // The records this capture deleted: a payload names each record once, and these are in the
+      // deleted states below too, already sent. (A record captured with its row keeps its local id,
+      // so it is never among them: the set grows with the deletions only, not with every change.)
+      var sent = Set<String>()
+      // After setup every record is sent once, changed or not: the target may be new.
+      let resend = try rows.value("resend") == "1"
+      try rows.forEachDirty { kindName, localID in
+        guard let kind = SyncRecord.Kind(rawValue: kindName) else { return }
+        let captured =
+          kind == .attachment
+          ? try captureAttachment(localID: localID, resend: resend, deletedBlobs: &deletedBlobs)
+          : try capture(kind: kind, localID: localID, resend: resend)
+        guard let record = captured else { return }
+        if record.deleted { sent.insert("\(record.kind.rawValue)/\(record.id)") }
+        try add(record)
       }
-      try rows.setValue("resend", "0")
-    }
-    let unnoted = try unnotedDeletedBlobs(resend: resend, sent: &sent, into: &batches, made: &made)
-    if !batches.current.isEmpty || (alwaysOne && made == 0) {
-      try sealObject(batches.current)
-      made += 1
+      // Capturing writes no task, page or attachment row: every row noted was read above.
+      try rows.clearAllDirty()
+      if resend {
+        // A deleted record has no row to mark dirty: its kept state goes out as it is, or a deletion
+        // sent in an object that an epoch change made void would never reach the other devices.
+        try rows.forEachState(deletedOnly: true) { kept in
+          guard !sent.contains("\(kept.kind)/\(kept.uid)") else { return }
+          let state = try SyncRecord.stored(kept.state)
+          if state.deleted != nil, let content = state.content { resentBlobs.insert(content.blob) }
+          try add(EncodedRecord(state))
+        }
+        try rows.setValue("resend", "0")
+      }
+      unnoted = try unnotedDeletedBlobs(resend: resend, sent: &sent, add: add)
     }
     // The deletions went into the objects just sealed: the last of them carries each, or an earlier one.
     let last = (UInt64(try rows.value("next_seq") ?? "1") ?? 1) - 1
@@ -103,34 +95,6 @@ struct SyncCapture {
     return made
   }
 
-  /// How many rows a capture reads from the store at a time.
-  static let pageRows = 1_000
-
-  /// Calls `body` with every row changed since the last capture, in the
-  /// order `SyncRows.dirtyKinds` gives, read a page at a time (whatever
-  /// their number, only a page of them is in memory).
-  private func forEachDirty(_ body: (SyncRecord.Kind, Int64) throws -> Void) throws {
-    for kind in SyncRows.dirtyKinds.compactMap(SyncRecord.Kind.init(rawValue:)) {
-      var after = Int64.min
-      while case let page = try rows.dirty(kind: kind.rawValue, after: after, limit: Self.pageRows),
-        let last = page.last
-      {
-        for localID in page { try body(kind, localID) }
-        after = last
-      }
-    }
-  }
-
-  /// Calls `body` with the kept state of every record without a local
-  /// row, by kind and uid, read a page at a time.
-  private func forEachDeletedState(_ body: ((kind: String, uid: String, state: [UInt8])) throws -> Void) throws {
-    var after = (kind: "", uid: "")
-    while case let page = try rows.deletedStates(after: after, limit: Self.pageRows), let last = page.last {
-      for kept in page { try body(kept) }
-      after = (last.kind, last.uid)
-    }
-  }
-
   /// The named value that says the pass of `unnotedDeletedBlobs` ran.
   static let blobNotesPass = "blob-note-pass"
 
@@ -142,22 +106,19 @@ struct SyncCapture {
   /// position noted: no earlier object of this device need carry it (one
   /// applied from another device was never written again here).
   private func unnotedDeletedBlobs(
-    resend: Bool, sent: inout Set<String>, into batches: inout Batches, made: inout Int
+    resend: Bool, sent: inout Set<String>, add: (EncodedRecord) throws -> Void
   ) throws -> [(blob: String, writer: String?)] {
     guard try rows.value(Self.blobNotesPass) == nil else { return [] }
     let noted = Set(try rows.deletedBlobs().map(\.blob))
     var unnoted: [(blob: String, writer: String?)] = []
-    try forEachDeletedState { kept in
+    try rows.forEachState(deletedOnly: true) { kept in
       guard kept.kind == SyncRecord.Kind.attachment.rawValue else { return }
       let state = try SyncRecord.stored(kept.state)
       guard state.deleted != nil, let content = state.content, !noted.contains(content.blob),
         try wroteBlob(of: content)
       else { return }
       unnoted.append((content.blob, writer(of: content)))
-      if !resend, sent.insert("\(kept.kind)/\(kept.uid)").inserted, let full = batches.add(EncodedRecord(state)) {
-        try sealObject(full)
-        made += 1
-      }
+      if !resend, sent.insert("\(kept.kind)/\(kept.uid)").inserted { try add(EncodedRecord(state)) }
     }
     try rows.setValue(Self.blobNotesPass, "1")
     return unnoted
@@ -312,10 +273,32 @@ struct SyncCapture {
   /// - Throws: `SyncError.recordTooLarge`; store and crypto errors.
   @discardableResult
   func emit(_ records: [SyncRecord], alwaysOne: Bool = false) throws -> Int {
+    try emit(alwaysOne: alwaysOne) { add in
+      for record in records { try add(EncodedRecord(record)) }
+    }
+  }
+
+  /// Seals every kept state again as this device's next objects (a fold),
+  /// at least one object: each state checked to be a record, read a page
+  /// at a time, so a fold's memory does not grow with the records.
+  ///
+  /// - Returns: how many objects were made.
+  /// - Throws: `SyncError.store` for a kept state that is not a record;
+  ///   as `emit`.
+  func emitEveryState() throws -> Int {
+    try emit(alwaysOne: true) { add in
+      try rows.forEachState { kept in try add(EncodedRecord(try SyncRecord.stored(kept.state))) }
+    }
+  }
+
+  /// Seals the records `produce` adds in payloads of about 1 MiB, each
+  /// batch as soon as it is full; with `alwaysOne`, one object even for
+  /// no record.
+  private func emit(alwaysOne: Bool, _ produce: (_ add: (EncodedRecord) throws -> Void) throws -> Void) throws -> Int {
     var batches = Batches()
     var made = 0
-    for record in records {
-      if let full = batches.add(EncodedRecord(record)) {
+    try produce { record in
+      if let full = batches.add(record) {
         try sealObject(full)
         made += 1
       }

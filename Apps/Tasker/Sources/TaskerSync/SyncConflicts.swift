@@ -30,10 +30,12 @@ extension SyncEngine {
   public static func conflicts(in store: TaskStore) throws -> [SyncConflict] {
     try SyncError.storing {
       try store.withSyncTransaction { rows in
-        try rows.states().compactMap { kept -> SyncConflict? in
+        // Read a page at a time: only the conflicts are kept, not every record.
+        var found: [SyncConflict] = []
+        try rows.forEachState { kept in
           let record = try SyncRecord.stored(kept.state)
           let others = record.conflictVersions
-          guard !others.isEmpty else { return nil }
+          guard !others.isEmpty else { return }
           let order =
             (record.shownVersion.map { [$0] } ?? [])
             + others.sorted { (record.heads[$0]!.clock, $0) > (record.heads[$1]!.clock, $1) }
@@ -43,11 +45,12 @@ extension SyncEngine {
               try rows.openFromSync(record.heads[version]!.text, context: record.bodyContext(version: version))
             )
           }
-          guard case .string(let title) = record.fields["title"]?.value else {
-            return SyncConflict(kind: record.kind, id: record.id, localID: kept.localID, title: nil, texts: texts)
-          }
-          return SyncConflict(kind: record.kind, id: record.id, localID: kept.localID, title: title, texts: texts)
+          var title: String?
+          if case .string(let text) = record.fields["title"]?.value { title = text }
+          found.append(
+            SyncConflict(kind: record.kind, id: record.id, localID: kept.localID, title: title, texts: texts))
         }
+        return found
       }
     }
   }

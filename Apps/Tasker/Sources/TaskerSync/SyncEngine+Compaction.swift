@@ -56,7 +56,7 @@ extension SyncEngine {
       let next = UInt64(try rows.value("next_seq") ?? "1") ?? 1
       guard next > 1 else { return 0 }
       try rows.setValue("floor", String(next - 1))
-      return try capture.emit(try rows.states().map { try SyncRecord.stored($0.state) }, alwaysOne: true)
+      return try capture.emitEveryState()
     }
   }
 
