@@ -298,7 +298,10 @@ class Harness(Checks):
         if made and killed < (made - missed) * 0.9:
             self.fail(f"{scenario} sweep", f"only {killed} of {made} injected SIGKILLs ended the command: "
                       "the fault injection is not taking effect")
-        if made and missed > made * 0.2:
+        # A run may make one call of a kind fewer than the counted run did (the checkpoint worker's
+        # fdatasync lands before or after the end, 12-14 in one sync), so the kill at the last index
+        # misses; one such miss is allowed even in the few runs of a quick compact sweep.
+        if made and missed > max(1, made * 0.2):
             self.fail(f"{scenario} sweep", f"{missed} of {made} runs were never killed: "
                       f"the call counts do not match the runs ({self.not_killed[not_killed:][:10]})")
         self.per_scenario[scenario] = {"runs": made, "killed": killed, "not_killed": missed,
