@@ -38,8 +38,11 @@ final class SyncBlobPipe: @unchecked Sendable {
   private let cancelled = Atomic<Bool>(false)
   /// One signal per piece queued, and one for the end.
   private let filled = DispatchSemaphore(value: 0)
-  /// Room for one more piece.
-  private let room: DispatchSemaphore
+  /// Room for one more piece. Its permits are given in `init`, as
+  /// `SyncObjectStream` gives its own: a semaphore made with a value traps
+  /// in libdispatch when it is freed below it, as a pipe let go with
+  /// pieces queued would leave it.
+  private let room = DispatchSemaphore(value: 0)
   private let done = DispatchSemaphore(value: 0)
   /// The piece being gathered: touched by the worker only.
   private var gathering: [UInt8] = []
@@ -47,7 +50,7 @@ final class SyncBlobPipe: @unchecked Sendable {
   /// Starts `download` on a worker thread: it pushes the blob's bytes
   /// through `push` and returns whether the blob was there.
   init(capacity: Int = 4, download: @escaping @Sendable (_ push: Push) throws -> Bool) {
-    room = DispatchSemaphore(value: capacity)
+    for _ in 0..<capacity { room.signal() }
     gathering.reserveCapacity(Self.pieceByteCount)
     DispatchQueue.global(qos: .userInitiated).async { [self] in
       var end = End.whole
@@ -104,16 +107,12 @@ final class SyncBlobPipe: @unchecked Sendable {
   }
 
   /// Waits until the worker ended (after the blob's end, or `cancel`),
-  /// then drops the pieces still queued and gives their room back: a
-  /// semaphore let go below its starting count traps in libdispatch.
+  /// then drops the pieces still queued: their memory goes now, not when
+  /// the pipe is let go.
   func finish() {
     done.wait()
     done.signal()
-    let dropped = state.withLock { state in
-      defer { state.pieces.removeAll() }
-      return state.pieces.count
-    }
-    for _ in 0..<dropped { room.signal() }
+    state.withLock { $0.pieces.removeAll() }
   }
 
   /// How many pieces wait to be read (for tests).
