@@ -40,9 +40,9 @@ final class SyncBlobSource {
     seal: @escaping (_ push: SyncBlobPipe.Push) throws -> Void
   ) {
     (self.byteCount, self.attachment, self.given) = (byteCount, attachment, given)
-    let work = SyncSealOnWorker(seal: seal)
+    let work = SyncHandedToWorker(seal)
     pipe = SyncBlobPipe(capacity: 2) { push in
-      try work.seal(push)
+      try work.value(push)
       return true
     }
   }
@@ -104,11 +104,4 @@ final class SyncBlobSource {
   private var wrongLength: SyncError {
     .attachmentUnsendable(attachment: attachment, reason: "its sealed blob is not the length its record gives")
   }
-}
-
-/// A seal handed to a worker thread: whoever hands it over waits for the
-/// worker (`SyncBlobSource.finish`) before using what it touches.
-private final class SyncSealOnWorker: @unchecked Sendable {
-  let seal: (_ push: SyncBlobPipe.Push) throws -> Void
-  init(seal: @escaping (_ push: SyncBlobPipe.Push) throws -> Void) { self.seal = seal }
 }

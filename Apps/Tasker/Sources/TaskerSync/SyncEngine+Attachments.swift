@@ -88,9 +88,9 @@ extension SyncEngine {
         let name = target.location + "/a/\(content.device)/\(content.blob)"
         do {
           let limit = try content.blobByteCount
-          let download = SyncTargetOnWorker(target: target)
+          let download = SyncHandedToWorker(target)
           let pipe = SyncBlobPipe { push in
-            try download.target.readBlob(device: content.device, blob: content.blob, limit: limit, into: push)
+            try download.value.readBlob(device: content.device, blob: content.blob, limit: limit, into: push)
           }
           // However the keeping ends, the download stops and its thread is done before the lock is let go.
           defer {

@@ -78,10 +78,10 @@ final class SyncObjectStream: @unchecked Sendable {
     batchRoom.signal()
     batchRoom.signal()
     openRoom.signal()
-    let handle = SyncTargetOnWorker(target: target)
+    let handle = SyncHandedToWorker(target)
     let deviceBytes = Hex.decode(device) ?? []
     DispatchQueue.global(qos: .userInitiated).async { [self] in
-      read(handle.target, device: device, batchBytes: batchBytes)
+      read(handle.value, device: device, batchBytes: batchBytes)
       readerDone.signal()
     }
     DispatchQueue.global(qos: .userInitiated).async { [self] in
@@ -197,9 +197,10 @@ final class SyncObjectStream: @unchecked Sendable {
   }
 }
 
-/// A target handed to a worker thread: whoever hands it over uses the
-/// target for nothing else until the worker is done.
-final class SyncTargetOnWorker: @unchecked Sendable {
-  let target: any SyncTarget
-  init(target: any SyncTarget) { self.target = target }
+/// A value handed to a worker thread (a target, a seal): whoever hands it
+/// over uses it, and what it touches, for nothing else until the worker
+/// is done.
+final class SyncHandedToWorker<Value>: @unchecked Sendable {
+  let value: Value
+  init(_ value: Value) { self.value = value }
 }

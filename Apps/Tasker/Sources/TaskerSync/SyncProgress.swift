@@ -8,6 +8,11 @@ public enum SyncProgress: Equatable, Sendable {
   /// `fetching attachment 12`) at `bytes` of `total`: one line drawn again
   /// as it grows, ended once `bytes == total` (or by the next step).
   case transfer(_ label: String, bytes: UInt64, total: UInt64)
+
+  /// The whole percent `bytes` is of `total` (100 for an empty transfer).
+  public static func percent(_ bytes: UInt64, of total: UInt64) -> UInt64 {
+    total == 0 ? 100 : bytes * 100 / total
+  }
 }
 
 /// Counts a blob's bytes as they go and tells `progress` each time the
@@ -31,7 +36,7 @@ final class SyncTransferMeter {
   }
 
   private func tell() {
-    let percent = total == 0 ? 100 : bytes * 100 / total
+    let percent = SyncProgress.percent(bytes, of: total)
     guard percent != told else { return }
     told = percent
     progress(.transfer(label, bytes: bytes, total: total))

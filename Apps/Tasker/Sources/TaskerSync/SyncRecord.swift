@@ -140,11 +140,7 @@ public struct SyncRecord: Sendable, Equatable {
   /// The greatest clock in the state (a field's, a head's or the
   /// deletion's); nil when it has none.
   public var latestClock: SyncClock? {
-    var latest = deleted
-    for clock in fields.values.map(\.clock) + heads.values.map(\.clock) where latest.map({ clock > $0 }) ?? true {
-      latest = clock
-    }
-    return latest
+    (fields.values.map(\.clock) + heads.values.map(\.clock) + [deleted].compactMap { $0 }).max()
   }
 
   /// Whether no head's version is among the superseded ones: then

@@ -19,9 +19,9 @@ final class SyncProgressLines {
       end()
       streams.terminalNote("tasker: " + text)
     case .transfer(let label, let bytes, let total):
-      let percent = total == 0 ? 100 : bytes * 100 / total
       let done = bytes >= total
-      streams.progress("tasker: \(label): \(percent)% of \(Self.size(total))", done: done)
+      streams.progress(
+        "tasker: \(label): \(SyncProgress.percent(bytes, of: total))% of \(Self.size(total))", done: done)
       open = !done
     }
   }
