@@ -204,14 +204,6 @@ public struct SyncRows {
 
   // MARK: - Changed records
 
-  /// The rows changed since they were last synced, as kind and local id.
-  public func dirty() throws -> [(kind: String, localID: Int64)] {
-    // Attachments last: their owners get their identities first.
-    try connection.prepare("SELECT kind, local_id FROM sync_dirty ORDER BY kind = 'attachment', kind, local_id").rows {
-      (kind: $0.text(0), localID: $0.integer(1))
-    }
-  }
-
   /// How many rows `forEachDirty` and `forEachState` read at a time.
   static let pageRows: Int64 = 1_000
 
@@ -294,13 +286,6 @@ public struct SyncRows {
   public func state(kind: String, localID: Int64) throws -> (uid: String, state: [UInt8])? {
     try connection.prepare("SELECT uid, state FROM sync_records WHERE kind = ? AND local_id = ?")
       .first([.text(kind), .integer(localID)]) { (uid: $0.text(0), state: $0.utf8(1)) }
-  }
-
-  /// Every kept state, by kind and uid order.
-  public func states() throws -> [(kind: String, uid: String, localID: Int64?, state: [UInt8])] {
-    try connection.prepare("SELECT kind, uid, local_id, state FROM sync_records ORDER BY kind, uid").rows {
-      (kind: $0.text(0), uid: $0.text(1), localID: $0.optionalInteger(2), state: $0.utf8(3))
-    }
   }
 
   /// Calls `body` with every kept state by kind and uid; with

@@ -8,7 +8,7 @@ import Testing
 /// choose them, and every local change before and after is still marked.
 @Suite struct SyncApplyTransactionTests {
   func dirty(_ store: TaskStore) throws -> [String] {
-    try store.withSyncTransaction { try $0.dirty() }.map { "\($0.kind) \($0.localID)" }
+    try store.withSyncTransaction { try $0.everyDirty() }.map { "\($0.kind) \($0.localID)" }
   }
 
   @Test func rowsAppliedAreNotMarkedAndLocalChangesStillAre() throws {

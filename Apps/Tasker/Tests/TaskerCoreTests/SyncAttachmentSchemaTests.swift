@@ -67,7 +67,7 @@ import Testing
     #expect(try store.attachment(id: id).remote)
     #expect(throws: TaskerError.attachmentNotFetched(id: id)) { try store.readAttachment(id: id) { _ in } }
     #expect(throws: TaskerError.attachmentNotFetched(id: id)) { _ = try store.attachmentContent(id: id) }
-    #expect(try store.withSyncTransaction { try $0.dirty() }.contains { $0.kind == "attachment" } == false)
+    #expect(try store.withSyncTransaction { try $0.everyDirty() }.contains { $0.kind == "attachment" } == false)
     // The fetched content must be exactly the recorded length; nothing is kept otherwise.
     var given = false
     #expect(throws: TaskerError.self) {

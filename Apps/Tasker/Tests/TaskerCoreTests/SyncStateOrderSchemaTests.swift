@@ -32,7 +32,7 @@ import Testing
     let store = try TaskStore(databasePath: path, keys: try Keyring.generate())
     let connection = store.connection
     #expect(try connection.prepare("PRAGMA user_version").first { $0.integer(0) } == Int64(Schema.current))
-    let states = try store.withSyncTransaction { try $0.states() }
+    let states = try store.withSyncTransaction { try $0.everyState() }
     #expect(states.map(\.kind) == ["page", "task"])
     #expect(states.map(\.uid) == [second, first])
     #expect(states.map(\.localID) == [nil, 1])
@@ -51,7 +51,7 @@ import Testing
     // An upsert on (kind, uid) replaces the state in place.
     try store.withSyncTransaction { try $0.putState(kind: "task", uid: first, localID: 1, state: Array("{}".utf8)) }
     #expect(try store.withSyncTransaction { try $0.state(kind: "task", uid: first)?.state } == Array("{}".utf8))
-    #expect(try store.withSyncTransaction { try $0.states().count } == 2)
+    #expect(try store.withSyncTransaction { try $0.everyState().count } == 2)
     let refused = [
       // A second state for one kind and uid.
       "INSERT INTO sync_records (kind, uid, local_id, state) VALUES ('task', '\(first)', 2, '{}')",

@@ -504,7 +504,7 @@ final class SyncScenario {
         versions: $0.texts.map(\.version))
     }.sorted { ($0.kind, $0.id) < ($1.kind, $1.id) }
     let states = try store.withSyncTransaction { rows in
-      try rows.states().map { ("\($0.kind)/\($0.uid)", try SyncRecord.stored($0.state)) }
+      try rows.everyState().map { ("\($0.kind)/\($0.uid)", try SyncRecord.stored($0.state)) }
     }
     let attachments = try store.attachments().map { attachment -> String in
       let owner = try attachment.taskID.map { try store.task(id: $0).title } ?? store.page(id: attachment.pageID!).title
