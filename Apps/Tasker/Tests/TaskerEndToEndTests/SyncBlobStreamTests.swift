@@ -102,6 +102,22 @@ struct SyncBlobStreamTests {
     #expect(try Data(contentsOf: URL(fileURLWithPath: b.root.path("out"))) == content)
   }
 
+  @Test func aRowWhoseLengthNoBlobCanHoldIsRefusedBeforeAnythingIsSent() throws {
+    let folder = try TaskerTestSupport.TemporaryDirectory()
+    let a = try TestDevice(passphrase: "device a")
+    try a.syncSetUp(folder.path, name: "a")
+    let id = try Self.attach(5_000, on: a).id
+    // A length past what the attachment format can seal (2^38 chunks of 16 KiB), written into the row.
+    #expect(try a.sqlite("UPDATE attachments SET byte_count = 6000000000000000 WHERE id = \(id);").status == 0)
+    let refused = try a.tasker(["sync", "now"])
+    #expect(refused.status == 65, "\(refused.stderr)")
+    #expect(
+      refused.stderr.contains("attachment \(id) cannot be sent: it is larger than a blob can hold"), "\(refused.stderr)"
+    )
+    // Neither the blob nor the object with its record left: the storage holds its marker only.
+    #expect(Self.files(under: folder.path + "/tasker-sync") == ["target"])
+  }
+
   @Test func aLargeBlobAlteredNearItsStartIsRefusedCleanlyAtTheFetch() throws {
     let folder = try TaskerTestSupport.TemporaryDirectory()
     let a = try TestDevice(passphrase: "device a")
